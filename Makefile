@@ -1,0 +1,47 @@
+# attention, step by step: two commands, `make lab` and `make test`.
+# Both create .venv on first use with the exact versions in requirements-lock.txt.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+PORT   ?= 8888
+
+# Tests and notebook runs keep Jupyter, IPython and matplotlib state out of $HOME.
+STATE := $(CURDIR)/.cache/test-home
+ISOLATED := JUPYTER_CONFIG_DIR=$(STATE)/jupyter-config JUPYTER_DATA_DIR=$(STATE)/jupyter-data \
+	JUPYTER_RUNTIME_DIR=$(STATE)/jupyter-runtime IPYTHONDIR=$(STATE)/ipython \
+	MPLCONFIGDIR=$(STATE)/matplotlib
+
+.PHONY: lab test lint notebooks bench lock clean
+
+$(STAMP): requirements-lock.txt pyproject.toml
+	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10) and "Python 3.10 or newer is needed")'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -r requirements-lock.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+lab: $(STAMP)  ## open the course in JupyterLab
+	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) --notebook-dir=notebooks
+
+test: $(STAMP)  ## ruff, attnlib units, widgets, nbval over every notebook, browser
+	$(BIN)/ruff check .
+	$(ISOLATED) $(BIN)/python -m pytest --nbval
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+notebooks: $(STAMP)  ## re-execute every notebook in place, in course order
+	$(ISOLATED) $(BIN)/python tools/run_notebooks.py
+
+bench: $(STAMP)  ## speed measurements, printed as ratios against a baseline
+	$(ISOLATED) $(BIN)/python benchmarks/widget_latency.py
+
+lock: $(STAMP)  ## record the exact versions of the working .venv
+	{ echo "# The exact versions tested (Python 3.11, CPU). The Makefile installs these into .venv."; \
+	  echo "# Regenerate from a working .venv with: make lock"; \
+	  $(BIN)/python -m pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; } > requirements-lock.txt
+
+clean:
+	rm -rf $(VENV) .cache

@@ -1,0 +1,475 @@
+"""Static matplotlib figures of the course: arrays in, a ``Figure`` out.
+
+Every function takes matrices that are already computed (nothing here computes
+attention), draws them and returns the ``matplotlib.figure.Figure``:
+
+- without ``ax``, on a new Figure whose main Axes is ``fig.axes[0]``;
+- with ``ax``, on that Axes, returning ``ax.figure``.
+
+Nothing is shown or saved. The new Figures are not registered with pyplot, so
+a Figure that ends a Jupyter cell is displayed exactly once (``display(fig)``
+anywhere else), with any backend, Agg included. Inputs may be torch tensors or
+numpy arrays.
+
+The colour helpers (:func:`color_limits`, :func:`cell_colors`) are shared with
+``attnlib.widgets`` so that the live HTML heatmaps use the same colours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import matplotlib
+import numpy as np
+import torch
+from matplotlib.axes import Axes
+from matplotlib.colors import Colormap, Normalize
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle
+from matplotlib.patheffects import withStroke
+
+from attnlib._validate import describe
+
+#: Cells that hold +-inf (masked scores) are drawn in this grey, with the text "-inf".
+MASKED_COLOR = "#d9d9d9"
+#: Highlights are black with a white halo, visible on the darkest and lightest cells.
+HIGHLIGHT_COLOR = "black"
+# Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
+INPUT_COLOR = "#0072B2"
+QUERY_COLOR = "#009E73"
+CONTEXT_COLOR = "#D55E00"
+
+# WCAG: above this relative luminance black text contrasts more than white text.
+_LUMINANCE_THRESHOLD = 0.179
+
+
+# ----------------------------------------------------------------------------- validation
+
+
+def _as_array(x: Any, name: str) -> np.ndarray:
+    """``x`` (tensor, array or nested list of numbers) as a float64 numpy array."""
+    if isinstance(x, torch.Tensor):
+        x = x.detach().cpu()
+        # numpy has no bfloat16; float64 holds every torch float exactly.
+        x = (x.double() if x.is_floating_point() else x).numpy()
+    try:
+        array = np.asarray(x)
+    except (ValueError, TypeError):
+        raise ValueError(
+            f"{name}: expected a tensor or array of numbers, got {describe(x)}"
+        ) from None
+    if array.dtype.kind not in "biuf":
+        raise ValueError(
+            f"{name}: expected a tensor or array of numbers, got dtype {array.dtype} "
+            f"({describe(x)})"
+        )
+    return array.astype(np.float64)
+
+
+def _as_shaped(x: Any, name: str, ndim: int, shape_doc: str) -> np.ndarray:
+    array = _as_array(x, name)
+    if array.ndim != ndim:
+        raise ValueError(
+            f"{name}: expected shape {shape_doc} ({ndim}-d), got {array.ndim}-d shape {array.shape}"
+        )
+    if array.size == 0:
+        raise ValueError(f"{name}: expected at least one entry, got shape {array.shape}")
+    return array
+
+
+def _check_labels(labels: Any, name: str, expected: int, what: str) -> list[str]:
+    """Labels as a list of str; ``what`` says what they label, e.g. 'one per row of ...'."""
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
+        raise ValueError(
+            f"{name}: expected a list of {expected} labels ({what}), got {describe(labels)}"
+        )
+    if len(labels) != expected:
+        raise ValueError(f"{name}: expected {expected} labels ({what}), got {len(labels)}")
+    return [str(label) for label in labels]
+
+
+def _check_index(value: Any, name: str, size: int) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(
+            f"{name}: expected None or an int in [0, {size - 1}], got {describe(value)}"
+        )
+    if not 0 <= value < size:
+        raise ValueError(f"{name}: expected None or an int in [0, {size - 1}], got {value}")
+    return int(value)
+
+
+def _check_limit(value: Any, name: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        raise ValueError(f"{name}: expected None or a finite number, got {describe(value)}")
+    if not np.isfinite(value):
+        raise ValueError(f"{name}: expected None or a finite number, got {value}")
+    return float(value)
+
+
+def _check_fmt(fmt: Any) -> str:
+    try:
+        if not isinstance(fmt, str):
+            raise TypeError
+        fmt.format(0.5)
+    except (TypeError, ValueError, IndexError, KeyError):
+        raise ValueError(
+            f"fmt: expected a format string such as '{{:.2f}}', got {describe(fmt)}"
+        ) from None
+    return fmt
+
+
+def _get_cmap(cmap: Any) -> Colormap:
+    if isinstance(cmap, Colormap):
+        return cmap
+    try:
+        return matplotlib.colormaps[cmap]
+    except (KeyError, TypeError):
+        raise ValueError(
+            "cmap: expected a matplotlib colormap or its name (e.g. 'viridis'), "
+            f"got {describe(cmap)}"
+        ) from None
+
+
+def new_figure(figsize: tuple[float, float]) -> Figure:
+    """A figure that shows exactly once when it ends a Jupyter cell.
+
+    Made through pyplot so that Jupyter's inline backend is switched on and renders the
+    returned figure, then closed at once so that pyplot neither keeps it nor shows it
+    a second time at the end of the cell.
+    """
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=figsize, layout="constrained")
+    plt.close(fig)
+    return fig
+
+
+def _figure_and_axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+    if ax is None:
+        fig = new_figure(figsize)
+        return fig, fig.add_subplot()
+    if not isinstance(ax, Axes):
+        raise ValueError(f"ax: expected None or a matplotlib Axes, got {describe(ax)}")
+    return ax.figure, ax
+
+
+# ----------------------------------------------------------------------------- colours
+
+
+def color_limits(
+    matrix: Any, vmin: float | None = None, vmax: float | None = None
+) -> tuple[float, float]:
+    """The colour limits ``(vmin, vmax)`` used to draw ``matrix``.
+
+    A limit that is given is kept; a missing one is the minimum (maximum) of the
+    finite entries. A flat matrix (e.g. one token's weight 1.0) gets a range of
+    width 1 around its value so that it still has a colour.
+    """
+    values = _as_array(matrix, "matrix")
+    vmin, vmax = _check_limit(vmin, "vmin"), _check_limit(vmax, "vmax")
+    if vmin is not None and vmax is not None and not vmin < vmax:
+        raise ValueError(f"vmin, vmax: expected vmin < vmax, got vmin={vmin}, vmax={vmax}")
+    finite = values[np.isfinite(values)]
+    lo = vmin if vmin is not None else (float(finite.min()) if finite.size else 0.0)
+    hi = vmax if vmax is not None else (float(finite.max()) if finite.size else 1.0)
+    if not lo < hi:
+        if vmin is None and vmax is None:
+            lo, hi = lo - 0.5, hi + 0.5
+        elif vmin is None:
+            lo = hi - 1.0
+        else:
+            hi = lo + 1.0
+    return lo, hi
+
+
+def _relative_luminance(rgb: np.ndarray) -> np.ndarray:
+    """WCAG relative luminance of sRGB colours ``(..., 3)`` in [0, 1]."""
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return linear @ np.array([0.2126, 0.7152, 0.0722])
+
+
+def text_colors(rgba: np.ndarray) -> np.ndarray:
+    """'black' or 'white' for each background colour ``(..., 4)``, whichever reads better.
+
+    Transparent backgrounds are taken as drawn over white.
+    """
+    rgba = np.asarray(rgba, dtype=np.float64)
+    alpha = rgba[..., 3:4]
+    over_white = rgba[..., :3] * alpha + (1.0 - alpha)
+    return np.where(_relative_luminance(over_white) > _LUMINANCE_THRESHOLD, "black", "white")
+
+
+def cell_colors(
+    matrix: Any, vmin: float, vmax: float, cmap: str | Colormap = "viridis"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Background and text colour of every cell of ``matrix`` ``(rows, cols)``.
+
+    Returns ``(rgba, text)``: ``rgba`` of shape ``(rows, cols, 4)`` from ``cmap``
+    scaled to ``[vmin, vmax]``, and ``text`` of shape ``(rows, cols)`` holding
+    'black' or 'white'. NaN cells (no value, e.g. not computed yet) are
+    transparent; +-inf cells (masked) are :data:`MASKED_COLOR`.
+    """
+    values = _as_array(matrix, "matrix")
+    colormap = _get_cmap(cmap)
+    rgba = colormap(Normalize(vmin, vmax)(np.where(np.isfinite(values), values, vmin)))
+    rgba = np.array(rgba, dtype=np.float64).reshape(values.shape + (4,))
+    rgba[np.isnan(values)] = (0.0, 0.0, 0.0, 0.0)
+    rgba[np.isinf(values)] = matplotlib.colors.to_rgba(MASKED_COLOR)
+    return rgba, text_colors(rgba)
+
+
+def format_value(value: float, fmt: str) -> str:
+    """A cell's text: ``fmt`` for finite values, '-inf'/'inf' for masked, '' for NaN."""
+    if np.isnan(value):
+        return ""
+    if np.isinf(value):
+        return "-inf" if value < 0 else "inf"
+    return fmt.format(value)
+
+
+def _highlight(ax: Axes, xy: tuple[float, float], width: float, height: float, gid: str) -> None:
+    ax.add_patch(
+        Rectangle(
+            xy,
+            width,
+            height,
+            fill=False,
+            edgecolor=HIGHLIGHT_COLOR,
+            linewidth=2.5,
+            path_effects=[withStroke(linewidth=5, foreground="white")],
+            gid=gid,
+            zorder=3,
+            clip_on=False,
+        )
+    )
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def heatmap(
+    matrix: Any,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    ax: Axes | None = None,
+    title: str | None = None,
+    vmin: float | None = None,
+    vmax: float | None = None,
+    highlight_row: int | None = None,
+    highlight_col: int | None = None,
+    highlight_cell: tuple[int, int] | None = None,
+    cmap: str | Colormap = "viridis",
+    fmt: str = "{:.2f}",
+    colorbar_label: str = "value",
+    xlabel: str = "key",
+    ylabel: str = "query",
+) -> Figure:
+    """Draw ``matrix`` ``(rows, cols)`` (e.g. ``attn_weights``, ``(num_tokens, num_tokens)``).
+
+    Rows are labelled with ``row_labels`` (queries), columns with ``col_labels``
+    (keys); every cell shows its value formatted with ``fmt`` in black or white,
+    whichever reads better on its colour. Colours come from ``cmap`` (viridis:
+    sequential and colour-blind safe) between ``vmin`` and ``vmax`` (default: the
+    finite minimum and maximum), explained by a labelled colorbar. NaN cells are
+    left blank; ``-inf`` cells (masked scores) are grey and read "-inf".
+
+    ``highlight_row``, ``highlight_col`` and ``highlight_cell=(i, j)`` outline a
+    row, a column or one cell. Returns the Figure (the heatmap's Axes is ``ax``
+    or ``fig.axes[0]``, the colorbar's is the Figure's last Axes).
+    """
+    values = _as_shaped(matrix, "matrix", 2, "(rows, cols)")
+    rows, cols = values.shape
+    shape = f"shape {values.shape}"
+    row_labels = _check_labels(row_labels, "row_labels", rows, f"one per row of matrix, {shape}")
+    col_labels = _check_labels(col_labels, "col_labels", cols, f"one per column of matrix, {shape}")
+    highlight_row = _check_index(highlight_row, "highlight_row", rows)
+    highlight_col = _check_index(highlight_col, "highlight_col", cols)
+    if highlight_cell is not None:
+        if not isinstance(highlight_cell, (tuple, list)) or len(highlight_cell) != 2:
+            raise ValueError(
+                "highlight_cell: expected None or a pair (row, col), "
+                f"got {describe(highlight_cell)}"
+            )
+        highlight_cell = (
+            _check_index(highlight_cell[0], "highlight_cell[0]", rows),
+            _check_index(highlight_cell[1], "highlight_cell[1]", cols),
+        )
+    fmt = _check_fmt(fmt)
+    colormap = _get_cmap(cmap)
+    vmin, vmax = color_limits(values, vmin, vmax)
+
+    fig, ax = _figure_and_axes(ax, figsize=(min(2.5 + 0.8 * cols, 16), min(1.8 + 0.6 * rows, 14)))
+    # NaN and inf are masked: transparent in the image, inf cells get a grey patch below.
+    image = ax.imshow(
+        np.ma.masked_invalid(values),
+        cmap=colormap.with_extremes(bad=(0, 0, 0, 0)),
+        norm=Normalize(vmin, vmax),
+    )
+    _, text = cell_colors(values, vmin, vmax, colormap)
+    fontsize = 9 if max(rows, cols) <= 8 else 7 if max(rows, cols) <= 16 else 5
+    for i in range(rows):
+        for j in range(cols):
+            if np.isinf(values[i, j]):
+                ax.add_patch(
+                    Rectangle((j - 0.5, i - 0.5), 1, 1, color=MASKED_COLOR, gid="masked", zorder=0)
+                )
+            label = format_value(values[i, j], fmt)
+            if label:
+                ax.text(j, i, label, ha="center", va="center", color=text[i, j], fontsize=fontsize)
+
+    if highlight_row is not None:
+        _highlight(ax, (-0.5, highlight_row - 0.5), cols, 1, "highlight_row")
+    if highlight_col is not None:
+        _highlight(ax, (highlight_col - 0.5, -0.5), 1, rows, "highlight_col")
+    if highlight_cell is not None:
+        _highlight(ax, (highlight_cell[1] - 0.5, highlight_cell[0] - 0.5), 1, 1, "highlight_cell")
+
+    ax.set_xticks(range(cols), labels=col_labels, rotation=45, ha="right", rotation_mode="anchor")
+    ax.set_yticks(range(rows), labels=row_labels)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title is not None:
+        ax.set_title(title)
+    fig.colorbar(image, ax=ax, label=colorbar_label)
+    return fig
+
+
+def weights_bar(
+    weights: Any,
+    tokens: Sequence[str],
+    *,
+    ax: Axes | None = None,
+    query: int | None = None,
+    title: str | None = None,
+) -> Figure:
+    """Bar chart of one query's attention weights ``(num_tokens,)`` over ``tokens``.
+
+    Each bar carries its value; a note gives the weights' sum (1 for softmax
+    weights: one distribution per query). With ``query``, the query token's own
+    bar is hatched and the default title names it. Returns the Figure (the Axes
+    is ``ax`` or ``fig.axes[0]``).
+    """
+    values = _as_shaped(weights, "weights", 1, "(num_tokens,)")
+    num_tokens = values.shape[0]
+    tokens = _check_labels(tokens, "tokens", num_tokens, f"one per weight, shape {values.shape}")
+    query = _check_index(query, "query", num_tokens)
+    if not np.isfinite(values).all():
+        raise ValueError(f"weights: expected finite numbers, got {values.tolist()}")
+
+    fig, ax = _figure_and_axes(ax, figsize=(min(2.5 + 0.8 * num_tokens, 16), 3.2))
+    bars = ax.bar(range(num_tokens), values, color=INPUT_COLOR, edgecolor="black", linewidth=0.6)
+    if query is not None:
+        bars[query].set_hatch("//")
+        bars[query].set_facecolor(QUERY_COLOR)
+    ax.bar_label(bars, labels=[f"{v:.4f}" for v in values], padding=2, fontsize=8)
+    ax.set_xticks(range(num_tokens), labels=tokens, rotation=45, ha="right", rotation_mode="anchor")
+    ax.set_xlabel("key (input token)")
+    ax.set_ylabel("attention weight")
+    # Room above the tallest bar for its label and the sum.
+    top = max(float(values.max()), 0.0) * 1.3 or 1.0
+    ax.set_ylim(min(float(values.min()) * 1.3, 0.0), top)
+    ax.text(
+        0.99,
+        0.97,
+        f"sum of weights = {values.sum():.4f}",
+        transform=ax.transAxes,
+        ha="right",
+        va="top",
+        fontsize=9,
+    )
+    if title is None:
+        title = (
+            "attention weights"
+            if query is None
+            else (f"attention weights of query {query} ({tokens[query]!r})")
+        )
+    ax.set_title(title)
+    return fig
+
+
+def vectors_3d(
+    inputs: Any,
+    tokens: Sequence[str],
+    context_vec: Any = None,
+    weights: Any = None,
+    *,
+    ax: Axes | None = None,
+    query: int | None = None,
+) -> Figure:
+    """Arrows from the origin for ``inputs`` ``(num_tokens, 3)`` and one ``context_vec`` ``(3,)``.
+
+    Each input arrow is labelled with its token (and its weight, if ``weights``
+    ``(num_tokens,)`` is given: heavier weights draw thicker arrows). The context
+    vector, the weighted blend of the inputs, is drawn in its own colour and
+    labelled ``z`` (``z(token)`` with ``query``, whose own input is drawn in a
+    third colour). ``ax``, if given, must be a 3-d Axes
+    (``fig.add_subplot(projection="3d")``). Returns the Figure.
+    """
+    points = _as_shaped(inputs, "inputs", 2, "(num_tokens, 3)")
+    if points.shape[1] != 3:
+        raise ValueError(
+            f"inputs: expected shape (num_tokens, 3), 3-d embeddings, got shape {points.shape}"
+        )
+    num_tokens = points.shape[0]
+    tokens = _check_labels(tokens, "tokens", num_tokens, f"one per input, shape {points.shape}")
+    query = _check_index(query, "query", num_tokens)
+    context = None
+    if context_vec is not None:
+        context = _as_shaped(context_vec, "context_vec", 1, "(3,)")
+        if context.shape != (3,):
+            raise ValueError(f"context_vec: expected shape (3,), got shape {context.shape}")
+    weight_values = None
+    if weights is not None:
+        weight_values = _as_shaped(weights, "weights", 1, f"({num_tokens},)")
+        if weight_values.shape != (num_tokens,):
+            raise ValueError(
+                f"weights: expected shape ({num_tokens},), one per input, "
+                f"got shape {weight_values.shape}"
+            )
+    if ax is not None and getattr(ax, "name", None) != "3d":
+        raise ValueError(
+            f"ax: expected a 3-d Axes (fig.add_subplot(projection='3d')), got {describe(ax)}"
+        )
+
+    if ax is None:
+        fig = new_figure((6, 5))
+        ax = fig.add_subplot(projection="3d")
+    else:
+        fig = ax.figure
+    heaviest = float(np.abs(weight_values).max()) if weight_values is not None else 0.0
+    for k, (point, token) in enumerate(zip(points, tokens, strict=True)):
+        width, label = 1.5, token
+        if weight_values is not None:
+            label = f"{token} ({weight_values[k]:.2f})"
+            width = 0.8 + 3.0 * abs(weight_values[k]) / (heaviest or 1.0)
+        color = QUERY_COLOR if k == query else INPUT_COLOR
+        ax.quiver(0, 0, 0, *point, color=color, linewidth=width, arrow_length_ratio=0.08)
+        ax.text(*(point * 1.05), label, color=color, fontsize=9)
+    if context is not None:
+        name = "z" if query is None else f"z({tokens[query]})"
+        ax.quiver(0, 0, 0, *context, color=CONTEXT_COLOR, linewidth=3.0, arrow_length_ratio=0.1)
+        ax.text(*(context * 1.05), name, color=CONTEXT_COLOR, fontsize=10, fontweight="bold")
+
+    everything = points if context is None else np.vstack([points, context])
+    lo, hi = min(float(everything.min()), 0.0), max(float(everything.max()), 0.0)
+    pad = 0.1 * ((hi - lo) or 1.0)
+    for set_lim in (ax.set_xlim, ax.set_ylim, ax.set_zlim):
+        set_lim(lo - pad, hi + pad)
+    ax.set_xlabel("dim 0")
+    ax.set_ylabel("dim 1")
+    ax.set_zlabel("dim 2")
+    handles = [Line2D([], [], color=INPUT_COLOR, lw=2, label="input x(token)")]
+    if query is not None:
+        handles.append(Line2D([], [], color=QUERY_COLOR, lw=2, label=f"query x({tokens[query]})"))
+    if context is not None:
+        handles.append(Line2D([], [], color=CONTEXT_COLOR, lw=3, label="context vector z"))
+    ax.legend(handles=handles, loc="upper left", fontsize=8)
+    ax.set_title("inputs and their weighted blend" if context is not None else "inputs")
+    return fig

@@ -1,0 +1,764 @@
+"""Explorers: ipywidgets controls wired to the attention functions.
+
+Each explorer is an object with
+
+- its controls as attributes (``explorer.query``, ``explorer.dim``, ``explorer.step``);
+- ``explorer.view``: a frozen dataclass with the data shown now, made by a pure
+  module-level function of the controls' values (:func:`query_view`,
+  :func:`softmax_view`, :func:`loop_view`), so tests can set ``control.value``
+  and check ``view`` without a browser;
+- ``explorer.widget``: the root ipywidgets container. Ending a cell with the
+  explorer (or ``display(explorer)``) shows it.
+
+The live view is HTML (tables coloured with the same colormap and limits as
+:func:`attnlib.plots.heatmap`): an update takes well under a millisecond, where
+re-plotting a matplotlib heatmap to PNG takes 100-200 ms per slider step
+(``benchmarks/widget_latency.py``). ``explorer.figure()`` gives the matplotlib
+version of the current view, for notebooks read as static pages. An error while updating is shown in
+the explorer's status line and the last good view stays.
+
+HTML hooks for browser tests: the root has the class ``attnlib-explorer`` and
+``attnlib-query-explorer`` / ``attnlib-softmax-explorer`` / ``attnlib-loop-stepper``;
+heatmaps are ``table.attnlib-heatmap`` with cells
+``td[data-row=i][data-col=j]`` holding the shown value; the highlighted row is
+``tr.attnlib-highlight-row``, the highlighted cell ``td.attnlib-highlight-cell``.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as widgets
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+
+from attnlib import plots
+from attnlib._validate import as_float_tensor, check_rank, describe
+from attnlib.attention import attention_scores, context_vector, softmax
+from attnlib.data import TOKENS, example_inputs
+
+__all__ = [
+    "HeatmapColors",
+    "LoopStepper",
+    "LoopView",
+    "QueryExplorer",
+    "QueryView",
+    "SoftmaxAxisExplorer",
+    "SoftmaxView",
+    "heatmap_colors",
+    "html_heatmap",
+    "loop_view",
+    "query_view",
+    "softmax_view",
+]
+
+# Tolerance for "this row sums to 1" in float32.
+_SUM_TOL = 1e-4
+_ERROR_COLOR = "#b00020"
+
+
+# ----------------------------------------------------------------------------- validation
+
+
+def _check_inputs(inputs: Any, name: str = "inputs") -> torch.Tensor:
+    """A detached copy of ``inputs`` ``(num_tokens, d_in)``, floats, finite, non-empty."""
+    if isinstance(inputs, np.ndarray):
+        inputs = torch.from_numpy(inputs)
+    as_float_tensor(inputs, name)
+    check_rank(inputs, name, (2,), "(num_tokens, d_in)")
+    if inputs.shape[0] == 0:
+        raise ValueError(f"{name}: expected at least one token, got shape {tuple(inputs.shape)}")
+    if inputs.shape[1] == 0:
+        raise ValueError(
+            f"{name}: expected at least one embedding dimension, got shape {tuple(inputs.shape)}"
+        )
+    if not torch.isfinite(inputs).all():
+        raise ValueError(f"{name}: expected finite numbers, got NaN or inf in {describe(inputs)}")
+    # A copy, so a reader editing their tensor in place cannot desync the explorer.
+    return inputs.detach().clone()
+
+
+def _check_scores(attn_scores: Any) -> torch.Tensor:
+    """A detached copy of square ``attn_scores`` ``(num_tokens, num_tokens)``; -inf allowed."""
+    if isinstance(attn_scores, np.ndarray):
+        attn_scores = torch.from_numpy(attn_scores)
+    name = "attn_scores"
+    as_float_tensor(attn_scores, name)
+    check_rank(attn_scores, name, (2,), "(num_tokens, num_tokens)")
+    rows, cols = attn_scores.shape
+    if rows == 0 or rows != cols:
+        raise ValueError(
+            f"{name}: expected a square shape (num_tokens, num_tokens) with num_tokens >= 1, "
+            f"got shape {tuple(attn_scores.shape)}"
+        )
+    if torch.isnan(attn_scores).any() or (attn_scores == float("inf")).any():
+        raise ValueError(f"{name}: expected finite numbers or -inf (masked), got NaN or +inf")
+    finite = torch.isfinite(attn_scores)
+    if not finite.any(dim=1).all() or not finite.any(dim=0).all():
+        raise ValueError(
+            f"{name}: expected at least one finite score in every row and every column "
+            "(a row or column of -inf has no softmax)"
+        )
+    return attn_scores.detach().clone()
+
+
+def _check_tokens(tokens: Any, num_tokens: int, source: str) -> tuple[str, ...]:
+    if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Sequence):
+        raise ValueError(f"tokens: expected a list of {num_tokens} str, got {describe(tokens)}")
+    if len(tokens) != num_tokens:
+        raise ValueError(
+            f"tokens: expected {num_tokens} tokens (one per row of {source}), got {len(tokens)}"
+        )
+    for k, token in enumerate(tokens):
+        if not isinstance(token, str):
+            raise ValueError(f"tokens: expected str items, got {describe(token)} at index {k}")
+    return tuple(tokens)
+
+
+def _check_control(value: Any, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name}: expected an int in [{low}, {high}], got {describe(value)}")
+    if not low <= value <= high:
+        raise ValueError(f"{name}: expected an int in [{low}, {high}], got {value}")
+    return int(value)
+
+
+def _resolve(
+    given: Any, tokens: Any, default: torch.Tensor, source: str
+) -> tuple[torch.Tensor, tuple[str, ...]]:
+    """``given`` (inputs or scores) and tokens, with defaults.
+
+    Without ``given``, the book's ``default`` and its six tokens; custom
+    ``given`` without tokens gets the labels ``t0, t1, ...``.
+    """
+    if given is None:
+        matrix, default_tokens = default, TOKENS
+    else:
+        matrix = _check_inputs(given) if source == "inputs" else _check_scores(given)
+        default_tokens = tuple(f"t{k}" for k in range(matrix.shape[0]))
+    tokens = default_tokens if tokens is None else tokens
+    shape = tuple(matrix.shape)
+    return matrix, _check_tokens(tokens, matrix.shape[0], f"{source}, shape {shape}")
+
+
+# ----------------------------------------------------------------------------- text
+
+
+def _num(x: float, decimals: int = 4) -> str:
+    """``x`` with up to ``decimals`` decimals, at least two: 0.55 -> '0.55', 0.1385 -> '0.1385'."""
+    text = f"{x:.{decimals}f}"
+    whole, _, frac = text.partition(".")
+    return f"{whole}.{frac.rstrip('0').ljust(2, '0')}"
+
+
+def _factor(x: float) -> str:
+    # Parenthesise negatives so "0.5×(-0.2)" is not read as a subtraction.
+    return f"({_num(x)})" if x < 0 else _num(x)
+
+
+def _vector(values: Sequence[float]) -> str:
+    return "[" + ", ".join(f"{v:.4f}" for v in values) + "]"
+
+
+# ----------------------------------------------------------------------------- views
+
+
+@dataclass(frozen=True, eq=False)
+class QueryView:
+    """What :class:`QueryExplorer` shows for one query.
+
+    ``attn_weights``: ``(num_tokens, num_tokens)``; ``weights``: row ``query`` of it,
+    ``(num_tokens,)``; ``context``: ``(d_in,)``, the weighted sum of the inputs;
+    ``text``: that sum written out.
+    """
+
+    query: int
+    token: str
+    attn_weights: torch.Tensor
+    weights: torch.Tensor
+    context: torch.Tensor
+    text: str
+
+
+def query_view(inputs: torch.Tensor, tokens: Sequence[str], query: int) -> QueryView:
+    """The simplified self-attention of one ``query`` index.
+
+    ``inputs``: ``(num_tokens, d_in)``. Scores ``inputs @ inputs.T``, weights by
+    softmax over the keys (``dim=-1``), context vector ``sum_i weights[i] * x_i``.
+    """
+    inputs = _check_inputs(inputs)
+    tokens = _check_tokens(tokens, inputs.shape[0], f"inputs, shape {tuple(inputs.shape)}")
+    query = _check_control(query, "query", 0, inputs.shape[0] - 1)
+    attn_weights = softmax(attention_scores(inputs), dim=-1)
+    weights = attn_weights[query]
+    context = context_vector(inputs, weights)
+    terms = " + ".join(f"{w:.4f}·x({t})" for w, t in zip(weights.tolist(), tokens, strict=True))
+    text = f"z({tokens[query]}) = {terms} = {_vector(context.tolist())}"
+    return QueryView(query, tokens[query], attn_weights, weights, context, text)
+
+
+@dataclass(frozen=True, eq=False)
+class SoftmaxView:
+    """What :class:`SoftmaxAxisExplorer` shows for one softmax axis ``dim`` (-1 or 0).
+
+    ``attn_weights``: ``(num_tokens, num_tokens)``; ``row_sums`` and ``col_sums``:
+    ``(num_tokens,)``; ``rows_sum_to_one``/``cols_sum_to_one``: whether every
+    row (column) sums to 1; ``text``: which direction sums to 1, and why only
+    ``dim=-1`` gives each query one distribution.
+    """
+
+    dim: int
+    attn_weights: torch.Tensor
+    row_sums: torch.Tensor
+    col_sums: torch.Tensor
+    rows_sum_to_one: bool
+    cols_sum_to_one: bool
+    text: str
+
+
+_WHY = (
+    "Why dim=-1: query i's context vector blends the inputs with the weights in row i, "
+    "so each row must be one distribution over the keys. Softmax along dim=-1 normalises "
+    "every row on its own; dim=0 normalises each key's column across different queries."
+)
+
+
+def softmax_view(attn_scores: torch.Tensor, tokens: Sequence[str], dim: int) -> SoftmaxView:
+    """Softmax of ``attn_scores`` ``(num_tokens, num_tokens)`` along ``dim`` (-1 or 0)."""
+    attn_scores = _check_scores(attn_scores)
+    _check_tokens(tokens, attn_scores.shape[0], f"attn_scores, shape {tuple(attn_scores.shape)}")
+    if dim not in (-1, 0) or isinstance(dim, bool):
+        raise ValueError(f"dim: expected -1 (across each row) or 0 (down each column), got {dim!r}")
+    attn_weights = softmax(attn_scores, dim=dim)
+    row_sums, col_sums = attn_weights.sum(dim=1), attn_weights.sum(dim=0)
+    rows_ok = bool(torch.allclose(row_sums, torch.ones_like(row_sums), atol=_SUM_TOL))
+    cols_ok = bool(torch.allclose(col_sums, torch.ones_like(col_sums), atol=_SUM_TOL))
+    if dim == -1:
+        what = "dim=-1 normalises across each row: every row sums to 1"
+    else:
+        what = "dim=0 normalises down each column: every column sums to 1"
+    if dim == -1 and not cols_ok:
+        what += f"; the columns do not (sums {_span(col_sums)})"
+    if dim == 0 and not rows_ok:
+        what += f"; the rows do not (sums {_span(row_sums)}), so no query has a distribution"
+    return SoftmaxView(dim, attn_weights, row_sums, col_sums, rows_ok, cols_ok, f"{what}. {_WHY}")
+
+
+def _span(sums: torch.Tensor) -> str:
+    return f"from {sums.min().item():.4f} to {sums.max().item():.4f}"
+
+
+@dataclass(frozen=True, eq=False)
+class LoopView:
+    """What :class:`LoopStepper` shows after iteration ``step`` (0-based) of the nested loops.
+
+    ``i, j``: the current cell, ``divmod(step, num_tokens)``; ``filled``:
+    ``(num_tokens, num_tokens)`` bool, the cells done (row by row, up to and
+    including ``(i, j)``); ``scores``: ``(num_tokens, num_tokens)``, NaN where not
+    filled; ``terms``: the ``(x_i[k], x_j[k])`` pairs of the current dot
+    product; ``score``: its value; ``text``: the dot product written out.
+    """
+
+    step: int
+    i: int
+    j: int
+    filled: torch.Tensor
+    scores: torch.Tensor
+    terms: tuple[tuple[float, float], ...]
+    score: float
+    text: str
+
+
+def loop_view(inputs: torch.Tensor, tokens: Sequence[str], step: int) -> LoopView:
+    """The score grid of the nested loops after ``step`` + 1 iterations.
+
+    ``inputs``: ``(num_tokens, d_in)``; ``step`` in ``[0, num_tokens**2 - 1]``;
+    the outer loop runs over rows ``i``, the inner over columns ``j``.
+    """
+    inputs = _check_inputs(inputs)
+    num_tokens = inputs.shape[0]
+    tokens = _check_tokens(tokens, num_tokens, f"inputs, shape {tuple(inputs.shape)}")
+    step = _check_control(step, "step", 0, num_tokens * num_tokens - 1)
+    i, j = divmod(step, num_tokens)
+    all_scores = attention_scores(inputs)
+    filled = (torch.arange(num_tokens * num_tokens) <= step).reshape(num_tokens, num_tokens)
+    scores = all_scores.masked_fill(~filled, float("nan"))
+    terms = tuple(zip(inputs[i].tolist(), inputs[j].tolist(), strict=True))
+    score = all_scores[i, j].item()
+    products = " + ".join(f"{_factor(a)}×{_factor(b)}" for a, b in terms)
+    text = f"x({tokens[i]})·x({tokens[j]}) = {products} = {score:.4f}"
+    return LoopView(step, i, j, filled, scores, terms, score, text)
+
+
+# ----------------------------------------------------------------------------- HTML heatmap
+
+
+@dataclass(frozen=True, eq=False)
+class HeatmapColors:
+    """Precomputed CSS colours of a matrix's cells, for :func:`html_heatmap`.
+
+    ``background`` and ``text``: ``(rows, cols)`` nested tuples of CSS colours;
+    ``legend``: an HTML colour bar from ``vmin`` to ``vmax``.
+    """
+
+    background: tuple[tuple[str, ...], ...]
+    text: tuple[tuple[str, ...], ...]
+    vmin: float
+    vmax: float
+    legend: str
+
+
+def _css(rgba: np.ndarray) -> str:
+    if rgba[3] == 0:
+        return "transparent"
+    r, g, b = (int(round(c * 255)) for c in rgba[:3])
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def heatmap_colors(
+    matrix: Any,
+    vmin: float | None = None,
+    vmax: float | None = None,
+    cmap: str = "viridis",
+    label: str = "value",
+) -> HeatmapColors:
+    """The colours :func:`attnlib.plots.heatmap` would give ``matrix`` ``(rows, cols)``.
+
+    Limits default to the finite minimum and maximum (see
+    :func:`attnlib.plots.color_limits`). Compute once per matrix, reuse per update.
+    """
+    vmin, vmax = plots.color_limits(matrix, vmin, vmax)
+    rgba, text = plots.cell_colors(matrix, vmin, vmax, cmap)
+    background = tuple(tuple(_css(c) for c in row) for row in rgba)
+    stops, _ = plots.cell_colors(np.linspace(vmin, vmax, 9)[None, :], vmin, vmax, cmap)
+    gradient = ", ".join(_css(c) for c in stops[0])
+    legend = (
+        '<div class="attnlib-legend" style="display:flex;align-items:center;gap:6px;'
+        'font-size:11px;margin-top:4px">'
+        f"<span>{html.escape(label)}:</span><span>{vmin:.4f}</span>"
+        f'<span style="width:140px;height:10px;background:linear-gradient(to right, {gradient})">'
+        f"</span><span>{vmax:.4f}</span></div>"
+    )
+    return HeatmapColors(background, tuple(map(tuple, text.tolist())), vmin, vmax, legend)
+
+
+# One stylesheet per table, namespaced by the table's class; cells carry only their colours.
+# Highlights are a black outline with a white inner ring: visible on the darkest and the
+# lightest colours.
+_STYLE = (
+    "<style>"
+    ".attnlib-heatmap{border-collapse:collapse;font-family:monospace;font-size:12px;margin:4px 0}"
+    ".attnlib-heatmap caption{caption-side:top;text-align:left;font-size:11px}"
+    ".attnlib-heatmap th{padding:3px 6px;font-weight:normal;white-space:nowrap}"
+    ".attnlib-heatmap tr>th:first-child{text-align:right}"
+    ".attnlib-heatmap td{padding:3px 6px;text-align:right;min-width:3.5em;border:1px solid #fff}"
+    ".attnlib-heatmap .attnlib-highlight-row>th{font-weight:bold}"
+    ".attnlib-heatmap .attnlib-highlight-row>td{border-top:3px solid #000;"
+    "border-bottom:3px solid #000;box-shadow:inset 0 2px 0 #fff,inset 0 -2px 0 #fff}"
+    ".attnlib-heatmap .attnlib-highlight-row>th+td{border-left:3px solid #000}"
+    ".attnlib-heatmap .attnlib-highlight-row>td:last-child{border-right:3px solid #000}"
+    ".attnlib-heatmap td.attnlib-highlight-cell{border:3px solid #000;"
+    "box-shadow:inset 0 0 0 2px #fff}"
+    f".attnlib-heatmap td.attnlib-masked{{background:{plots.MASKED_COLOR};color:#000}}"
+    ".attnlib-heatmap .attnlib-total{font-style:italic}"
+    ".attnlib-heatmap td.attnlib-sum-one{font-weight:bold;background:#e8f5e9}"
+    "</style>"
+)
+
+
+def html_heatmap(
+    matrix: Any,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    vmin: float | None = None,
+    vmax: float | None = None,
+    cmap: str = "viridis",
+    colors: HeatmapColors | None = None,
+    highlight_row: int | None = None,
+    highlight_cell: tuple[int, int] | None = None,
+    fmt: str = "{:.4f}",
+    caption: str = "rows: queries, columns: keys",
+    row_totals: Any = None,
+    col_totals: Any = None,
+) -> str:
+    """An HTML ``table.attnlib-heatmap`` of ``matrix`` ``(rows, cols)``, coloured as plots.heatmap.
+
+    Cells are ``<td data-row=i data-col=j>value</td>`` with the value formatted
+    by ``fmt``; NaN cells are blank (``data-empty``), -inf cells grey
+    (``td.attnlib-masked``). ``highlight_row`` outlines a row
+    (``tr.attnlib-highlight-row``), ``highlight_cell=(i, j)`` one cell
+    (``td.attnlib-highlight-cell``). ``colors`` (from :func:`heatmap_colors`)
+    skips the colormap lookups; otherwise ``vmin``, ``vmax`` and ``cmap`` are
+    used. ``row_totals`` ``(rows,)`` / ``col_totals`` ``(cols,)`` add a sum column
+    / row (``data-col="sum"`` / ``data-row="sum"``), marked ``attnlib-sum-one``
+    where the sum is 1.
+    """
+    values = plots._as_shaped(matrix, "matrix", 2, "(rows, cols)")
+    rows, cols = values.shape
+    shape = f"shape {values.shape}"
+    row_labels = plots._check_labels(
+        row_labels, "row_labels", rows, f"one per row of matrix, {shape}"
+    )
+    col_labels = plots._check_labels(
+        col_labels, "col_labels", cols, f"one per column of matrix, {shape}"
+    )
+    if colors is None:
+        colors = heatmap_colors(values, vmin, vmax, cmap)
+    elif len(colors.background) != rows or len(colors.background[0]) != cols:
+        raise ValueError(
+            f"colors: expected colours for a {rows}x{cols} matrix, "
+            f"got {len(colors.background)}x{len(colors.background[0])}"
+        )
+    hl_i, hl_j = highlight_cell if highlight_cell is not None else (-1, -1)
+
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in col_labels)
+    if row_totals is not None:
+        head += '<th class="attnlib-total">row sum</th>'
+    parts = [
+        _STYLE,
+        '<table class="attnlib-heatmap">',
+        f"<caption>{html.escape(caption)}</caption>",
+        f"<tr><th></th>{head}</tr>",
+    ]
+    row_sums = None if row_totals is None else plots._as_array(row_totals, "row_totals").tolist()
+    for i, row in enumerate(values.tolist()):
+        label = html.escape(row_labels[i])
+        if i == highlight_row:
+            parts.append(f'<tr class="attnlib-highlight-row" data-row="{i}"><th>▶ {label}</th>')
+        else:
+            parts.append(f'<tr data-row="{i}"><th>{label}</th>')
+        for j, value in enumerate(row):
+            parts.append(_td(i, j, value, fmt, colors, i == hl_i and j == hl_j))
+        if row_sums is not None:
+            parts.append(_total_td(row_sums[i], f'data-row="{i}" data-col="sum"'))
+        parts.append("</tr>")
+    if col_totals is not None:
+        col_sums = plots._as_array(col_totals, "col_totals").tolist()
+        parts.append('<tr data-row="sum"><th class="attnlib-total">column sum</th>')
+        parts.extend(_total_td(s, f'data-row="sum" data-col="{j}"') for j, s in enumerate(col_sums))
+        parts.append("</tr>")
+    parts.append("</table>")
+    parts.append(colors.legend)
+    return "".join(parts)
+
+
+def _td(i: int, j: int, value: float, fmt: str, colors: HeatmapColors, highlight: bool) -> str:
+    classes = ["attnlib-highlight-cell"] if highlight else []
+    if value != value:  # NaN: not computed (yet), a blank cell
+        attrs, text = ' data-empty="1"', ""
+    elif value in (float("inf"), float("-inf")):
+        classes.append("attnlib-masked")
+        attrs, text = "", plots.format_value(value, fmt)
+    else:
+        style = f"background:{colors.background[i][j]};color:{colors.text[i][j]}"
+        attrs, text = f' style="{style}"', fmt.format(value)
+    if classes:
+        attrs += f' class="{" ".join(classes)}"'
+    return f'<td data-row="{i}" data-col="{j}"{attrs}>{text}</td>'
+
+
+def _total_td(total: float, attrs: str) -> str:
+    one = abs(total - 1.0) <= _SUM_TOL
+    css = "attnlib-total attnlib-sum-one" if one else "attnlib-total"
+    return f'<td {attrs} class="{css}">{total:.4f}</td>'
+
+
+# ----------------------------------------------------------------------------- explorers
+
+
+def _html_text(text: str, css_class: str) -> str:
+    style = "font-family:monospace;font-size:12px;white-space:pre-wrap"
+    return f'<div class="{css_class}" style="{style}">{html.escape(text)}</div>'
+
+
+class _Explorer:
+    """Shared wiring: a root VBox, a status line, safe updates, Jupyter display."""
+
+    _css_class = "attnlib-explorer"
+
+    def _finish(self, children: list[widgets.Widget], controls: list[widgets.Widget]) -> None:
+        self.status = widgets.HTML(value="")
+        self.status.add_class("attnlib-status")
+        self.last_error: Exception | None = None
+        self.widget = widgets.VBox(children + [self.status])
+        self.widget.add_class("attnlib-explorer")
+        self.widget.add_class(self._css_class)
+        for control in controls:
+            control.observe(self._on_change, names="value")
+
+    @property
+    def view(self) -> Any:
+        """The data shown now (the last view that was drawn without error)."""
+        return self._view
+
+    def _on_change(self, change: dict | None = None) -> None:
+        # Compute everything first and assign after, so an error leaves the old view whole.
+        try:
+            view = self._compute()
+            updates = self._render(view)
+        except Exception as exc:  # shown to the reader, never swallowed
+            self.last_error = exc
+            message = html.escape(f"{type(exc).__name__}: {exc}")
+            self.status.value = (
+                f'<div class="attnlib-error" style="color:{_ERROR_COLOR};font-weight:bold">'
+                f"⚠ {message} (still showing the last good view)</div>"
+            )
+            return
+        for widget, value in updates:
+            widget.value = value
+        self._view = view
+        self.last_error = None
+        self.status.value = ""
+
+    def _compute(self) -> Any:
+        raise NotImplementedError
+
+    def _render(self, view: Any) -> list[tuple[widgets.Widget, str]]:
+        raise NotImplementedError
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        # The default text is the widget tree, whose values change; where no live kernel
+        # draws the widget (GitHub, a saved notebook) the reader sees this line instead.
+        bundle["text/plain"] = (
+            f"{type(self).__name__}: a live explorer. Run this cell in JupyterLab to use it."
+        )
+        return bundle
+
+
+class QueryExplorer(_Explorer):
+    """Move the query token and watch its row of weights and its context vector.
+
+    ``inputs``: ``(num_tokens, d_in)``, default the book's ``example_inputs()``;
+    ``tokens``: one str per input, default the book's six tokens (or ``t0, t1, ...``
+    for custom inputs). Controls: ``query``, an IntSlider whose value is the query
+    index (the token shows beside it). ``view``: a :class:`QueryView`.
+    """
+
+    _css_class = "attnlib-query-explorer"
+
+    def __init__(self, inputs: torch.Tensor | None = None, tokens: Sequence[str] | None = None):
+        self.inputs, self.tokens = _resolve(inputs, tokens, example_inputs(), "inputs")
+        num_tokens = self.inputs.shape[0]
+        start = min(1, num_tokens - 1)  # the book's query, "journey"
+        self._view = query_view(self.inputs, self.tokens, start)
+        # The weights do not depend on the query: their colours are looked up once.
+        self._colors = heatmap_colors(self._view.attn_weights, label="attention weight")
+        self.query = widgets.IntSlider(
+            value=start, min=0, max=num_tokens - 1, description="query", continuous_update=True
+        )
+        self.token_label = widgets.HTML()
+        self.heatmap = widgets.HTML()
+        self.heatmap.add_class("attnlib-weights-heatmap")
+        self.bars = widgets.HTML()
+        self.formula = widgets.HTML()
+        controls = widgets.HBox([self.query, self.token_label])
+        self._finish([controls, self.heatmap, self.bars, self.formula], [self.query])
+        for widget, value in self._render(self._view):
+            widget.value = value
+
+    def _compute(self) -> QueryView:
+        return query_view(self.inputs, self.tokens, self.query.value)
+
+    def _render(self, view: QueryView) -> list[tuple[widgets.Widget, str]]:
+        table = html_heatmap(
+            view.attn_weights,
+            self.tokens,
+            self.tokens,
+            colors=self._colors,
+            highlight_row=view.query,
+            caption="attention weights: rows = queries, columns = keys",
+        )
+        token = f'<b class="attnlib-token">x({view.query}) = {html.escape(repr(view.token))}</b>'
+        return [
+            (self.token_label, token),
+            (self.heatmap, table),
+            (self.bars, _html_bars(view.weights.tolist(), self.tokens, view.query)),
+            (self.formula, _html_text(view.text, "attnlib-formula")),
+        ]
+
+    def figure(self) -> Figure:
+        """The current view as a matplotlib Figure (heatmap and weights bar), for static pages."""
+        view = self._view
+        fig = Figure(figsize=(11, 4.2), layout="constrained")
+        left, right = fig.subplots(1, 2, width_ratios=[1.2, 1])
+        plots.heatmap(
+            view.attn_weights,
+            self.tokens,
+            self.tokens,
+            ax=left,
+            highlight_row=view.query,
+            vmin=self._colors.vmin,
+            vmax=self._colors.vmax,
+            colorbar_label="attention weight",
+            title="attention weights",
+            fmt="{:.2f}",
+        )
+        plots.weights_bar(view.weights, self.tokens, ax=right, query=view.query)
+        fig.suptitle(view.text, fontsize=8, wrap=True)
+        return fig
+
+
+def _html_bars(weights: list[float], tokens: Sequence[str], query: int) -> str:
+    """One query's weights as horizontal bars (``div[data-col=j]``), with their sum."""
+    top = max(max(weights), 1e-12)
+    rows = []
+    for j, (w, token) in enumerate(zip(weights, tokens, strict=True)):
+        color = plots.QUERY_COLOR if j == query else plots.INPUT_COLOR
+        rows.append(
+            f'<div data-col="{j}" style="display:flex;align-items:center;gap:6px">'
+            f'<span style="width:7em;text-align:right">{html.escape(token)}</span>'
+            f'<span style="display:inline-block;height:10px;width:{120 * max(w, 0) / top:.1f}px;'
+            f'background:{color}"></span><span>{w:.4f}</span></div>'
+        )
+    return (
+        '<div class="attnlib-bars" style="font-family:monospace;font-size:12px">'
+        f"<div>weights of query {query} over the keys (sum {sum(weights):.4f}):</div>"
+        + "".join(rows)
+        + "</div>"
+    )
+
+
+class SoftmaxAxisExplorer(_Explorer):
+    """Flip the softmax axis and see which direction sums to 1.
+
+    ``scores``: ``(num_tokens, num_tokens)`` attention scores (``-inf`` allowed
+    for masked cells), default ``attention_scores(example_inputs())``. Controls:
+    ``dim``, ToggleButtons with value -1 (across each row) or 0 (down each
+    column). ``view``: a :class:`SoftmaxView`.
+    """
+
+    _css_class = "attnlib-softmax-explorer"
+
+    def __init__(self, scores: torch.Tensor | None = None, tokens: Sequence[str] | None = None):
+        default = attention_scores(example_inputs())
+        self.scores, self.tokens = _resolve(scores, tokens, default, "attn_scores")
+        self._view = softmax_view(self.scores, self.tokens, -1)
+        # Both axes' weights share one colour scale, so flipping compares like with like.
+        other = softmax_view(self.scores, self.tokens, 0)
+        both = torch.cat([self._view.attn_weights, other.attn_weights])
+        limits = plots.color_limits(both)
+        self._colors = {
+            v.dim: heatmap_colors(v.attn_weights, *limits, label="attention weight")
+            for v in (self._view, other)
+        }
+        self.dim = widgets.ToggleButtons(
+            options=[("dim=-1 (across each row)", -1), ("dim=0 (down each column)", 0)],
+            value=-1,
+            description="softmax",
+        )
+        self.heatmap = widgets.HTML()
+        self.explanation = widgets.HTML()
+        self._finish([self.dim, self.heatmap, self.explanation], [self.dim])
+        for widget, value in self._render(self._view):
+            widget.value = value
+
+    def _compute(self) -> SoftmaxView:
+        return softmax_view(self.scores, self.tokens, self.dim.value)
+
+    def _render(self, view: SoftmaxView) -> list[tuple[widgets.Widget, str]]:
+        table = html_heatmap(
+            view.attn_weights,
+            self.tokens,
+            self.tokens,
+            colors=self._colors[view.dim],
+            row_totals=view.row_sums,
+            col_totals=view.col_sums,
+            caption=f"softmax(attn_scores, dim={view.dim}): rows = queries, columns = keys",
+        )
+        return [
+            (self.heatmap, table),
+            (self.explanation, _html_text(view.text, "attnlib-explanation")),
+        ]
+
+    def figure(self) -> Figure:
+        """The current weights as a matplotlib Figure, with the current axis in the title."""
+        view = self._view
+        colors = self._colors[view.dim]
+        return plots.heatmap(
+            view.attn_weights,
+            self.tokens,
+            self.tokens,
+            vmin=colors.vmin,
+            vmax=colors.vmax,
+            colorbar_label="attention weight",
+            title=f"softmax(attn_scores, dim={view.dim})",
+        )
+
+
+class LoopStepper(_Explorer):
+    """Step through the nested loops that fill the score grid one dot product at a time.
+
+    ``inputs``: ``(num_tokens, d_in)``, default the book's. Controls: ``step``,
+    an IntSlider over the iterations ``0 .. num_tokens**2 - 1`` (0-based; step k
+    means iterations 0..k are done, the current cell is ``divmod(k, num_tokens)``),
+    and ``play``, which runs it in the browser. ``view``: a :class:`LoopView`.
+    """
+
+    _css_class = "attnlib-loop-stepper"
+
+    def __init__(self, inputs: torch.Tensor | None = None, tokens: Sequence[str] | None = None):
+        self.inputs, self.tokens = _resolve(inputs, tokens, example_inputs(), "inputs")
+        num_tokens = self.inputs.shape[0]
+        last = num_tokens * num_tokens - 1
+        self._view = loop_view(self.inputs, self.tokens, 0)
+        # Colours of the finished grid, so a cell keeps its colour once filled.
+        self._colors = heatmap_colors(attention_scores(self.inputs), label="attention score")
+        self.step = widgets.IntSlider(
+            value=0, min=0, max=last, description="iteration", continuous_update=True
+        )
+        self.play = widgets.Play(value=0, min=0, max=last, interval=500, description="play")
+        widgets.jslink((self.play, "value"), (self.step, "value"))
+        self.position = widgets.HTML()
+        self.heatmap = widgets.HTML()
+        self.formula = widgets.HTML()
+        controls = widgets.HBox([self.play, self.step, self.position])
+        self._finish([controls, self.heatmap, self.formula], [self.step])
+        for widget, value in self._render(self._view):
+            widget.value = value
+
+    def _compute(self) -> LoopView:
+        return loop_view(self.inputs, self.tokens, self.step.value)
+
+    def _render(self, view: LoopView) -> list[tuple[widgets.Widget, str]]:
+        num_tokens = len(self.tokens)
+        table = html_heatmap(
+            view.scores,
+            self.tokens,
+            self.tokens,
+            colors=self._colors,
+            highlight_cell=(view.i, view.j),
+            caption="attention scores: rows = queries (i), columns = keys (j)",
+        )
+        where = (
+            f"iteration {view.step + 1} of {num_tokens * num_tokens}: "
+            f"i = {view.i} ({self.tokens[view.i]}), j = {view.j} ({self.tokens[view.j]})"
+        )
+        code = f"attn_scores[{view.i}, {view.j}] = torch.dot(x_{view.i}, x_{view.j})"
+        return [
+            (self.position, _html_text(where, "attnlib-position")),
+            (self.heatmap, table),
+            (
+                self.formula,
+                _html_text(code, "attnlib-code") + _html_text(view.text, "attnlib-formula"),
+            ),
+        ]
+
+    def figure(self) -> Figure:
+        """The grid so far as a matplotlib Figure, the current cell outlined."""
+        view = self._view
+        return plots.heatmap(
+            view.scores,
+            self.tokens,
+            self.tokens,
+            vmin=self._colors.vmin,
+            vmax=self._colors.vmax,
+            highlight_cell=(view.i, view.j),
+            colorbar_label="attention score",
+            title=view.text,
+        )

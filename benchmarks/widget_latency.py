@@ -1,0 +1,163 @@
+"""Latency of the explorers' live views, against re-plotting a matplotlib heatmap per change.
+
+    python benchmarks/widget_latency.py [--rounds N]
+
+In one process, each explorer's control is driven through all its values for
+``N`` rounds (after one untimed warm-up round). Measured per change: from
+setting ``control.value`` to the observer having finished (view computed, HTML
+drawn into the widgets; without a kernel the comm send is a no-op). The naive
+baseline does the same changes the slow way: the same view function, then a
+fresh ``plots.heatmap`` rendered to PNG (``savefig`` into memory, then closed).
+
+Prints one line per explorer and, last, over all explorers' changes:
+``median_ms=<m> p95_ms=<p> baseline_median_ms=<b> speedup=<b/m>``.
+The target is a median <= 10 ms and a p95 <= 25 ms on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+# Runs from a checkout without installing attnlib.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from attnlib import plots, widgets  # noqa: E402
+
+
+def _cycle(values: list[Any], current: Any) -> list[Any]:
+    """All ``values`` once, starting after ``current``, so that every assignment is a change."""
+    start = values.index(current) + 1
+    return values[start:] + values[:start]
+
+
+def _baseline_query(explorer: widgets.QueryExplorer, value: int) -> None:
+    view = widgets.query_view(explorer.inputs, explorer.tokens, value)
+    _render_png(view.attn_weights, explorer.tokens, highlight_row=view.query)
+
+
+def _baseline_softmax(explorer: widgets.SoftmaxAxisExplorer, value: int) -> None:
+    view = widgets.softmax_view(explorer.scores, explorer.tokens, value)
+    _render_png(view.attn_weights, explorer.tokens)
+
+
+def _baseline_loop(explorer: widgets.LoopStepper, value: int) -> None:
+    view = widgets.loop_view(explorer.inputs, explorer.tokens, value)
+    _render_png(view.scores, explorer.tokens, highlight_cell=(view.i, view.j))
+
+
+def _render_png(matrix: Any, tokens: tuple[str, ...], **highlight: Any) -> None:
+    fig = plots.heatmap(matrix, tokens, tokens, fmt="{:.4f}", **highlight)
+    fig.savefig(io.BytesIO(), format="png")
+    plt.close(fig)
+
+
+def _time_changes(
+    control: Any, values: list[Any], rounds: int, check: Callable[[Any], None]
+) -> list[float]:
+    """Milliseconds per ``control.value = v`` over ``rounds`` cycles through ``values``."""
+    timings = []
+    for round_number in range(rounds + 1):  # round 0 warms up
+        for value in _cycle(values, control.value):
+            start = time.perf_counter()
+            control.value = value
+            elapsed = time.perf_counter() - start
+            check(value)
+            if round_number:
+                timings.append(elapsed * 1e3)
+    return timings
+
+
+def _time_baseline(
+    explorer: Any, draw: Callable[[Any, Any], None], values: list[Any], rounds: int, first: Any
+) -> list[float]:
+    timings = []
+    current = first
+    for round_number in range(rounds + 1):
+        for value in _cycle(values, current):
+            start = time.perf_counter()
+            draw(explorer, value)
+            elapsed = time.perf_counter() - start
+            current = value
+            if round_number:
+                timings.append(elapsed * 1e3)
+    return timings
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3, help="timed rounds per control")
+    rounds = parser.parse_args().rounds
+
+    query = widgets.QueryExplorer()
+    softmax = widgets.SoftmaxAxisExplorer()
+    loop = widgets.LoopStepper()
+    num_tokens = len(query.tokens)
+    cases = [
+        (
+            "QueryExplorer.query",
+            query,
+            query.query,
+            list(range(num_tokens)),
+            "query",
+            _baseline_query,
+        ),
+        ("SoftmaxAxisExplorer.dim", softmax, softmax.dim, [-1, 0], "dim", _baseline_softmax),
+        (
+            "LoopStepper.step",
+            loop,
+            loop.step,
+            list(range(num_tokens * num_tokens)),
+            "step",
+            _baseline_loop,
+        ),
+    ]
+
+    print(
+        f"python {sys.version.split()[0]}, matplotlib {matplotlib.__version__}, "
+        f"{os.cpu_count()} CPUs, {rounds} timed rounds per control"
+    )
+    live_all: list[float] = []
+    baseline_all: list[float] = []
+    for name, explorer, control, values, field, baseline in cases:
+
+        def check(
+            value: Any, explorer: Any = explorer, field: str = field, name: str = name
+        ) -> None:
+            # The observer ran: the view shows the value just set, with no error.
+            if getattr(explorer.view, field) != value or explorer.status.value:
+                raise RuntimeError(f"{name}: view not updated to {value}: {explorer.status.value}")
+
+        first = control.value
+        live = _time_changes(control, values, rounds, check)
+        slow = _time_baseline(explorer, baseline, values, rounds, first)
+        live_all += live
+        baseline_all += slow
+        median, p95 = np.median(live), np.percentile(live, 95)
+        print(
+            f"{name}: changes={len(live)} median_ms={median:.2f} p95_ms={p95:.2f} "
+            f"baseline_median_ms={np.median(slow):.2f} speedup={np.median(slow) / median:.2f}"
+        )
+    median, p95 = np.median(live_all), np.percentile(live_all, 95)
+    base = np.median(baseline_all)
+    print(
+        f"median_ms={median:.2f} p95_ms={p95:.2f} baseline_median_ms={base:.2f} "
+        f"speedup={base / median:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

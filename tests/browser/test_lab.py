@@ -1,0 +1,187 @@
+"""JupyterLab in headless Chromium: run each notebook with a live explorer, move it, check it.
+
+Adding a notebook is one entry in ``CASES``: an :class:`ExplorerCase` with the
+explorer's root selector and its expected views (see ``tests/browser/__init__.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from . import (
+    BOOK_QUERIES,
+    BOOK_SCORE_0_1,
+    INPUTS,
+    LOOP_STEPPER_01,
+    QUERY_EXPLORER_04,
+    SCORES,
+    SOFTMAX_AXIS_03,
+    TOLERANCE,
+    ExplorerCase,
+    ServerProcess,
+    WatchedPage,
+    browser_gate,
+    check_explorer,
+)
+
+CASES = [
+    pytest.param(LOOP_STEPPER_01, id="01-loop-stepper"),
+    pytest.param(SOFTMAX_AXIS_03, id="03-softmax-axis"),
+    pytest.param(QUERY_EXPLORER_04, id="04-query-explorer"),
+    # pytest.param(ExplorerCase("06_....ipynb", ".attnlib-...", (...)), id="06-..."),
+]
+
+RUN_ALL_TIMEOUT_MS = 120_000
+KERNEL_READY_TIMEOUT_MS = 90_000
+IDLE = '.jp-Notebook-ExecutionIndicator[data-status="idle"]'
+STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
+
+# The current notebook panel's kernel, as JupyterLab sees it.
+_KERNEL_IDLE = """(path) => {
+    const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    if (!panel || !panel.context || panel.context.path !== path) return false;
+    const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+    return !!kernel && kernel.status === 'idle' && !!document.querySelector(IDLE);
+}""".replace("IDLE", json.dumps(IDLE))
+
+# Prompts of the code cells, as shown: "[ ]:" before a run, "[*]:" while running.
+_PROMPTS = """() => Array.from(
+    document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')
+).map((el) => el.textContent.trim())"""
+
+# Run: every code cell numbered 1..n in order by the fresh kernel, and the kernel idle.
+_RAN_ALL = """([n, path]) => {
+    const prompts = (PROMPTS)();
+    return prompts.length === n && prompts.every((p, i) => p === `[${i + 1}]:`)
+        && (KERNEL_IDLE)(path);
+}""".replace("PROMPTS", _PROMPTS).replace("KERNEL_IDLE", _KERNEL_IDLE)
+
+
+def _code_cells(path: Path) -> int:
+    cells = json.loads(path.read_text())["cells"]
+    return sum(cell["cell_type"] == "code" for cell in cells)
+
+
+def _command(page, command: str) -> None:
+    # Not awaited: Run All resolves only when every cell is done, and that wait belongs
+    # to wait_for_function, which has a timeout.
+    page.evaluate("(id) => { void window.jupyterapp.commands.execute(id); }", command)
+
+
+def open_and_run_all(page, lab: ServerProcess, notebook: str, code_cells: int) -> None:
+    """Open ``notebook`` in Lab, wait for its kernel, clear it, Run All, wait until done."""
+    # reset: start from an empty workspace, not with the tabs of earlier tests reopened.
+    page.goto(f"{lab.url}lab/tree/{notebook}?reset&token={lab.token}")
+    # A Run All issued before the kernel is idle is silently dropped.
+    page.wait_for_function(_KERNEL_IDLE, arg=notebook, timeout=KERNEL_READY_TIMEOUT_MS)
+    # The committed notebook has its outputs and counts: clear them so that what is
+    # checked afterwards can only come from this run.
+    _command(page, "notebook:clear-all-cell-outputs")
+    page.wait_for_function(
+        f"() => ({_PROMPTS})().every((p) => p === '[ ]:')", timeout=KERNEL_READY_TIMEOUT_MS
+    )
+    _command(page, "notebook:run-all-cells")
+    try:
+        page.wait_for_function(_RAN_ALL, arg=[code_cells, notebook], timeout=RUN_ALL_TIMEOUT_MS)
+    except Exception as exc:
+        prompts = page.evaluate(_PROMPTS)
+        raise AssertionError(
+            f"{notebook}: Run All did not finish within {RUN_ALL_TIMEOUT_MS / 1000:.0f} s; "
+            f"prompts: {prompts} (expected [1]: .. [{code_cells}]:)"
+        ) from exc
+
+
+def shut_down_sessions(lab: ServerProcess) -> None:
+    """Delete every session, ending its kernel, so kernels do not pile up across tests."""
+    status, body = lab.request("GET", "/api/sessions")
+    if status == 200:
+        for session in json.loads(body):
+            lab.request("DELETE", f"/api/sessions/{session['id']}")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("case", CASES)
+def test_explorer_in_lab(
+    case: ExplorerCase, lab_server: ServerProcess, notebooks_copy: Path, watched_page: WatchedPage
+) -> None:
+    """Run All in JupyterLab, no error anywhere, then the explorer follows the keyboard."""
+    page = watched_page.page
+    try:
+        open_and_run_all(
+            page, lab_server, case.notebook, _code_cells(notebooks_copy / case.notebook)
+        )
+        errors = page.locator(STDERR).all_inner_texts()
+        assert not errors, f"{case.notebook}: error or stderr output after Run All: {errors}"
+        broken = page.get_by_text("Error displaying widget").all_inner_texts()
+        assert not broken, f"{case.notebook}: a widget did not render: {broken}"
+        check_explorer(page, case)
+        watched_page.screenshot(f"lab-{case.stem}")
+        assert not watched_page.errors, f"browser console errors: {watched_page.errors}"
+    finally:
+        shut_down_sessions(lab_server)
+
+
+# ----------------------------------------------------------------------------- no browser needed
+
+
+def test_expected_values_agree_with_the_book() -> None:
+    """The expectations computed with torch give the book's printed numbers."""
+    assert abs(SCORES[0, 1].item() - BOOK_SCORE_0_1) < TOLERANCE
+    weights = torch.softmax(SCORES, dim=-1)
+    for query, (book_weights, book_context) in BOOK_QUERIES.items():
+        assert torch.allclose(weights[query], torch.tensor(book_weights), atol=TOLERANCE)
+        context = weights[query] @ INPUTS
+        assert torch.allclose(context, torch.tensor(book_context), atol=TOLERANCE)
+    assert torch.allclose(torch.softmax(SCORES, dim=0).sum(dim=0), torch.ones(6))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_move_changes_the_view(case: ExplorerCase) -> None:
+    """Each keyboard move expects different numbers than the view before it."""
+    views = [[e.values for e in step.expect] for step in case.steps]
+    assert all(step.keys for step in case.steps[1:])
+    assert all(before != after for before, after in zip(views, views[1:], strict=False))
+
+
+def test_gate_runs_with_an_executable_override(tmp_path: Path) -> None:
+    fake = tmp_path / "chromium"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    gate = browser_gate({"ATTNLIB_CHROMIUM": str(fake), "PATH": ""}, playwright_installed=True)
+    assert gate == type(gate)(str(fake), "", False)
+
+
+def test_gate_skips_without_chromium() -> None:
+    gate = browser_gate({"ATTNLIB_CHROMIUM": "/nonexistent"}, playwright_installed=True)
+    assert gate.chromium is None and not gate.must_fail
+    assert "/nonexistent" in gate.reason
+
+
+def test_gate_fails_without_chromium_in_ci() -> None:
+    gate = browser_gate({"ATTNLIB_CHROMIUM": "/nonexistent", "CI": "1"}, playwright_installed=True)
+    assert gate.chromium is None and gate.must_fail
+    assert "CI" in gate.reason
+
+
+def test_gate_empty_ci_is_not_ci() -> None:
+    gate = browser_gate({"ATTNLIB_CHROMIUM": "/nonexistent", "CI": ""}, playwright_installed=True)
+    assert not gate.must_fail
+
+
+def test_gate_finds_chromium_on_path(tmp_path: Path) -> None:
+    fake = tmp_path / "chromium"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    assert browser_gate({"PATH": str(tmp_path)}, playwright_installed=True).chromium == str(fake)
+
+
+def test_gate_needs_playwright(tmp_path: Path) -> None:
+    fake = tmp_path / "chromium"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    gate = browser_gate({"ATTNLIB_CHROMIUM": str(fake), "CI": "true"}, playwright_installed=False)
+    assert gate.chromium is None and gate.must_fail and "playwright" in gate.reason

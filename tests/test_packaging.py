@@ -1,0 +1,98 @@
+"""The repo's promises: two commands, pinned versions, conda in step with pip, a light import."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+# conda-forge names that differ from PyPI's
+CONDA_TO_PYPI = {"pytorch": "torch"}
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[=<>!~ ;\[]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def _pyproject_names() -> set[str]:
+    project = PYPROJECT["project"]
+    reqs = project["dependencies"] + project["optional-dependencies"]["dev"]
+    # Requirements limited by a marker (e.g. tomli on 3.10) are not for conda's Python 3.11.
+    return {_name(r) for r in reqs if ";" not in r}
+
+
+def _conda_names() -> set[str]:
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    names = set()
+    for dep in env["dependencies"]:
+        if isinstance(dep, str):
+            name = _name(dep)
+            names.add(CONDA_TO_PYPI.get(name, name))
+    return names - {"python", "pip"}
+
+
+def test_environment_yml_names_the_same_packages_as_pyproject():
+    assert _conda_names() == _pyproject_names()
+
+
+def test_environment_yml_asks_for_cpu_pytorch_from_conda_forge():
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    assert env["channels"][0] == "conda-forge"
+    assert "pytorch=*=cpu*" in env["dependencies"]
+
+
+def test_postbuild_installs_attnlib_and_is_executable():
+    post = ROOT / "postBuild"
+    assert os.access(post, os.X_OK)
+    lines = post.read_text().splitlines()
+    assert "set -e" in lines
+    assert any("pip install" in line and " -e ." in line for line in lines)
+
+
+def test_lock_pins_every_dependency_exactly_and_torch_to_the_cpu_wheel():
+    pins = {}
+    for line in (ROOT / "requirements-lock.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            assert version, f"not pinned exactly: {line}"
+            pins[_name(name)] = version
+    assert pins["torch"] == "2.13.0"
+    assert _pyproject_names() <= set(pins), _pyproject_names() - set(pins)
+
+
+def test_readme_gives_the_two_commands_and_ci_runs_the_test_one():
+    readme = (ROOT / "README.md").read_text()
+    assert "make lab" in readme and "make test" in readme
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert re.search(r"^make test$", ci, re.M)
+    makefile = (ROOT / "Makefile").read_text()
+    for target in ("lab:", "test:", "notebooks:", "bench:"):
+        assert re.search(rf"^{target}", makefile, re.M), target
+
+
+def test_import_attnlib_stays_light():
+    code = "import sys, attnlib; print(sorted({'matplotlib', 'ipywidgets'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_public_names_of_design_are_exported():
+    import attnlib
+
+    for name in (
+        "TOKENS example_inputs embed attention_scores_loop attention_scores softmax_naive "
+        "softmax context_vector context_vectors causal_mask scaled_dot_product_attention "
+        "check_scores check_weights check_context diagnose CheckpointError"
+    ).split():
+        assert hasattr(attnlib, name), name

@@ -1,0 +1,373 @@
+"""attnlib.plots: static figures, checked through the artists they draw (Agg, no display)."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+from matplotlib.colors import to_rgba  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from attnlib import plots  # noqa: E402
+
+TOKENS = ["Your", "journey", "starts", "with", "one", "step"]
+# The book's inputs and query "journey"'s weights (chapter 3), typed in, not computed.
+BOOK_INPUTS = [
+    [0.43, 0.15, 0.89],
+    [0.55, 0.87, 0.66],
+    [0.57, 0.85, 0.64],
+    [0.22, 0.58, 0.33],
+    [0.77, 0.25, 0.10],
+    [0.05, 0.80, 0.55],
+]
+JOURNEY_WEIGHTS = [0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581]
+JOURNEY_CONTEXT = [0.4419, 0.6515, 0.5683]
+SMALL = [[0.10, 0.25], [0.50, 1.00]]
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _square(n: int = 6) -> np.ndarray:
+    return np.arange(n * n, dtype=np.float64).reshape(n, n) / (n * n)
+
+
+def _texts(ax) -> list[str]:
+    return [t.get_text() for t in ax.texts]
+
+
+def _text_at(ax, x: float, y: float):
+    found = [t for t in ax.texts if t.get_position() == (x, y)]
+    assert len(found) <= 1
+    return found[0] if found else None
+
+
+def _tick_labels(ax, axis: str) -> list[str]:
+    ticks = ax.get_xticklabels() if axis == "x" else ax.get_yticklabels()
+    return [t.get_text() for t in ticks]
+
+
+def _highlights(ax, gid: str):
+    return [p for p in ax.patches if p.get_gid() == gid]
+
+
+# ----------------------------------------------------------------------------- heatmap
+
+
+def test_heatmap_returns_figure_with_tokens_on_both_axes():
+    fig = plots.heatmap(_square(), TOKENS, TOKENS)
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
+    assert _tick_labels(ax, "x") == TOKENS
+    assert _tick_labels(ax, "y") == TOKENS
+    assert ax.get_xlabel() == "key"
+    assert ax.get_ylabel() == "query"
+
+
+def test_heatmap_is_not_registered_with_pyplot():
+    # A pyplot figure would be shown twice in Jupyter (by the backend and as the cell's value).
+    plots.heatmap(_square(), TOKENS, TOKENS)
+    plots.weights_bar(JOURNEY_WEIGHTS, TOKENS)
+    plots.vectors_3d(BOOK_INPUTS, TOKENS)
+    assert plt.get_fignums() == []
+
+
+def test_heatmap_writes_every_cells_value():
+    ax = plots.heatmap(SMALL, ["a", "b"], ["c", "d"]).axes[0]
+    assert sorted(_texts(ax)) == ["0.10", "0.25", "0.50", "1.00"]
+    assert _text_at(ax, 1, 0).get_text() == "0.25"  # text (x=col, y=row)
+    assert _text_at(ax, 0, 1).get_text() == "0.50"
+
+
+def test_heatmap_custom_fmt_shows_book_values():
+    ax = plots.heatmap([JOURNEY_WEIGHTS], ["journey"], TOKENS, fmt="{:.4f}").axes[0]
+    assert _texts(ax) == ["0.1385", "0.2379", "0.2333", "0.1240", "0.1082", "0.1581"]
+
+
+def test_heatmap_accepts_torch_and_numpy_alike():
+    from_torch = plots.heatmap(torch.tensor(SMALL), ["a", "b"], ["c", "d"]).axes[0]
+    from_numpy = plots.heatmap(np.array(SMALL), ["a", "b"], ["c", "d"]).axes[0]
+    assert _texts(from_torch) == _texts(from_numpy) == ["0.10", "0.25", "0.50", "1.00"]
+
+
+def test_heatmap_labels_title_and_colorbar():
+    fig = plots.heatmap(
+        SMALL,
+        ["a", "b"],
+        ["c", "d"],
+        title="attention weights",
+        colorbar_label="weight",
+        xlabel="keys j",
+        ylabel="queries i",
+    )
+    ax, cbar_ax = fig.axes[0], fig.axes[-1]
+    assert ax.get_title() == "attention weights"
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("keys j", "queries i")
+    assert cbar_ax is not ax
+    assert cbar_ax.get_ylabel() == "weight"
+
+
+def test_heatmap_colour_limits_default_to_data_and_honour_vmin_vmax():
+    ax = plots.heatmap(SMALL, ["a", "b"], ["c", "d"]).axes[0]
+    assert ax.images[0].get_clim() == pytest.approx((0.10, 1.00))
+    ax = plots.heatmap(SMALL, ["a", "b"], ["c", "d"], vmin=0.0, vmax=2.0).axes[0]
+    assert ax.images[0].get_clim() == (0.0, 2.0)
+    ax = plots.heatmap(SMALL, ["a", "b"], ["c", "d"], vmin=0.0).axes[0]
+    assert ax.images[0].get_clim() == pytest.approx((0.0, 1.0))
+
+
+def test_heatmap_uses_viridis_by_default_and_the_given_cmap():
+    ax = plots.heatmap(SMALL, ["a", "b"], ["c", "d"]).axes[0]
+    assert ax.images[0].get_cmap().name.startswith("viridis")
+    ax = plots.heatmap(SMALL, ["a", "b"], ["c", "d"], cmap="magma").axes[0]
+    assert ax.images[0].get_cmap().name.startswith("magma")
+
+
+def test_heatmap_text_is_white_on_dark_and_black_on_light_cells():
+    # viridis: the minimum is dark purple, the maximum light yellow.
+    ax = plots.heatmap([[0.0, 1.0]], ["q"], ["dark", "light"]).axes[0]
+    assert to_rgba(_text_at(ax, 0, 0).get_color()) == to_rgba("white")
+    assert to_rgba(_text_at(ax, 1, 0).get_color()) == to_rgba("black")
+
+
+def test_heatmap_highlight_row_and_col_draw_outlines_in_place():
+    ax = plots.heatmap(_square(), TOKENS, TOKENS).axes[0]
+    assert _highlights(ax, "highlight_row") == []
+    assert _highlights(ax, "highlight_col") == []
+    ax = plots.heatmap(_square(), TOKENS, TOKENS, highlight_row=1, highlight_col=4).axes[0]
+    (row,) = _highlights(ax, "highlight_row")
+    assert row.get_xy() == (-0.5, 0.5)
+    assert (row.get_width(), row.get_height()) == (6, 1)
+    (col,) = _highlights(ax, "highlight_col")
+    assert col.get_xy() == (3.5, -0.5)
+    assert (col.get_width(), col.get_height()) == (1, 6)
+
+
+def test_heatmap_highlight_cell():
+    ax = plots.heatmap(_square(), TOKENS, TOKENS, highlight_cell=(1, 0)).axes[0]
+    (cell,) = _highlights(ax, "highlight_cell")
+    assert cell.get_xy() == (-0.5, 0.5)
+    assert (cell.get_width(), cell.get_height()) == (1, 1)
+
+
+def test_heatmap_masked_cells_render_sensibly():
+    matrix = torch.tensor([[1.0, float("-inf")], [float("nan"), 0.5]])
+    fig = plots.heatmap(matrix, ["a", "b"], ["c", "d"])
+    ax = fig.axes[0]
+    assert _text_at(ax, 1, 0).get_text() == "-inf"
+    assert _text_at(ax, 0, 1) is None  # NaN: blank
+    assert len(_highlights(ax, "masked")) == 1
+    mask = np.ma.getmaskarray(ax.images[0].get_array())
+    assert mask.tolist() == [[False, True], [True, False]]
+    assert ax.images[0].get_clim() == pytest.approx((0.5, 1.0))  # limits from finite cells
+    fig.canvas.draw()  # draws without warnings or errors
+
+
+def test_heatmap_causal_weights_with_zeros_above_diagonal():
+    weights = torch.tril(torch.ones(3, 3)) / torch.arange(1, 4).unsqueeze(1)
+    ax = plots.heatmap(weights, ["a", "b", "c"], ["a", "b", "c"]).axes[0]
+    assert _text_at(ax, 2, 0).get_text() == "0.00"
+    assert _text_at(ax, 0, 2).get_text() == "0.33"
+
+
+def test_heatmap_draws_on_given_axes():
+    fig = Figure()
+    left, right = fig.subplots(1, 2)
+    assert plots.heatmap(SMALL, ["a", "b"], ["c", "d"], ax=right) is fig
+    assert len(right.texts) == 4
+    assert len(left.texts) == 0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {"row_labels": TOKENS[:5]},
+            r"row_labels: expected 6 labels \(one per row of matrix, shape \(6, 6\)\), got 5",
+        ),
+        (
+            {"col_labels": TOKENS + ["extra"]},
+            r"col_labels: expected 6 labels \(one per column of matrix, shape \(6, 6\)\), got 7",
+        ),
+        ({"row_labels": "Your journey"}, r"row_labels: expected a list of 6 labels"),
+        ({"matrix": [1.0, 2.0]}, r"matrix: expected shape \(rows, cols\) \(2-d\), got 1-d"),
+        ({"matrix": np.zeros((0, 6))}, r"matrix: expected at least one entry"),
+        ({"matrix": np.array([["a"] * 6] * 6)}, r"matrix: expected a tensor or array of numbers"),
+        ({"highlight_row": 6}, r"highlight_row: expected None or an int in \[0, 5\], got 6"),
+        ({"highlight_col": 1.0}, r"highlight_col: expected None or an int"),
+        ({"highlight_cell": (1,)}, r"highlight_cell: expected None or a pair"),
+        ({"vmin": 1.0, "vmax": 0.5}, r"vmin, vmax: expected vmin < vmax, got vmin=1.0, vmax=0.5"),
+        ({"vmin": float("nan")}, r"vmin: expected None or a finite number"),
+        ({"fmt": "{:d}"}, r"fmt: expected a format string"),
+        ({"cmap": "not-a-colormap"}, r"cmap: expected a matplotlib colormap"),
+        ({"ax": "axes"}, r"ax: expected None or a matplotlib Axes"),
+    ],
+)
+def test_heatmap_bad_arguments_name_expected_and_received(kwargs, message):
+    args = {"matrix": _square(), "row_labels": TOKENS, "col_labels": TOKENS}
+    args.update(kwargs)
+    matrix, rows, cols = args.pop("matrix"), args.pop("row_labels"), args.pop("col_labels")
+    with pytest.raises(ValueError, match=message):
+        plots.heatmap(matrix, rows, cols, **args)
+
+
+# ----------------------------------------------------------------------------- weights_bar
+
+
+def test_weights_bar_draws_one_bar_per_token_with_value_labels():
+    fig = plots.weights_bar(torch.tensor(JOURNEY_WEIGHTS), TOKENS, query=1)
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
+    heights = [bar.get_height() for bar in ax.patches]
+    assert heights == pytest.approx(JOURNEY_WEIGHTS)
+    assert _tick_labels(ax, "x") == TOKENS
+    texts = _texts(ax)
+    for value in ["0.1385", "0.2379", "0.2333", "0.1240", "0.1082", "0.1581"]:
+        assert value in texts
+    assert "sum of weights = 1.0000" in texts
+    assert "journey" in ax.get_title()
+    assert ax.get_ylabel() == "attention weight"
+
+
+def test_weights_bar_marks_the_query_token_bar():
+    ax = plots.weights_bar(JOURNEY_WEIGHTS, TOKENS, query=1).axes[0]
+    hatches = [bar.get_hatch() for bar in ax.patches]
+    assert hatches[1] == "//"
+    assert hatches[0] is None and hatches[2] is None
+    assert ax.patches[1].get_facecolor() != ax.patches[0].get_facecolor()
+
+
+def test_weights_bar_reports_a_sum_that_is_not_one():
+    # A wrong axis gives rows that do not sum to 1; the figure must say so, not claim 1.
+    ax = plots.weights_bar([0.5, 0.25, 0.5], ["a", "b", "c"], title="dim=0 row").axes[0]
+    assert "sum of weights = 1.2500" in _texts(ax)
+    assert ax.get_title() == "dim=0 row"
+
+
+@pytest.mark.parametrize(
+    ("weights", "tokens", "kwargs", "message"),
+    [
+        (JOURNEY_WEIGHTS, TOKENS[:5], {}, r"tokens: expected 6 labels \(one per weight"),
+        (
+            [JOURNEY_WEIGHTS],
+            TOKENS,
+            {},
+            r"weights: expected shape \(num_tokens,\) \(1-d\), got 2-d",
+        ),
+        ([0.5, float("nan")], ["a", "b"], {}, r"weights: expected finite numbers"),
+        (JOURNEY_WEIGHTS, TOKENS, {"query": 6}, r"query: expected None or an int in \[0, 5\]"),
+    ],
+)
+def test_weights_bar_bad_arguments(weights, tokens, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        plots.weights_bar(weights, tokens, **kwargs)
+
+
+# ----------------------------------------------------------------------------- vectors_3d
+
+
+def test_vectors_3d_draws_labelled_inputs_and_a_distinct_context_vector():
+    fig = plots.vectors_3d(
+        torch.tensor(BOOK_INPUTS),
+        TOKENS,
+        torch.tensor(JOURNEY_CONTEXT),
+        torch.tensor(JOURNEY_WEIGHTS),
+        query=1,
+    )
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
+    assert ax.name == "3d"
+    texts = _texts(ax)
+    for token, weight in zip(TOKENS, ["0.14", "0.24", "0.23", "0.12", "0.11", "0.16"], strict=True):
+        assert f"{token} ({weight})" in texts
+    assert "z(journey)" in texts
+    arrows = ax.collections
+    assert len(arrows) == 7  # six inputs and the context vector
+    colours = [tuple(to_rgba(a.get_color()[0])) for a in arrows]
+    assert colours[-1] == to_rgba(plots.CONTEXT_COLOR)
+    assert colours[-1] not in colours[:-1]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "context vector z" in legend
+
+
+def test_vectors_3d_without_context_or_weights():
+    ax = plots.vectors_3d(np.array(BOOK_INPUTS), TOKENS).axes[0]
+    assert sorted(_texts(ax)) == sorted(TOKENS)
+    assert len(ax.collections) == 6
+
+
+def test_vectors_3d_draws_on_a_given_3d_axes():
+    fig = Figure()
+    ax = fig.add_subplot(projection="3d")
+    assert plots.vectors_3d(BOOK_INPUTS, TOKENS, ax=ax) is fig
+    assert len(ax.collections) == 6
+
+
+@pytest.mark.parametrize(
+    ("inputs", "kwargs", "message"),
+    [
+        (np.zeros((6, 4)), {}, r"inputs: expected shape \(num_tokens, 3\).*got shape \(6, 4\)"),
+        (np.zeros(3), {}, r"inputs: expected shape \(num_tokens, 3\) \(2-d\), got 1-d"),
+        (BOOK_INPUTS, {"tokens": TOKENS[:2]}, r"tokens: expected 6 labels \(one per input"),
+        (BOOK_INPUTS, {"context_vec": [1.0, 2.0]}, r"context_vec: expected shape \(3,\)"),
+        (BOOK_INPUTS, {"weights": [0.5, 0.5]}, r"weights: expected shape \(6,\), one per input"),
+        (BOOK_INPUTS, {"query": -1}, r"query: expected None or an int in \[0, 5\], got -1"),
+    ],
+)
+def test_vectors_3d_bad_arguments(inputs, kwargs, message):
+    tokens = kwargs.pop("tokens", TOKENS)
+    with pytest.raises(ValueError, match=message):
+        plots.vectors_3d(inputs, tokens, **kwargs)
+
+
+def test_vectors_3d_refuses_a_2d_axes():
+    ax = Figure().add_subplot()
+    with pytest.raises(ValueError, match=r"ax: expected a 3-d Axes"):
+        plots.vectors_3d(BOOK_INPUTS, TOKENS, ax=ax)
+
+
+# ----------------------------------------------------------------------------- side effects
+
+
+def test_no_function_shows_or_saves(tmp_path, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("plots must not save or show")
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(Figure, "savefig", refuse)
+    monkeypatch.setattr(plt, "show", refuse)
+    monkeypatch.setattr(plt, "savefig", refuse)
+    plots.heatmap(_square(), TOKENS, TOKENS, highlight_row=1)
+    plots.weights_bar(JOURNEY_WEIGHTS, TOKENS, query=1)
+    plots.vectors_3d(BOOK_INPUTS, TOKENS, JOURNEY_CONTEXT, JOURNEY_WEIGHTS, query=1)
+    assert list(tmp_path.iterdir()) == []
+
+
+# ----------------------------------------------------------------------------- colour helpers
+
+
+def test_text_colors_follow_luminance():
+    assert plots.text_colors(np.array([[0, 0, 0, 1], [1, 1, 1, 1], [1, 1, 0, 1]])).tolist() == [
+        "white",
+        "black",
+        "black",
+    ]
+    assert plots.text_colors(np.array([0.0, 0.0, 0.5, 1.0])) == "white"  # navy
+
+
+def test_cell_colors_match_the_colormap_and_mark_masked_cells():
+    rgba, text = plots.cell_colors([[0.0, 1.0, float("nan"), float("-inf")]], 0.0, 1.0)
+    viridis = matplotlib.colormaps["viridis"]
+    assert tuple(rgba[0, 0]) == pytest.approx(viridis(0.0))
+    assert tuple(rgba[0, 1]) == pytest.approx(viridis(1.0))
+    assert rgba[0, 2, 3] == 0.0  # NaN: transparent
+    assert tuple(rgba[0, 3]) == pytest.approx(to_rgba(plots.MASKED_COLOR))
+    assert text.tolist() == [["white", "black", "black", "black"]]
