@@ -18,7 +18,13 @@ ISOLATED := JUPYTER_CONFIG_DIR=$(STATE)/jupyter-config JUPYTER_DATA_DIR=$(STATE)
 $(STAMP): requirements-lock.txt pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10) and "Python 3.10 or newer is needed")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -r requirements-lock.txt
+	@# The lock is for Python 3.11; elsewhere take the newest versions pyproject allows,
+	@# with torch still pinned so that every printed value stays the same.
+	if $(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then \
+		$(BIN)/python -m pip install --quiet -r requirements-lock.txt; \
+	else \
+		$(BIN)/python -m pip install --quiet torch==2.13.0 -e '.[dev]'; \
+	fi
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 

@@ -7,7 +7,7 @@ Nothing here plots, prints or keeps state. Shapes use the course's names:
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 
@@ -164,8 +164,8 @@ def scaled_dot_product_attention(
     ``scale`` (default ``1 / sqrt(d_k)``); with ``causal=True`` query ``i`` sees
     keys ``0..i`` only. ``mask``, a boolean tensor broadcastable to
     ``(..., num_tokens, num_keys)``, hides the positions where it is ``True``
-    (e.g. a slice of :func:`causal_mask`). ``dropout``, if given (e.g. an ``nn.Dropout``), is applied
-    to the weights before they blend the values.
+    (e.g. a slice of :func:`causal_mask`). ``dropout``, if given (e.g. an
+    ``nn.Dropout``), is applied to the weights before they blend the values.
 
     Returns ``(context_vecs, attn_weights)`` of shapes ``(..., num_tokens, d_v)``
     and ``(..., num_tokens, num_keys)``; ``attn_weights`` is taken before dropout.

@@ -9,8 +9,9 @@ and how to fix it.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import torch
 
@@ -169,8 +170,17 @@ def diagnose(
     result = result.detach().float()
     for stage, mistake, expected, q in _candidates(inputs, query):
         if _same(result, expected):
-            hint = "" if mistake is None else _hint(
-                mistake, tokens, query=query, got=q, num_tokens=inputs.shape[0], d=inputs.shape[1]
+            hint = (
+                ""
+                if mistake is None
+                else _hint(
+                    mistake,
+                    tokens,
+                    query=query,
+                    got=q,
+                    num_tokens=inputs.shape[0],
+                    d=inputs.shape[1],
+                )
             )
             return Diagnosis(stage, mistake, hint, q)
     if query is not None and result.shape == (inputs.shape[1],):
@@ -262,7 +272,9 @@ def _max_diff(a: torch.Tensor, b: torch.Tensor) -> float:
 
 
 def check_scores(
-    attn_scores: torch.Tensor, inputs: torch.Tensor | None = None, tokens: Sequence[str] | None = None
+    attn_scores: torch.Tensor,
+    inputs: torch.Tensor | None = None,
+    tokens: Sequence[str] | None = None,
 ) -> None:
     """Checkpoint for the scores: shape ``(num_tokens, num_tokens)``, symmetric, ``X @ X.T``."""
     inputs, tokens = _reference(inputs, tokens)
@@ -271,7 +283,8 @@ def check_scores(
     expected = inputs @ inputs.T
     if not _same(result, expected):
         detail = (
-            f"expected shape ({t}, {t}), one row and one column per token, got {tuple(result.shape)}"
+            f"expected shape ({t}, {t}), one row and one column per token, "
+            f"got {tuple(result.shape)}"
             if result.shape != expected.shape
             else f"values differ from inputs @ inputs.T by up to {_max_diff(result, expected):.4f}"
         )
@@ -281,7 +294,9 @@ def check_scores(
 
 
 def check_weights(
-    attn_weights: torch.Tensor, inputs: torch.Tensor | None = None, tokens: Sequence[str] | None = None
+    attn_weights: torch.Tensor,
+    inputs: torch.Tensor | None = None,
+    tokens: Sequence[str] | None = None,
 ) -> None:
     """Checkpoint for the weights: shape ``(num_tokens, num_tokens)``, rows sum to 1, softmax."""
     inputs, tokens = _reference(inputs, tokens)
@@ -340,4 +355,6 @@ def check_context(
         shown = ", ".join(f"{v:.4f}" for v in result.tolist())
         print(f"✓ context checkpoint passed: query {_name(tokens, query)} -> [{shown}]")
     else:
-        print(f"✓ context checkpoint passed: shape ({t}, {d}), row i blends every input for query i")
+        print(
+            f"✓ context checkpoint passed: shape ({t}, {d}), row i blends every input for query i"
+        )

@@ -77,6 +77,8 @@ def embed(sentence: str, d: int = 3, seed: int = 123) -> tuple[list[str], torch.
         if key not in vectors:
             # crc32 is stable across runs and platforms, unlike hash(); the modulo keeps any
             # seed within the generator's 64 bits.
-            gen = torch.Generator().manual_seed((seed * 1_000_003 + zlib.crc32(key.encode())) % 2**64)
+            gen = torch.Generator().manual_seed(
+                (seed * 1_000_003 + zlib.crc32(key.encode())) % 2**64
+            )
             vectors[key] = torch.rand(d, generator=gen)
     return tokens, torch.stack([vectors[t.lower()] for t in tokens])

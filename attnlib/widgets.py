@@ -27,7 +27,7 @@ heatmaps are ``table.attnlib-heatmap`` with cells
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -385,6 +385,7 @@ def html_heatmap(
     caption: str = "rows: queries, columns: keys",
     row_totals: Any = None,
     col_totals: Any = None,
+    masked: Any = None,
 ) -> str:
     """An HTML ``table.attnlib-heatmap`` of ``matrix`` ``(rows, cols)``, coloured as plots.heatmap.
 
@@ -396,7 +397,9 @@ def html_heatmap(
     skips the colormap lookups; otherwise ``vmin``, ``vmax`` and ``cmap`` are
     used. ``row_totals`` ``(rows,)`` / ``col_totals`` ``(cols,)`` add a sum column
     / row (``data-col="sum"`` / ``data-row="sum"``), marked ``attnlib-sum-one``
-    where the sum is 1.
+    where the sum is 1. ``masked``, a bool ``(rows, cols)``, greys the cells where
+    it is True (``td.attnlib-masked``) but keeps their value: e.g. the 0 weight
+    that a causal mask's -inf score becomes.
     """
     values = plots._as_shaped(matrix, "matrix", 2, "(rows, cols)")
     rows, cols = values.shape
@@ -415,6 +418,15 @@ def html_heatmap(
             f"got {len(colors.background)}x{len(colors.background[0])}"
         )
     hl_i, hl_j = highlight_cell if highlight_cell is not None else (-1, -1)
+    hidden = None
+    if masked is not None:
+        hidden = np.asarray(masked.numpy() if isinstance(masked, torch.Tensor) else masked)
+        if hidden.dtype != np.bool_ or hidden.shape != values.shape:
+            raise ValueError(
+                f"masked: expected a bool array of shape {values.shape}, "
+                f"got {describe(masked)}"
+            )
+        hidden = hidden.tolist()
 
     head = "".join(f"<th>{html.escape(c)}</th>" for c in col_labels)
     if row_totals is not None:
@@ -433,7 +445,8 @@ def html_heatmap(
         else:
             parts.append(f'<tr data-row="{i}"><th>{label}</th>')
         for j, value in enumerate(row):
-            parts.append(_td(i, j, value, fmt, colors, i == hl_i and j == hl_j))
+            hide = hidden is not None and hidden[i][j]
+            parts.append(_td(i, j, value, fmt, colors, i == hl_i and j == hl_j, hide))
         if row_sums is not None:
             parts.append(_total_td(row_sums[i], f'data-row="{i}" data-col="sum"'))
         parts.append("</tr>")
@@ -447,11 +460,20 @@ def html_heatmap(
     return "".join(parts)
 
 
-def _td(i: int, j: int, value: float, fmt: str, colors: HeatmapColors, highlight: bool) -> str:
+def _td(
+    i: int,
+    j: int,
+    value: float,
+    fmt: str,
+    colors: HeatmapColors,
+    highlight: bool,
+    masked: bool = False,
+) -> str:
     classes = ["attnlib-highlight-cell"] if highlight else []
     if value != value:  # NaN: not computed (yet), a blank cell
         attrs, text = ' data-empty="1"', ""
-    elif value in (float("inf"), float("-inf")):
+    elif masked or value in (float("inf"), float("-inf")):
+        # No inline colour: the stylesheet's grey for td.attnlib-masked must win.
         classes.append("attnlib-masked")
         attrs, text = "", plots.format_value(value, fmt)
     else:
@@ -497,21 +519,38 @@ class _Explorer:
         return self._view
 
     def _on_change(self, change: dict | None = None) -> None:
-        # Compute everything first and assign after, so an error leaves the old view whole.
+        self._update(self._compute)
+
+    def _update(self, compute: Callable[[], Any], commit: Callable[[], None] | None = None) -> bool:
+        """Draw ``compute()``'s view; on error show it in ``status`` and keep the old view.
+
+        Everything is computed first and assigned after (``commit`` first, then the
+        widgets), so an error leaves the old view, its HTML and the explorer's state whole.
+        Returns whether the new view was drawn.
+        """
         try:
-            view = self._compute()
+            view = compute()
             updates = self._render(view)
         except Exception as exc:  # shown to the reader, never swallowed
-            self.last_error = exc
-            message = html.escape(f"{type(exc).__name__}: {exc}")
-            self.status.value = (
-                f'<div class="attnlib-error" style="color:{_ERROR_COLOR};font-weight:bold">'
-                f"⚠ {message} (still showing the last good view)</div>"
-            )
-            return
+            self._show_error(exc)
+            return False
+        if commit is not None:
+            commit()
         for widget, value in updates:
             widget.value = value
         self._view = view
+        self._clear_error()
+        return True
+
+    def _show_error(self, exc: Exception) -> None:
+        self.last_error = exc
+        message = html.escape(f"{type(exc).__name__}: {exc}")
+        self.status.value = (
+            f'<div class="attnlib-error" style="color:{_ERROR_COLOR};font-weight:bold">'
+            f"⚠ {message} (still showing the last good view)</div>"
+        )
+
+    def _clear_error(self) -> None:
         self.last_error = None
         self.status.value = ""
 

@@ -96,3 +96,38 @@ def test_public_names_of_design_are_exported():
         "check_scores check_weights check_context diagnose CheckpointError"
     ).split():
         assert hasattr(attnlib, name), name
+
+
+def _repository() -> str:
+    return PYPROJECT["project"]["urls"]["Repository"].rstrip("/")
+
+
+def test_binder_badge_and_links_are_built_from_the_one_repository_address():
+    repo = _repository()
+    owner_name = repo.removeprefix("https://github.com/")
+    binder = f"https://mybinder.org/v2/gh/{owner_name}/HEAD"
+    first = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))[0].name
+    expected = [
+        f"{binder}?urlpath=lab/tree/notebooks/{first}",
+        f"{binder}?urlpath=voila/render/notebooks/04_context_vectors.ipynb",
+        f"{repo}/actions/workflows/tests.yml",
+    ]
+    readme = (ROOT / "README.md").read_text()
+    for link in expected:
+        assert link in readme, f"README should link {link}"
+    # No other address for the repository creeps in.
+    for found in re.findall(r"mybinder\.org/v2/gh/([^/]+/[^/]+)/", readme):
+        assert found == owner_name
+    for found in re.findall(r"github\.com/([^/\s)]+/[^/\s)]+)", readme):
+        assert found == owner_name
+
+
+def test_ci_workflow_runs_the_readme_test_command_with_a_browser():
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "tests.yml").read_text())
+    (job,) = workflow["jobs"].values()
+    assert job["strategy"]["matrix"]["python-version"] == ["3.10", "3.12"]
+    runs = [step.get("run", "").strip() for step in job["steps"]]
+    assert "make test" in runs
+    test_step = next(s for s in job["steps"] if s.get("run", "").strip() == "make test")
+    assert test_step["env"]["CI"] and "ATTNLIB_CHROMIUM" in test_step["env"]
+    assert any("chrom" in (s.get("uses", "") + s.get("name", "")).lower() for s in job["steps"])

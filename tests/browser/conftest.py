@@ -136,9 +136,15 @@ def _write_lab_settings(settings_dir: Path) -> None:
 # ----------------------------------------------------------------------------- servers
 
 
-@pytest.fixture(scope="session")
-def lab_server(notebooks_copy: Path, run_dir: Path) -> Iterator[ServerProcess]:
-    """JupyterLab on 127.0.0.1, a free port, a random token, rooted at the notebooks' copy."""
+# Module scope: the server and its kernels go as soon as their tests are done.
+@pytest.fixture(scope="module")
+def lab_server(
+    chromium_executable: str, notebooks_copy: Path, run_dir: Path
+) -> Iterator[ServerProcess]:
+    """JupyterLab on 127.0.0.1, a free port, a random token, rooted at the notebooks' copy.
+
+    Depends on the gate (``chromium_executable``): no server is started for a skipped layer.
+    """
     settings, workspaces = run_dir / "lab-settings", run_dir / "lab-workspaces"
     _write_lab_settings(settings)
     workspaces.mkdir()
@@ -171,8 +177,11 @@ def lab_server(notebooks_copy: Path, run_dir: Path) -> Iterator[ServerProcess]:
         server.stop(shutdown_path="/api/shutdown")
 
 
-@pytest.fixture(scope="session")
-def voila_server(notebooks_copy: Path, run_dir: Path) -> Iterator[ServerProcess]:
+# Module scope: the server and its kernels go as soon as their tests are done.
+@pytest.fixture(scope="module")
+def voila_server(
+    chromium_executable: str, notebooks_copy: Path, run_dir: Path
+) -> Iterator[ServerProcess]:
     """Voila serving the copy of notebook 04 as an app (code cells hidden, its default)."""
     port, token = free_port(), secrets.token_hex(24)
     connections = run_dir / "voila-connections"
