@@ -6,6 +6,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8888
+# Jupyter refuses to run as root (containers, CI) unless told to.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # Tests and notebook runs keep Jupyter, IPython and matplotlib state out of $HOME.
 STATE := $(CURDIR)/.cache/test-home
@@ -29,7 +31,7 @@ $(STAMP): requirements-lock.txt pyproject.toml
 	touch $(STAMP)
 
 lab: $(STAMP)  ## open the course in JupyterLab
-	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) --notebook-dir=notebooks
+	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) --notebook-dir=notebooks $(ROOT_FLAG)
 
 test: $(STAMP)  ## ruff, attnlib units, widgets, nbval over every notebook, browser
 	$(BIN)/ruff check .

@@ -5,8 +5,8 @@ Each explorer is an object with
 - its controls as attributes (``explorer.query``, ``explorer.dim``, ``explorer.step``);
 - ``explorer.view``: a frozen dataclass with the data shown now, made by a pure
   module-level function of the controls' values (:func:`query_view`,
-  :func:`softmax_view`, :func:`loop_view`), so tests can set ``control.value``
-  and check ``view`` without a browser;
+  :func:`softmax_view`, :func:`loop_view`, :func:`attention_view`), so tests can
+  set ``control.value`` and check ``view`` without a browser;
 - ``explorer.widget``: the root ipywidgets container. Ending a cell with the
   explorer (or ``display(explorer)``) shows it.
 
@@ -18,15 +18,18 @@ version of the current view, for notebooks read as static pages. An error while 
 the explorer's status line and the last good view stays.
 
 HTML hooks for browser tests: the root has the class ``attnlib-explorer`` and
-``attnlib-query-explorer`` / ``attnlib-softmax-explorer`` / ``attnlib-loop-stepper``;
-heatmaps are ``table.attnlib-heatmap`` with cells
-``td[data-row=i][data-col=j]`` holding the shown value; the highlighted row is
-``tr.attnlib-highlight-row``, the highlighted cell ``td.attnlib-highlight-cell``.
+``attnlib-query-explorer`` / ``attnlib-softmax-explorer`` / ``attnlib-loop-stepper`` /
+``attnlib-attention-explorer``; heatmaps are ``table.attnlib-heatmap`` with cells
+``td[data-row=i][data-col=j]`` holding the shown value (sums in ``data-col="sum"`` /
+``data-row="sum"``); the highlighted row is ``tr.attnlib-highlight-row``, the
+highlighted cell ``td.attnlib-highlight-cell``, masked cells ``td.attnlib-masked``;
+an error is ``.attnlib-status .attnlib-error``.
 """
 
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,11 +40,23 @@ import torch
 from matplotlib.figure import Figure
 
 from attnlib import plots
-from attnlib._validate import as_float_tensor, check_rank, describe
-from attnlib.attention import attention_scores, context_vector, softmax
-from attnlib.data import TOKENS, example_inputs
+from attnlib._validate import as_float_tensor, check_int, check_rank, describe
+from attnlib.attention import (
+    attention_scores,
+    causal_mask,
+    context_vector,
+    context_vectors,
+    softmax,
+)
+from attnlib.data import MAX_TOKENS, TOKENS, embed, example_inputs, tokenize
+from attnlib.modules import MultiHeadAttention
 
 __all__ = [
+    "DEFAULT_SENTENCE",
+    "TEMPERATURE_RANGE",
+    "AttentionExplorer",
+    "AttentionView",
+    "HeadProjections",
     "HeatmapColors",
     "LoopStepper",
     "LoopView",
@@ -49,10 +64,12 @@ __all__ = [
     "QueryView",
     "SoftmaxAxisExplorer",
     "SoftmaxView",
+    "attention_view",
     "heatmap_colors",
     "html_heatmap",
     "loop_view",
     "query_view",
+    "sentence_inputs",
     "softmax_view",
 ]
 
@@ -319,6 +336,25 @@ def _css(rgba: np.ndarray) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
+def _css_grid(rgba: np.ndarray) -> tuple[tuple[str, ...], ...]:
+    """:func:`_css` of every colour of ``rgba`` ``(rows, cols, 4)``, vectorised.
+
+    A 32x32 grid is redrawn at every slider step; one ``_css`` call per cell took
+    most of a step's time.
+    """
+    # np.round rounds halves to even, as round() in _css does.
+    rgb = np.round(rgba[..., :3] * 255).astype(np.int64)
+    codes = (rgb[..., 0] << 16 | rgb[..., 1] << 8 | rgb[..., 2]).tolist()
+    clear = (rgba[..., 3] == 0).tolist()
+    return tuple(
+        tuple(
+            "transparent" if hidden else f"#{code:06x}"
+            for code, hidden in zip(code_row, clear_row, strict=True)
+        )
+        for code_row, clear_row in zip(codes, clear, strict=True)
+    )
+
+
 def heatmap_colors(
     matrix: Any,
     vmin: float | None = None,
@@ -333,7 +369,7 @@ def heatmap_colors(
     """
     vmin, vmax = plots.color_limits(matrix, vmin, vmax)
     rgba, text = plots.cell_colors(matrix, vmin, vmax, cmap)
-    background = tuple(tuple(_css(c) for c in row) for row in rgba)
+    background = _css_grid(rgba)
     stops, _ = plots.cell_colors(np.linspace(vmin, vmax, 9)[None, :], vmin, vmax, cmap)
     gradient = ", ".join(_css(c) for c in stops[0])
     legend = (
@@ -423,8 +459,7 @@ def html_heatmap(
         hidden = np.asarray(masked.numpy() if isinstance(masked, torch.Tensor) else masked)
         if hidden.dtype != np.bool_ or hidden.shape != values.shape:
             raise ValueError(
-                f"masked: expected a bool array of shape {values.shape}, "
-                f"got {describe(masked)}"
+                f"masked: expected a bool array of shape {values.shape}, got {describe(masked)}"
             )
         hidden = hidden.tolist()
 
@@ -521,12 +556,14 @@ class _Explorer:
     def _on_change(self, change: dict | None = None) -> None:
         self._update(self._compute)
 
-    def _update(self, compute: Callable[[], Any], commit: Callable[[], None] | None = None) -> bool:
+    def _update(
+        self, compute: Callable[[], Any], commit: Callable[[Any], None] | None = None
+    ) -> bool:
         """Draw ``compute()``'s view; on error show it in ``status`` and keep the old view.
 
-        Everything is computed first and assigned after (``commit`` first, then the
-        widgets), so an error leaves the old view, its HTML and the explorer's state whole.
-        Returns whether the new view was drawn.
+        Everything is computed first and assigned after (``commit(view)`` first, then
+        the widgets), so an error leaves the old view, its HTML and the explorer's
+        state whole. Returns whether the new view was drawn.
         """
         try:
             view = compute()
@@ -535,7 +572,7 @@ class _Explorer:
             self._show_error(exc)
             return False
         if commit is not None:
-            commit()
+            commit(view)
         for widget, value in updates:
             widget.value = value
         self._view = view
@@ -801,3 +838,588 @@ class LoopStepper(_Explorer):
             colorbar_label="attention score",
             title=view.text,
         )
+
+
+# ----------------------------------------------------------------------------- AttentionExplorer
+
+#: The book's sentence; any case and spacing of it gets the book's embeddings.
+DEFAULT_SENTENCE = "Your journey starts with one step"
+
+#: The temperature slider's range (a temperature given outside it widens the slider).
+TEMPERATURE_RANGE = (0.1, 5.0)
+
+
+def sentence_inputs(sentence: str, seed: int = 123) -> tuple[tuple[str, ...], torch.Tensor]:
+    """The tokens of ``sentence`` and their ``inputs`` ``(num_tokens, 3)``.
+
+    The book's sentence (in any case, with any spacing) gets the book's
+    embeddings, :func:`attnlib.data.example_inputs`, so the explorer shows the
+    book's numbers; any other sentence gets :func:`attnlib.data.embed` with
+    ``d=3`` and ``seed``. Raises ``ValueError`` for an empty sentence or one of
+    more than ``attnlib.data.MAX_TOKENS`` (32) tokens.
+    """
+    if not isinstance(sentence, str):
+        raise ValueError(f"sentence: expected a str, got {describe(sentence)}")
+    check_int(seed, "seed", minimum=0)
+    if " ".join(sentence.split()).lower() == DEFAULT_SENTENCE.lower():
+        return tuple(tokenize(sentence)), example_inputs()
+    tokens, inputs = embed(sentence, d=3, seed=seed)
+    return tuple(tokens), inputs
+
+
+@dataclass(frozen=True, eq=False)
+class HeadProjections:
+    """Every head's query, key and value weights, each ``(num_heads, d_in, head_dim)``.
+
+    Head ``h`` projects ``inputs`` ``(num_tokens, d_in)`` to its queries
+    ``inputs @ W_query[h]``, ``(num_tokens, head_dim)``, and likewise its keys and
+    values. :meth:`from_module` cuts them out of a
+    :class:`attnlib.modules.MultiHeadAttention`.
+    """
+
+    W_query: torch.Tensor
+    W_key: torch.Tensor
+    W_value: torch.Tensor
+
+    def __post_init__(self) -> None:
+        shape = None
+        for name in ("W_query", "W_key", "W_value"):
+            weight = getattr(self, name)
+            as_float_tensor(weight, name)
+            check_rank(weight, name, (3,), "(num_heads, d_in, head_dim)")
+            if weight.numel() == 0:
+                raise ValueError(f"{name}: expected no empty axis, got shape {tuple(weight.shape)}")
+            if shape is not None and weight.shape != shape:
+                raise ValueError(
+                    f"{name}: expected the shape of W_query, {tuple(shape)}, "
+                    f"got {tuple(weight.shape)}"
+                )
+            shape = weight.shape
+
+    @property
+    def num_heads(self) -> int:
+        return self.W_query.shape[0]
+
+    @property
+    def d_in(self) -> int:
+        return self.W_query.shape[1]
+
+    @property
+    def head_dim(self) -> int:
+        return self.W_query.shape[2]
+
+    @classmethod
+    def from_module(cls, module: MultiHeadAttention) -> HeadProjections:
+        """The per-head weights of ``module`` (built with ``qkv_bias=False``), detached."""
+        if not isinstance(module, MultiHeadAttention):
+            raise ValueError(
+                f"module: expected an attnlib.modules.MultiHeadAttention, got {describe(module)}"
+            )
+        if module.W_query.bias is not None:
+            raise ValueError("module: expected qkv_bias=False (no bias to add), got qkv_bias=True")
+        num_heads, head_dim = module.num_heads, module.head_dim
+
+        def split(linear: torch.nn.Linear) -> torch.Tensor:
+            # nn.Linear computes x @ weight.T with weight (d_out, d_in). The module's forward
+            # cuts the d_out outputs into consecutive pieces of head_dim, one per head, so
+            # head h owns output columns h*head_dim:(h+1)*head_dim of weight.T.
+            weight = linear.weight.detach().T  # (d_in, d_out)
+            per_head = weight.reshape(module.d_in, num_heads, head_dim)
+            return per_head.permute(1, 0, 2).contiguous()  # (num_heads, d_in, head_dim)
+
+        return cls(split(module.W_query), split(module.W_key), split(module.W_value))
+
+
+@dataclass(frozen=True, eq=False)
+class AttentionView:
+    """What :class:`AttentionExplorer` shows for one setting of its controls.
+
+    ``inputs``: ``(num_tokens, d_in)``; ``queries``, ``keys``, ``values``:
+    ``(num_tokens, d)``, the inputs themselves for simplified self-attention
+    (``d = d_in``), else head ``head``'s projections (``d = head_dim``);
+    ``attn_scores``: ``(num_tokens, num_tokens)``, ``queries @ keys.T`` before
+    scaling and masking; ``scaled_scores``: what enters softmax,
+    ``attn_scores * scale / temperature`` with ``-inf`` where ``masked``;
+    ``masked``: bool ``(num_tokens, num_tokens)``, True above the diagonal when
+    ``causal``; ``attn_weights``: ``softmax(scaled_scores, dim)``; ``weights``:
+    row ``query`` of it, ``(num_tokens,)``; ``context``: ``(d,)``,
+    ``weights @ values``; ``row_sums`` / ``col_sums``: ``(num_tokens,)``;
+    ``scale``: 1 without heads, ``1 / sqrt(head_dim)`` with; ``head``: 0 without
+    heads; ``text``: the settings, the query's scores and its context vector
+    written out.
+    """
+
+    tokens: tuple[str, ...]
+    query: int
+    token: str
+    dim: int
+    causal: bool
+    temperature: float
+    head: int
+    num_heads: int
+    scale: float
+    inputs: torch.Tensor
+    queries: torch.Tensor
+    keys: torch.Tensor
+    values: torch.Tensor
+    attn_scores: torch.Tensor
+    scaled_scores: torch.Tensor
+    masked: torch.Tensor
+    attn_weights: torch.Tensor
+    weights: torch.Tensor
+    context: torch.Tensor
+    row_sums: torch.Tensor
+    col_sums: torch.Tensor
+    text: str
+
+
+def _check_dim(dim: Any) -> int:
+    if isinstance(dim, bool) or dim not in (-1, 0):
+        raise ValueError(f"dim: expected -1 (across each row) or 0 (down each column), got {dim!r}")
+    return int(dim)
+
+
+def _check_causal(causal: Any) -> bool:
+    if not isinstance(causal, (bool, np.bool_)):
+        raise ValueError(f"causal: expected True or False, got {describe(causal)}")
+    return bool(causal)
+
+
+def _check_temperature(temperature: Any) -> float:
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.floating)):
+        raise ValueError(f"temperature: expected a number > 0, got {describe(temperature)}")
+    # Written so that NaN fails too; inf would make every weight equal and is refused.
+    if not 0 < temperature < float("inf"):
+        raise ValueError(f"temperature: expected a finite number > 0, got {temperature!r}")
+    return float(temperature)
+
+
+def attention_view(
+    inputs: torch.Tensor,
+    tokens: Sequence[str],
+    *,
+    query: int,
+    dim: int = -1,
+    causal: bool = False,
+    temperature: float = 1.0,
+    head: int = 0,
+    projections: HeadProjections | None = None,
+) -> AttentionView:
+    """Attention of every token of ``inputs`` ``(num_tokens, d_in)``, seen from ``query``.
+
+    Without ``projections``: the simplified self-attention of the first notebooks,
+    queries = keys = values = ``inputs`` and no scaling. With ``projections``:
+    head ``head``'s queries, keys and values, and the scale ``1 / sqrt(head_dim)``.
+    Then ``attn_scores = queries @ keys.T``; with ``causal`` the scores above the
+    diagonal become ``-inf``; ``attn_weights = softmax(attn_scores * scale /
+    temperature, dim)`` (a small temperature sharpens, a large one flattens);
+    ``context = attn_weights[query] @ values``.
+    """
+    inputs = _check_inputs(inputs)
+    num_tokens = inputs.shape[0]
+    tokens = _check_tokens(tokens, num_tokens, f"inputs, shape {tuple(inputs.shape)}")
+    query = _check_control(query, "query", 0, num_tokens - 1)
+    dim, causal = _check_dim(dim), _check_causal(causal)
+    temperature = _check_temperature(temperature)
+    if projections is None:
+        head = _check_control(head, "head", 0, 0)
+        # Simplified self-attention is attention with identity projections and no scale.
+        queries = keys = values = inputs
+        scale, num_heads = 1.0, 1
+    else:
+        if not isinstance(projections, HeadProjections):
+            raise ValueError(
+                f"projections: expected None or HeadProjections, got {describe(projections)}"
+            )
+        if projections.d_in != inputs.shape[1]:
+            raise ValueError(
+                f"projections: expected d_in = {inputs.shape[1]} (as inputs), "
+                f"got weights of shape {tuple(projections.W_query.shape)}"
+            )
+        num_heads = projections.num_heads
+        head = _check_control(head, "head", 0, num_heads - 1)
+        inputs_ = inputs.to(projections.W_query.dtype)
+        queries = inputs_ @ projections.W_query[head]  # (num_tokens, head_dim)
+        keys = inputs_ @ projections.W_key[head]
+        values = inputs_ @ projections.W_value[head]
+        scale = 1.0 / math.sqrt(projections.head_dim)
+
+    attn_scores = queries @ keys.T  # (num_tokens, num_tokens)
+    # Scale first, then temperature, as the module does at temperature 1: softmax(scores * scale).
+    scaled_scores = attn_scores * scale / temperature
+    masked = causal_mask(num_tokens) if causal else torch.zeros(num_tokens, num_tokens, dtype=bool)
+    if causal:
+        scaled_scores = scaled_scores.masked_fill(masked, float("-inf"))
+    attn_weights = softmax(scaled_scores, dim=dim)
+    weights = attn_weights[query]
+    context = context_vectors(attn_weights, values)[query]
+    row_sums, col_sums = attn_weights.sum(dim=1), attn_weights.sum(dim=0)
+    text = _attention_text(
+        tokens,
+        query,
+        dim,
+        causal,
+        temperature,
+        head,
+        num_heads,
+        scale,
+        attn_scores[query],
+        scaled_scores[query],
+        weights,
+        context,
+        row_sums,
+        col_sums,
+    )
+    return AttentionView(
+        tokens,
+        query,
+        tokens[query],
+        dim,
+        causal,
+        temperature,
+        head,
+        num_heads,
+        scale,
+        inputs,
+        queries,
+        keys,
+        values,
+        attn_scores,
+        scaled_scores,
+        masked,
+        attn_weights,
+        weights,
+        context,
+        row_sums,
+        col_sums,
+        text,
+    )
+
+
+def _attention_text(
+    tokens: tuple[str, ...],
+    query: int,
+    dim: int,
+    causal: bool,
+    temperature: float,
+    head: int,
+    num_heads: int,
+    scale: float,
+    scores: torch.Tensor,
+    scaled: torch.Tensor,
+    weights: torch.Tensor,
+    context: torch.Tensor,
+    row_sums: torch.Tensor,
+    col_sums: torch.Tensor,
+) -> str:
+    """The view in words: settings, the query's scores before and after softmax, its z."""
+    axis = "across each row" if dim == -1 else "down each column"
+    settings = (
+        f"query {query} {tokens[query]!r} | softmax dim={dim} ({axis}) | "
+        f"causal mask {'on' if causal else 'off'} | temperature {temperature:g}"
+    )
+    if num_heads == 1:
+        rule = f"attn_weights = softmax(attn_scores / temperature, dim={dim})"
+        vector = "x"
+    else:
+        head_dim = context.shape[0]
+        rule = (
+            f"head {head} of {num_heads}: attn_weights = "
+            f"softmax(queries @ keys.T / sqrt({head_dim}) / temperature, dim={dim})"
+        )
+        vector = "v"
+    lines = [settings, rule, f"attn_scores[{query}] = {_vector(scores.tolist())}"]
+    if scale != 1.0 or temperature != 1.0 or causal:
+        shown = ", ".join("-inf" if v == float("-inf") else f"{v:.4f}" for v in scaled.tolist())
+        lines.append(f"into softmax: [{shown}]")
+    terms = " + ".join(
+        f"{w:.4f}·{vector}({t})" for w, t in zip(weights.tolist(), tokens, strict=True)
+    )
+    lines.append(f"z({tokens[query]}) = {terms} = {_vector(context.tolist())}")
+    total = weights.sum().item()
+    ones = torch.ones_like(row_sums)
+    if dim == -1:
+        sums = "every row sums to 1"
+        if causal:
+            sums += "; masked weights are 0"
+    else:
+        sums = "every column sums to 1"
+        if not torch.allclose(row_sums, ones, atol=_SUM_TOL):
+            sums += (
+                f"; row {query} sums to {total:.4f}, so z is not a weighted average "
+                "(use dim=-1 for that)"
+            )
+    if not torch.allclose(col_sums, ones, atol=_SUM_TOL) and dim == -1:
+        sums += f"; the columns do not ({_span(col_sums)})"
+    lines.append(sums)
+    return "\n".join(lines)
+
+
+class AttentionExplorer(_Explorer):
+    """Attention on a sentence of your own: every knob of the chapter in one place.
+
+    ``sentence``: the text to attend over (at most 32 tokens); the book's sentence
+    (any case or spacing) uses the book's embeddings, any other sentence
+    :func:`attnlib.data.embed` with ``d=3`` and ``seed``. With ``num_heads == 1``
+    the explorer shows simplified self-attention (no weights, no scaling); with
+    ``num_heads > 1`` a :class:`attnlib.modules.MultiHeadAttention` with
+    ``d_out`` (default ``2 * num_heads``; must be divisible by ``num_heads``) is
+    built after ``torch.manual_seed(seed)`` (the reader's own random state is
+    restored afterwards) and the selected head is shown.
+
+    Controls (each an ipywidgets control with a ``.value``):
+
+    - ``sentence``: Text; applied on Enter or leaving the box;
+    - ``query``: IntSlider over ``0 .. num_tokens - 1`` (follows the sentence);
+    - ``dim``: ToggleButtons, -1 (across each row) or 0 (down each column);
+    - ``causal``: Checkbox, hide the later tokens;
+    - ``temperature``: FloatSlider, 0.1 .. 5.0; the scores are divided by it;
+    - ``head``: IntSlider over the heads, or ``None`` when ``num_heads == 1``.
+
+    ``view``: an :class:`AttentionView`; ``module``: the MultiHeadAttention or
+    ``None``. A bad sentence shows its error in ``status`` and the last good view
+    stays; bad constructor arguments raise ``ValueError``.
+    """
+
+    _css_class = "attnlib-attention-explorer"
+
+    def __init__(
+        self,
+        sentence: str = DEFAULT_SENTENCE,
+        *,
+        num_heads: int = 1,
+        d_out: int | None = None,
+        seed: int = 123,
+        query: int = 1,
+        dim: int = -1,
+        causal: bool = False,
+        temperature: float = 1.0,
+    ):
+        self._seed = check_int(seed, "seed", minimum=0)
+        check_int(num_heads, "num_heads", minimum=1)
+        self.module: MultiHeadAttention | None = None
+        self.projections: HeadProjections | None = None
+        if num_heads == 1:
+            if d_out is not None:
+                raise ValueError(
+                    "d_out: expected None with num_heads=1 (simplified self-attention has no "
+                    f"projections), got {describe(d_out)}"
+                )
+        else:
+            d_out = 2 * num_heads if d_out is None else d_out
+            check_int(d_out, "d_out", minimum=1)
+            if d_out % num_heads:
+                raise ValueError(
+                    f"d_out: expected a multiple of num_heads={num_heads} (each head gets "
+                    f"d_out // num_heads dimensions), got {d_out}"
+                )
+            # The book's way to fix the weights, without moving the reader's random stream.
+            with torch.random.fork_rng(devices=[]):
+                torch.manual_seed(seed)
+                module = MultiHeadAttention(
+                    d_in=3,
+                    d_out=d_out,
+                    context_length=MAX_TOKENS,
+                    dropout=0.0,
+                    num_heads=num_heads,
+                )
+            self.module = module.eval().requires_grad_(False)
+            self.projections = HeadProjections.from_module(self.module)
+        tokens, inputs = sentence_inputs(sentence, seed)
+        # Raises for a bad query, dim, causal or temperature, naming what was received.
+        self._view = attention_view(
+            inputs,
+            tokens,
+            query=query,
+            dim=dim,
+            causal=causal,
+            temperature=temperature,
+            head=0,
+            projections=self.projections,
+        )
+        self._muted = False
+        self._sentence_error: Exception | None = None
+        self._colors_weights: torch.Tensor | None = None
+        self._colors: HeatmapColors | None = None
+
+        self.sentence = widgets.Text(
+            value=sentence,
+            description="sentence",
+            placeholder="type a sentence, then Enter",
+            continuous_update=False,  # recompute on Enter or leaving the box, not per keystroke
+            layout=widgets.Layout(width="36em"),
+        )
+        self.query = widgets.IntSlider(
+            value=self._view.query,
+            min=0,
+            max=len(tokens) - 1,
+            description="query",
+            continuous_update=True,
+        )
+        self.token_label = widgets.HTML()
+        self.dim = widgets.ToggleButtons(
+            options=[("dim=-1 (across each row)", -1), ("dim=0 (down each column)", 0)],
+            value=self._view.dim,
+            description="softmax",
+        )
+        self.causal = widgets.Checkbox(
+            value=self._view.causal, description="causal mask (hide later tokens)", indent=False
+        )
+        low, high = TEMPERATURE_RANGE
+        temp = self._view.temperature
+        self.temperature = widgets.FloatSlider(
+            value=temp,
+            min=min(low, temp),
+            max=max(high, temp),
+            step=0.1,
+            description="temperature",
+            readout_format=".2f",
+            continuous_update=True,
+        )
+        self.head: widgets.IntSlider | None = None
+        if num_heads > 1:
+            self.head = widgets.IntSlider(
+                value=0, min=0, max=num_heads - 1, description="head", continuous_update=True
+            )
+        self.heatmap = widgets.HTML()
+        self.heatmap.add_class("attnlib-weights-heatmap")
+        self.bars = widgets.HTML()
+        self.formula = widgets.HTML()
+        knobs = [self.temperature] + ([self.head] if self.head is not None else [])
+        controls = [self.query, self.dim, self.causal, *knobs]
+        self._finish(
+            [
+                self.sentence,
+                widgets.HBox([self.query, self.token_label]),
+                widgets.HBox([self.dim, self.causal]),
+                widgets.HBox(knobs),
+                self.heatmap,
+                self.bars,
+                self.formula,
+            ],
+            controls,
+        )
+        self.sentence.observe(self._on_sentence, names="value")
+        for widget, value in self._render(self._view):
+            widget.value = value
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        """The tokens of the sentence shown now (the last good one)."""
+        return self._view.tokens
+
+    @property
+    def inputs(self) -> torch.Tensor:
+        """Their embeddings, ``(num_tokens, 3)``."""
+        return self._view.inputs
+
+    def _compute(
+        self,
+        inputs: torch.Tensor | None = None,
+        tokens: Sequence[str] | None = None,
+        query: int | None = None,
+    ) -> AttentionView:
+        """The view of the controls' values (and of a new sentence's ``inputs``, ``tokens``)."""
+        return attention_view(
+            self.inputs if inputs is None else inputs,
+            self.tokens if tokens is None else tokens,
+            query=self.query.value if query is None else query,
+            dim=self.dim.value,
+            causal=self.causal.value,
+            temperature=self.temperature.value,
+            head=0 if self.head is None else self.head.value,
+            projections=self.projections,
+        )
+
+    def _on_change(self, change: dict | None = None) -> None:
+        if not self._muted:  # the query slider moving because a new sentence is shorter
+            super()._on_change(change)
+
+    def _on_sentence(self, change: dict | None = None) -> None:
+        def compute() -> AttentionView:
+            tokens, inputs = sentence_inputs(self.sentence.value, self._seed)
+            # A shorter sentence keeps the query, or moves it to its last token.
+            return self._compute(inputs, tokens, min(self.query.value, len(tokens) - 1))
+
+        if not self._update(compute, self._adopt_sentence):
+            self._sentence_error = self.last_error
+
+    def _adopt_sentence(self, view: AttentionView) -> None:
+        """Fit the query slider to a new sentence's ``view`` (already computed and drawn)."""
+        self._sentence_error = None
+        # Muted: the slider's moves must not redraw from the old sentence in between.
+        self._muted = True
+        try:
+            self.query.max = len(view.tokens) - 1  # a lower max clamps the value ...
+            self.query.value = view.query  # ... which is then the view's query anyway
+        finally:
+            self._muted = False
+
+    def _clear_error(self) -> None:
+        # While the box holds a bad sentence, its error stays up whatever else moves.
+        if self._sentence_error is not None:
+            self._show_error(self._sentence_error)
+        else:
+            super()._clear_error()
+
+    def _colors_for(self, view: AttentionView) -> HeatmapColors:
+        # The weights do not depend on the query: moving it reuses the colours.
+        if self._colors is None or not (
+            self._colors_weights is not None
+            and self._colors_weights.shape == view.attn_weights.shape
+            and torch.equal(self._colors_weights, view.attn_weights)
+        ):
+            # vmin = 0 (not the smallest weight), so a flat row looks flat and a sharp one bright.
+            self._colors = heatmap_colors(view.attn_weights, vmin=0.0, label="attention weight")
+            self._colors_weights = view.attn_weights
+        return self._colors
+
+    def _render(self, view: AttentionView) -> list[tuple[widgets.Widget, str]]:
+        where = "" if view.num_heads == 1 else f"head {view.head}: "
+        table = html_heatmap(
+            view.attn_weights,
+            view.tokens,
+            view.tokens,
+            colors=self._colors_for(view),
+            highlight_row=view.query,
+            row_totals=view.row_sums,
+            col_totals=view.col_sums,
+            masked=view.masked if view.causal else None,
+            caption=(
+                f"{where}attn_weights = softmax(scores / {view.temperature:g}, dim={view.dim})"
+                f"{', causal' if view.causal else ''}: rows = queries, columns = keys"
+            ),
+        )
+        token = f'<b class="attnlib-token">x({view.query}) = {html.escape(repr(view.token))}</b>'
+        return [
+            (self.token_label, token),
+            (self.heatmap, table),
+            (self.bars, _html_bars(view.weights.tolist(), view.tokens, view.query)),
+            (self.formula, _html_text(view.text, "attnlib-formula")),
+        ]
+
+    def figure(self) -> Figure:
+        """The current view as a matplotlib Figure (weights heatmap and the query's bars)."""
+        view = self._view
+        colors = self._colors_for(view)
+        fig = Figure(figsize=(11, 4.6), layout="constrained")
+        left, right = fig.subplots(1, 2, width_ratios=[1.2, 1])
+        where = "" if view.num_heads == 1 else f"head {view.head}, "
+        plots.heatmap(
+            view.attn_weights,
+            view.tokens,
+            view.tokens,
+            ax=left,
+            highlight_row=view.query,
+            vmin=colors.vmin,
+            vmax=colors.vmax,
+            colorbar_label="attention weight",
+            title=(
+                f"{where}dim={view.dim}, temperature {view.temperature:g}"
+                f"{', causal' if view.causal else ''}"
+            ),
+            fmt="{:.2f}",
+        )
+        plots.weights_bar(view.weights, view.tokens, ax=right, query=view.query)
+        fig.suptitle(view.text.splitlines()[-2], fontsize=8, wrap=True)
+        return fig
