@@ -339,20 +339,19 @@ def _css(rgba: np.ndarray) -> str:
 def _css_grid(rgba: np.ndarray) -> tuple[tuple[str, ...], ...]:
     """:func:`_css` of every colour of ``rgba`` ``(rows, cols, 4)``, vectorised.
 
-    A 32x32 grid is redrawn at every slider step; one ``_css`` call per cell took
-    most of a step's time.
+    A 32x32 grid is recoloured at every slider step, and one ``_css`` call per cell
+    took most of a step's time. A colormap has at most a few hundred distinct
+    colours, so each distinct one is formatted once and the cells look theirs up.
     """
     # np.round rounds halves to even, as round() in _css does.
     rgb = np.round(rgba[..., :3] * 255).astype(np.int64)
-    codes = (rgb[..., 0] << 16 | rgb[..., 1] << 8 | rgb[..., 2]).tolist()
-    clear = (rgba[..., 3] == 0).tolist()
-    return tuple(
-        tuple(
-            "transparent" if hidden else f"#{code:06x}"
-            for code, hidden in zip(code_row, clear_row, strict=True)
-        )
-        for code_row, clear_row in zip(codes, clear, strict=True)
+    codes = rgb[..., 0] << 16 | rgb[..., 1] << 8 | rgb[..., 2]
+    codes[rgba[..., 3] == 0] = -1  # transparent
+    distinct, inverse = np.unique(codes, return_inverse=True)
+    names = np.array(
+        ["transparent" if code < 0 else f"#{code:06x}" for code in distinct.tolist()], dtype=object
     )
+    return tuple(map(tuple, names[inverse.reshape(codes.shape)].tolist()))
 
 
 def heatmap_colors(
@@ -479,9 +478,16 @@ def html_heatmap(
             parts.append(f'<tr class="attnlib-highlight-row" data-row="{i}"><th>▶ {label}</th>')
         else:
             parts.append(f'<tr data-row="{i}"><th>{label}</th>')
+        background, text = colors.background[i], colors.text[i]
         for j, value in enumerate(row):
             hide = hidden is not None and hidden[i][j]
-            parts.append(_td(i, j, value, fmt, colors, i == hl_i and j == hl_j, hide))
+            if hide or (i == hl_i and j == hl_j) or not math.isfinite(value):
+                parts.append(_td(i, j, value, fmt, colors, i == hl_i and j == hl_j, hide))
+            else:  # the common plain cell, inlined: a 32x32 grid is redrawn per slider step
+                parts.append(
+                    f'<td data-row="{i}" data-col="{j}" '
+                    f'style="background:{background[j]};color:{text[j]}">{fmt.format(value)}</td>'
+                )
         if row_sums is not None:
             parts.append(_total_td(row_sums[i], f'data-row="{i}" data-col="sum"'))
         parts.append("</tr>")
@@ -661,7 +667,7 @@ class QueryExplorer(_Explorer):
     def figure(self) -> Figure:
         """The current view as a matplotlib Figure (heatmap and weights bar), for static pages."""
         view = self._view
-        fig = Figure(figsize=(11, 4.2), layout="constrained")
+        fig = plots.new_figure((11, 4.2))
         left, right = fig.subplots(1, 2, width_ratios=[1.2, 1])
         plots.heatmap(
             view.attn_weights,
@@ -1226,6 +1232,13 @@ class AttentionExplorer(_Explorer):
             self.module = module.eval().requires_grad_(False)
             self.projections = HeadProjections.from_module(self.module)
         tokens, inputs = sentence_inputs(sentence, seed)
+        if not isinstance(query, bool) and isinstance(query, int) and query >= len(tokens) > 0:
+            # The default query 1 is the book's "journey"; a one-word sentence has no index 1.
+            hint = "; pass query=0" if len(tokens) == 1 else ""
+            raise ValueError(
+                f"query: expected an int in [0, {len(tokens) - 1}] (the sentence has "
+                f"{len(tokens)} tokens), got {query}{hint}"
+            )
         # Raises for a bad query, dim, causal or temperature, naming what was received.
         self._view = attention_view(
             inputs,
@@ -1402,7 +1415,7 @@ class AttentionExplorer(_Explorer):
         """The current view as a matplotlib Figure (weights heatmap and the query's bars)."""
         view = self._view
         colors = self._colors_for(view)
-        fig = Figure(figsize=(11, 4.6), layout="constrained")
+        fig = plots.new_figure((11, 4.6))
         left, right = fig.subplots(1, 2, width_ratios=[1.2, 1])
         where = "" if view.num_heads == 1 else f"head {view.head}, "
         plots.heatmap(

@@ -9,7 +9,12 @@ drawn into the widgets; without a kernel the comm send is a no-op). The naive
 baseline does the same changes the slow way: the same view function, then a
 fresh ``plots.heatmap`` rendered to PNG (``savefig`` into memory, then closed).
 
-Prints one line per explorer and, last, over all explorers' changes:
+The AttentionExplorer is driven through each of its controls (query, dim, causal,
+temperature, head, sentence) on the book's sentence, and through query and
+temperature on a 32-token sentence (the longest it accepts, the largest grid);
+its baseline is :func:`attnlib.widgets.attention_view` then the PNG heatmap.
+
+Prints one line per explorer control and, last, over all explorers' changes:
 ``median_ms=<m> p95_ms=<p> baseline_median_ms=<b> speedup=<b/m>``.
 The target is a median <= 10 ms and a p95 <= 25 ms on a 2-core machine.
 """
@@ -59,6 +64,29 @@ def _baseline_loop(explorer: widgets.LoopStepper, value: int) -> None:
     _render_png(view.scores, explorer.tokens, highlight_cell=(view.i, view.j))
 
 
+def _baseline_attention(field: str) -> Callable[[widgets.AttentionExplorer, Any], None]:
+    """The slow way for an AttentionExplorer control ``field``: view, then a fresh PNG."""
+
+    def draw(explorer: widgets.AttentionExplorer, value: Any) -> None:
+        tokens, inputs = explorer.tokens, explorer.inputs
+        settings = {
+            "query": explorer.query.value,
+            "dim": explorer.dim.value,
+            "causal": explorer.causal.value,
+            "temperature": explorer.temperature.value,
+            "head": 0 if explorer.head is None else explorer.head.value,
+        }
+        if field == "sentence":
+            tokens, inputs = widgets.sentence_inputs(value)
+            settings["query"] = min(settings["query"], len(tokens) - 1)
+        else:
+            settings[field] = value
+        view = widgets.attention_view(inputs, tokens, projections=explorer.projections, **settings)
+        _render_png(view.attn_weights, view.tokens, highlight_row=view.query)
+
+    return draw
+
+
 def _render_png(matrix: Any, tokens: tuple[str, ...], **highlight: Any) -> None:
     fig = plots.heatmap(matrix, tokens, tokens, fmt="{:.4f}", **highlight)
     fig.savefig(io.BytesIO(), format="png")
@@ -106,6 +134,16 @@ def main() -> None:
     softmax = widgets.SoftmaxAxisExplorer()
     loop = widgets.LoopStepper()
     num_tokens = len(query.tokens)
+    attention = widgets.AttentionExplorer()
+    heads = widgets.AttentionExplorer(num_heads=2)
+    long_sentence = " ".join(f"word{k}" for k in range(32))
+    long = widgets.AttentionExplorer(long_sentence, num_heads=2, causal=True)
+    temperatures = [0.1, 0.5, 1.0, 2.0, 5.0]
+    sentences = [
+        widgets.DEFAULT_SENTENCE,
+        "The cat sat on the mat.",
+        "Attention is all you need, they said",
+    ]
     cases = [
         (
             "QueryExplorer.query",
@@ -125,6 +163,35 @@ def main() -> None:
             _baseline_loop,
         ),
     ]
+    # (control name, values, view field); each change is one reader's move.
+    attention_controls = [
+        ("query", list(range(num_tokens)), "query"),
+        ("dim", [-1, 0], "dim"),
+        ("causal", [False, True], "causal"),
+        ("temperature", temperatures, "temperature"),
+    ]
+    for control, values, field in attention_controls:
+        cases.append(
+            (
+                f"AttentionExplorer.{control}",
+                attention,
+                getattr(attention, control),
+                values,
+                field,
+                _baseline_attention(field),
+            )
+        )
+    cases += [
+        ("AttentionExplorer(num_heads=2).head", heads, heads.head, [0, 1], "head",
+         _baseline_attention("head")),
+        ("AttentionExplorer.sentence", attention, attention.sentence, sentences,
+         lambda view, value: view.tokens == tuple(widgets.tokenize(value)),
+         _baseline_attention("sentence")),
+        ("AttentionExplorer(32 tokens, 2 heads, causal).query", long, long.query,
+         [1, 8, 16, 24, 31], "query", _baseline_attention("query")),
+        ("AttentionExplorer(32 tokens, 2 heads, causal).temperature", long, long.temperature,
+         temperatures, "temperature", _baseline_attention("temperature")),
+    ]  # fmt: skip
 
     print(
         f"python {sys.version.split()[0]}, matplotlib {matplotlib.__version__}, "
@@ -135,10 +202,14 @@ def main() -> None:
     for name, explorer, control, values, field, baseline in cases:
 
         def check(
-            value: Any, explorer: Any = explorer, field: str = field, name: str = name
+            value: Any, explorer: Any = explorer, field: Any = field, name: str = name
         ) -> None:
             # The observer ran: the view shows the value just set, with no error.
-            if getattr(explorer.view, field) != value or explorer.status.value:
+            if callable(field):
+                shown = field(explorer.view, value)
+            else:
+                shown = getattr(explorer.view, field) == value
+            if not shown or explorer.status.value:
                 raise RuntimeError(f"{name}: view not updated to {value}: {explorer.status.value}")
 
         first = control.value

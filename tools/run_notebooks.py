@@ -51,6 +51,9 @@ def run(path: Path, cwd: Path | None = None) -> None:
         kernel_name="python3",
         resources={"metadata": {"path": str(cwd or path.parent)}},
         record_timing=False,
+        # One print can reach the client in several chunks, split differently from run to
+        # run; merging consecutive stream outputs keeps the saved notebook repeatable.
+        coalesce_streams=True,
         store_widget_state=False,
     )
     client.execute()

@@ -301,15 +301,20 @@ class ExplorerCase:
     notebook: str
     root: str
     steps: tuple[Step, ...]
-    screenshot: str = field(default="")
 
     @property
     def stem(self) -> str:
-        return self.screenshot or Path(self.notebook).stem
+        return Path(self.notebook).stem
 
 
-# The IntSlider's handle (noUiSlider) is the focusable element that takes arrow keys.
-SLIDER_HANDLE = ".widget-slider .noUi-handle"
+def slider(description: str) -> str:
+    """The handle of the slider labelled ``description`` (explorers may have several).
+
+    The handle (noUiSlider's) is the focusable element that takes the arrow keys.
+    """
+    return f'.widget-slider:has(.widget-label:text-is("{description}")) .noUi-handle'
+
+
 # Values are shown with 4 decimals: half a unit in the last place, and a little slack
 # for the book's own rounding.
 TOLERANCE = 1.01e-4
@@ -475,9 +480,9 @@ LOOP_STEPPER_01 = ExplorerCase(
     ".attnlib-explorer.attnlib-loop-stepper",
     (
         loop_step(0),
-        loop_step(1, SLIDER_HANDLE, ("ArrowRight",)),
-        loop_step(7, SLIDER_HANDLE, ("ArrowRight",) * 6),
-        loop_step(35, SLIDER_HANDLE, ("End",)),
+        loop_step(1, slider("iteration"), ("ArrowRight",)),
+        loop_step(7, slider("iteration"), ("ArrowRight",) * 6),
+        loop_step(35, slider("iteration"), ("End",)),
     ),
 )
 SOFTMAX_AXIS_03 = ExplorerCase(
@@ -495,7 +500,7 @@ QUERY_EXPLORER_04 = ExplorerCase(
     ".attnlib-explorer.attnlib-query-explorer",
     (
         query_step(1),
-        query_step(2, SLIDER_HANDLE, ("ArrowRight",)),
-        query_step(0, SLIDER_HANDLE, ("ArrowLeft", "ArrowLeft")),
+        query_step(2, slider("query"), ("ArrowRight",)),
+        query_step(0, slider("query"), ("ArrowLeft", "ArrowLeft")),
     ),
 )

@@ -49,6 +49,8 @@ def test_query_explorer_in_voila(
     assert not leaked, f"code cells visible as text in the Voila page: {leaked}"
     errors = page.locator(STDERR).all_inner_texts()
     assert not errors, f"error or stderr output in the Voila page: {errors}"
+    broken = page.get_by_text("Error displaying widget").all_inner_texts()
+    assert not broken, f"a widget did not render: {broken}"
 
     check_explorer(page, case)
     watched_page.screenshot(f"voila-{case.stem}")
