@@ -28,6 +28,7 @@ an error is ``.attnlib-status .attnlib-error``.
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 from collections.abc import Callable, Sequence
@@ -516,7 +517,9 @@ def _td(
     elif masked or value in (float("inf"), float("-inf")):
         # No inline colour: the stylesheet's grey for td.attnlib-masked must win.
         classes.append("attnlib-masked")
-        attrs, text = "", plots.format_value(value, fmt)
+        # fmt itself for a masked weight (0): format_value's numpy checks cost per cell.
+        text = fmt.format(value) if math.isfinite(value) else plots.format_value(value, fmt)
+        attrs = ""
     else:
         style = f"background:{colors.background[i][j]};color:{colors.text[i][j]}"
         attrs, text = f' style="{style}"', fmt.format(value)
@@ -1000,6 +1003,21 @@ def _check_temperature(temperature: Any) -> float:
     return float(temperature)
 
 
+@functools.lru_cache(maxsize=MAX_TOKENS)
+def _shared_causal_mask(num_tokens: int) -> torch.Tensor:
+    return causal_mask(num_tokens)
+
+
+def _causal_mask(num_tokens: int) -> torch.Tensor:
+    """:func:`attnlib.attention.causal_mask`, made once per length.
+
+    ``triu`` runs on torch's thread pool, and waking the pool between two slider
+    steps took ~5 ms on a busy 2-core machine, half of the whole update budget.
+    A copy, so that a reader editing ``view.masked`` cannot change the next view.
+    """
+    return _shared_causal_mask(num_tokens).clone()
+
+
 def attention_view(
     inputs: torch.Tensor,
     tokens: Sequence[str],
@@ -1053,56 +1071,41 @@ def attention_view(
     attn_scores = queries @ keys.T  # (num_tokens, num_tokens)
     # Scale first, then temperature, as the module does at temperature 1: softmax(scores * scale).
     scaled_scores = attn_scores * scale / temperature
-    masked = causal_mask(num_tokens) if causal else torch.zeros(num_tokens, num_tokens, dtype=bool)
+    masked = _causal_mask(num_tokens) if causal else torch.zeros(num_tokens, num_tokens, dtype=bool)
     if causal:
         scaled_scores = scaled_scores.masked_fill(masked, float("-inf"))
     attn_weights = softmax(scaled_scores, dim=dim)
     weights = attn_weights[query]
     context = context_vectors(attn_weights, values)[query]
     row_sums, col_sums = attn_weights.sum(dim=1), attn_weights.sum(dim=0)
-    text = _attention_text(
-        tokens,
-        query,
-        dim,
-        causal,
-        temperature,
-        head,
-        num_heads,
-        scale,
-        attn_scores[query],
-        scaled_scores[query],
-        weights,
-        context,
-        row_sums,
-        col_sums,
+    view = dict(
+        tokens=tokens,
+        query=query,
+        token=tokens[query],
+        dim=dim,
+        causal=causal,
+        temperature=temperature,
+        head=head,
+        num_heads=num_heads,
+        scale=scale,
+        inputs=inputs,
+        queries=queries,
+        keys=keys,
+        values=values,
+        attn_scores=attn_scores,
+        scaled_scores=scaled_scores,
+        masked=masked,
+        attn_weights=attn_weights,
+        weights=weights,
+        context=context,
+        row_sums=row_sums,
+        col_sums=col_sums,
     )
-    return AttentionView(
-        tokens,
-        query,
-        tokens[query],
-        dim,
-        causal,
-        temperature,
-        head,
-        num_heads,
-        scale,
-        inputs,
-        queries,
-        keys,
-        values,
-        attn_scores,
-        scaled_scores,
-        masked,
-        attn_weights,
-        weights,
-        context,
-        row_sums,
-        col_sums,
-        text,
-    )
+    return AttentionView(**view, text=_attention_text(**view))
 
 
 def _attention_text(
+    *,
     tokens: tuple[str, ...],
     query: int,
     dim: int,
@@ -1111,12 +1114,13 @@ def _attention_text(
     head: int,
     num_heads: int,
     scale: float,
-    scores: torch.Tensor,
-    scaled: torch.Tensor,
+    attn_scores: torch.Tensor,
+    scaled_scores: torch.Tensor,
     weights: torch.Tensor,
     context: torch.Tensor,
     row_sums: torch.Tensor,
     col_sums: torch.Tensor,
+    **_: Any,
 ) -> str:
     """The view in words: settings, the query's scores before and after softmax, its z."""
     axis = "across each row" if dim == -1 else "down each column"
@@ -1134,9 +1138,10 @@ def _attention_text(
             f"softmax(queries @ keys.T / sqrt({head_dim}) / temperature, dim={dim})"
         )
         vector = "v"
-    lines = [settings, rule, f"attn_scores[{query}] = {_vector(scores.tolist())}"]
+    lines = [settings, rule, f"attn_scores[{query}] = {_vector(attn_scores[query].tolist())}"]
     if scale != 1.0 or temperature != 1.0 or causal:
-        shown = ", ".join("-inf" if v == float("-inf") else f"{v:.4f}" for v in scaled.tolist())
+        row = scaled_scores[query].tolist()
+        shown = ", ".join("-inf" if v == float("-inf") else f"{v:.4f}" for v in row)
         lines.append(f"into softmax: [{shown}]")
     terms = " + ".join(
         f"{w:.4f}·{vector}({t})" for w, t in zip(weights.tolist(), tokens, strict=True)
@@ -1388,7 +1393,10 @@ class AttentionExplorer(_Explorer):
         return self._colors
 
     def _render(self, view: AttentionView) -> list[tuple[widgets.Widget, str]]:
-        where = "" if view.num_heads == 1 else f"head {view.head}: "
+        if view.num_heads == 1:
+            scores = "attn_scores"
+        else:
+            scores = f"head {view.head}'s attn_scores / sqrt({view.context.shape[0]})"
         table = html_heatmap(
             view.attn_weights,
             view.tokens,
@@ -1399,7 +1407,7 @@ class AttentionExplorer(_Explorer):
             col_totals=view.col_sums,
             masked=view.masked if view.causal else None,
             caption=(
-                f"{where}attn_weights = softmax(scores / {view.temperature:g}, dim={view.dim})"
+                f"attn_weights = softmax({scores} / {view.temperature:g}, dim={view.dim})"
                 f"{', causal' if view.causal else ''}: rows = queries, columns = keys"
             ),
         )
