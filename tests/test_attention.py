@@ -5,22 +5,13 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn.functional as F
+from book import ALL_CONTEXT_VECS, JOURNEY_WEIGHTS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attnlib import attention as A
 from attnlib.data import TOKENS, example_inputs
 
-# Printed in chapter 3 of the book (the seeds in ../shared/seeds).
-JOURNEY_WEIGHTS = [0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581]
-ALL_CONTEXT_VECS = [
-    [0.4421, 0.5931, 0.5790],
-    [0.4419, 0.6515, 0.5683],
-    [0.4431, 0.6496, 0.5671],
-    [0.4304, 0.6298, 0.5510],
-    [0.4671, 0.5910, 0.5266],
-    [0.4177, 0.6503, 0.5645],
-]
 PRINTED = dict(atol=5e-5, rtol=0)  # equal to 4 printed decimals
 
 

@@ -15,11 +15,14 @@ matplotlib.use("Agg")
 
 import html  # noqa: E402
 import math  # noqa: E402
-from html.parser import HTMLParser  # noqa: E402
 
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
+from book import BOOK_INPUTS as _BOOK_INPUTS  # noqa: E402
+from book import JOURNEY_CONTEXT, JOURNEY_WEIGHTS, TOKENS  # noqa: E402
+from html_view import Table  # noqa: E402
+from html_view import text as shown_text  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
@@ -27,20 +30,8 @@ from matplotlib.figure import Figure  # noqa: E402
 from attnlib import widgets  # noqa: E402
 from attnlib.data import embed  # noqa: E402
 
-TOKENS = ("Your", "journey", "starts", "with", "one", "step")
-BOOK_INPUTS = torch.tensor(
-    [
-        [0.43, 0.15, 0.89],
-        [0.55, 0.87, 0.66],
-        [0.57, 0.85, 0.64],
-        [0.22, 0.58, 0.33],
-        [0.77, 0.25, 0.10],
-        [0.05, 0.80, 0.55],
-    ]
-)
-JOURNEY_WEIGHTS = [0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581]
+BOOK_INPUTS = torch.tensor(_BOOK_INPUTS)
 JOURNEY_CELLS = ["0.1385", "0.2379", "0.2333", "0.1240", "0.1082", "0.1581"]
-JOURNEY_CONTEXT = [0.4419, 0.6515, 0.5683]
 ATOL = 1e-4  # the book prints four decimals
 
 
@@ -51,62 +42,6 @@ def _close_figures():
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-class _Table(HTMLParser):
-    """Cells ``(data-row, data-col) -> text``, their attributes and the highlighted rows."""
-
-    def __init__(self, source: str):
-        super().__init__()
-        self.cells: dict[tuple[str, str], str] = {}
-        self.cell_attrs: dict[tuple[str, str], dict[str, str]] = {}
-        self.highlight_rows: list[str] = []
-        self._current: tuple[str, str] | None = None
-        self.feed(source)
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        classes = (attrs.get("class") or "").split()
-        if tag == "tr" and "attnlib-highlight-row" in classes:
-            self.highlight_rows.append(attrs["data-row"])
-        if tag == "td":
-            self._current = (attrs["data-row"], attrs["data-col"])
-            self.cells[self._current] = ""
-            self.cell_attrs[self._current] = attrs
-
-    def handle_endtag(self, tag):
-        if tag == "td":
-            self._current = None
-
-    def handle_data(self, data):
-        if self._current is not None:
-            self.cells[self._current] += data
-
-    def row(self, i: int, num_tokens: int) -> list[str]:
-        return [self.cells[(str(i), str(j))] for j in range(num_tokens)]
-
-    def masked(self) -> set[tuple[int, int]]:
-        return {
-            (int(i), int(j))
-            for (i, j), attrs in self.cell_attrs.items()
-            if "attnlib-masked" in (attrs.get("class") or "").split()
-        }
-
-
-def _text(widget) -> str:
-    """A widget's HTML as plain text (tags dropped, entities decoded)."""
-
-    class _Strip(HTMLParser):
-        def __init__(self):
-            super().__init__()
-            self.parts: list[str] = []
-
-        def handle_data(self, data):
-            self.parts.append(data)
-
-    stripper = _Strip()
-    stripper.feed(widget.value)
-    return "".join(stripper.parts)
 
 
 def _upper(num_tokens: int) -> torch.Tensor:
@@ -186,13 +121,13 @@ def _check_consistent(explorer: widgets.AttentionExplorer, seed: int = 123) -> N
     # The context vector is the query's weights blending the values, by plain torch.
     assert torch.allclose(view.context, view.weights @ values, atol=1e-5)
 
-    table = _Table(explorer.heatmap.value)
+    table = Table(explorer.heatmap.value)
     assert table.highlight_rows == [str(view.query)]
     shown = table.row(view.query, num_tokens)
     assert shown == [f"{w:.4f}" for w in view.weights.tolist()]
     upper = {(i, j) for i in range(num_tokens) for j in range(i + 1, num_tokens)}
     assert table.masked() == (upper if view.causal else set())
-    assert f"z({view.token}) = " in _text(explorer.formula)
+    assert f"z({view.token}) = " in shown_text(explorer.formula)
 
 
 # ----------------------------------------------------------------------------- the book's view
@@ -222,7 +157,7 @@ def test_default_view_is_the_books_query_journey():
 
 def test_default_html_shows_the_books_numbers():
     explorer = widgets.AttentionExplorer()
-    table = _Table(explorer.heatmap.value)
+    table = Table(explorer.heatmap.value)
     assert len([key for key in table.cells if "sum" not in key]) == 36
     assert table.highlight_rows == ["1"]
     assert table.row(1, 6) == JOURNEY_CELLS
@@ -231,10 +166,10 @@ def test_default_html_shows_the_books_numbers():
     assert [table.cells[("sum", str(j))] for j in range(6)] != ["1.0000"] * 6
     assert table.masked() == set()
     assert 'class="attnlib-heatmap"' in explorer.heatmap.value
-    bars = _text(explorer.bars)
+    bars = shown_text(explorer.bars)
     assert all(cell in bars for cell in JOURNEY_CELLS) and "sum 1.0000" in bars
-    assert "[0.4419, 0.6515, 0.5683]" in _text(explorer.formula)
-    assert "'journey'" in _text(explorer.token_label)
+    assert "[0.4419, 0.6515, 0.5683]" in shown_text(explorer.formula)
+    assert "'journey'" in shown_text(explorer.token_label)
 
 
 def test_widget_classes_and_display():
@@ -290,9 +225,9 @@ def test_query_slider_moves_the_row_and_the_label():
     assert (view.query, view.token) == (0, "Your")
     assert view.weights[1].item() == pytest.approx(0.2006, abs=ATOL)
     assert torch.allclose(view.context, view.weights @ BOOK_INPUTS, atol=1e-6)
-    assert _Table(explorer.heatmap.value).highlight_rows == ["0"]
-    assert "'Your'" in _text(explorer.token_label)
-    assert "z(Your) = " in _text(explorer.formula)
+    assert Table(explorer.heatmap.value).highlight_rows == ["0"]
+    assert "'Your'" in shown_text(explorer.token_label)
+    assert "z(Your) = " in shown_text(explorer.formula)
     _check_consistent(explorer)
 
 
@@ -314,7 +249,7 @@ def test_causal_zeros_above_the_diagonal_rows_still_sum_to_one():
     assert view.weights[:2].tolist() == pytest.approx([e0 / (e0 + e1), e1 / (e0 + e1)], abs=ATOL)
     assert view.weights[2:].tolist() == [0.0] * 4
 
-    table = _Table(explorer.heatmap.value)
+    table = Table(explorer.heatmap.value)
     assert table.masked() == {(i, j) for i in range(6) for j in range(i + 1, 6)}
     assert all(table.cells[(str(i), str(j))] == "0.0000" for i, j in table.masked())
     assert "style" not in table.cell_attrs[("0", "5")]  # grey from the stylesheet
@@ -323,7 +258,7 @@ def test_causal_zeros_above_the_diagonal_rows_still_sum_to_one():
     _check_consistent(explorer)
 
     explorer.causal.value = False
-    assert _Table(explorer.heatmap.value).row(1, 6) == JOURNEY_CELLS
+    assert Table(explorer.heatmap.value).row(1, 6) == JOURNEY_CELLS
 
 
 def test_dim_zero_columns_sum_to_one():
@@ -337,7 +272,7 @@ def test_dim_zero_columns_sum_to_one():
     assert view.attn_weights[:, 1].tolist() == pytest.approx(JOURNEY_WEIGHTS, abs=ATOL)
     assert view.attn_weights[0, 1].item() == pytest.approx(0.1385, abs=ATOL)
     assert "not a weighted average" in view.text
-    table = _Table(explorer.heatmap.value)
+    table = Table(explorer.heatmap.value)
     assert [table.cells[("sum", str(j))] for j in range(6)] == ["1.0000"] * 6
     assert table.cells[("0", "1")] == "0.1385"
     _check_consistent(explorer)
@@ -362,7 +297,7 @@ def test_temperature_divides_the_scores():
     assert explorer.view.temperature == 0.5
     assert "temperature 0.5" in explorer.view.text
     _check_consistent(explorer)
-    cells = _Table(explorer.heatmap.value).row(1, 6)
+    cells = Table(explorer.heatmap.value).row(1, 6)
     assert cells != JOURNEY_CELLS
     assert cells == [f"{w:.4f}" for w in torch.softmax(scores_row / 0.5, dim=0).tolist()]
 
@@ -393,7 +328,7 @@ def test_a_repeated_word_gets_identical_rows_of_scores():
     assert torch.equal(view.attn_scores[0], view.attn_scores[3])
     assert torch.equal(view.attn_scores[:, 0], view.attn_scores[:, 3])
     assert torch.equal(view.attn_weights[0], view.attn_weights[3])
-    table = _Table(explorer.heatmap.value)
+    table = Table(explorer.heatmap.value)
     assert table.row(0, 5) == table.row(3, 5)
     explorer.causal.value = True  # now "the" at 3 sees more than "the" at 0
     assert not torch.equal(explorer.view.attn_weights[0], explorer.view.attn_weights[3])
@@ -413,11 +348,11 @@ def test_a_new_sentence_redraws_with_its_tokens():
     assert explorer.query.max == 7 and view.query == 4 and view.token == "need"
     _, inputs = embed("Attention is all you need, they said", d=3, seed=123)
     assert torch.equal(view.inputs, inputs)
-    table = _Table(explorer.heatmap.value)
+    table = Table(explorer.heatmap.value)
     assert len([key for key in table.cells if "sum" not in key]) == 64
     weights = torch.softmax(inputs @ inputs.T, dim=-1)
     assert table.row(4, 8) == [f"{w:.4f}" for w in weights[4].tolist()]
-    assert "need" in _text(explorer.token_label)
+    assert "need" in shown_text(explorer.token_label)
     assert explorer.status.value == ""
     _check_consistent(explorer)
 

@@ -10,23 +10,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
+from book import BOOK_INPUTS, JOURNEY_CONTEXT, JOURNEY_WEIGHTS, TOKENS  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from attnlib import plots  # noqa: E402
 
-TOKENS = ["Your", "journey", "starts", "with", "one", "step"]
-# The book's inputs and query "journey"'s weights (chapter 3), typed in, not computed.
-BOOK_INPUTS = [
-    [0.43, 0.15, 0.89],
-    [0.55, 0.87, 0.66],
-    [0.57, 0.85, 0.64],
-    [0.22, 0.58, 0.33],
-    [0.77, 0.25, 0.10],
-    [0.05, 0.80, 0.55],
-]
-JOURNEY_WEIGHTS = [0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581]
-JOURNEY_CONTEXT = [0.4419, 0.6515, 0.5683]
+TOKENS = list(TOKENS)
 SMALL = [[0.10, 0.25], [0.50, 1.00]]
 
 

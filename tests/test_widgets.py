@@ -15,12 +15,15 @@ matplotlib.use("Agg")
 import html  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
-from html.parser import HTMLParser  # noqa: E402
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
+from book import BOOK_INPUTS as _BOOK_INPUTS  # noqa: E402
+from book import JOURNEY_CONTEXT, JOURNEY_WEIGHTS, TOKENS  # noqa: E402
+from html_view import Table  # noqa: E402
+from html_view import text as shown_text  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from hypothesis.extra.numpy import arrays  # noqa: E402
@@ -28,19 +31,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from attnlib import widgets  # noqa: E402
 
-TOKENS = ["Your", "journey", "starts", "with", "one", "step"]
-BOOK_INPUTS = torch.tensor(
-    [
-        [0.43, 0.15, 0.89],
-        [0.55, 0.87, 0.66],
-        [0.57, 0.85, 0.64],
-        [0.22, 0.58, 0.33],
-        [0.77, 0.25, 0.10],
-        [0.05, 0.80, 0.55],
-    ]
-)
-JOURNEY_WEIGHTS = [0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581]
-JOURNEY_CONTEXT = [0.4419, 0.6515, 0.5683]
+BOOK_INPUTS = torch.tensor(_BOOK_INPUTS)
 JOURNEY_TEXT = (
     "z(journey) = 0.1385·x(Your) + 0.2379·x(journey) + 0.2333·x(starts) + 0.1240·x(with)"
     " + 0.1082·x(one) + 0.1581·x(step) = [0.4419, 0.6515, 0.5683]"
@@ -52,55 +43,6 @@ ATOL = 1e-4  # the book prints four decimals
 def _close_figures():
     yield
     plt.close("all")
-
-
-class _Table(HTMLParser):
-    """The cells, highlighted rows and highlighted cells of an html_heatmap."""
-
-    def __init__(self, source: str):
-        super().__init__()
-        self.cells: dict[tuple[str, str], str] = {}
-        self.cell_attrs: dict[tuple[str, str], dict[str, str]] = {}
-        self.highlight_rows: list[str] = []
-        self.highlight_cells: list[tuple[str, str]] = []
-        self._current: tuple[str, str] | None = None
-        self.feed(source)
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        classes = (attrs.get("class") or "").split()
-        if tag == "tr" and "attnlib-highlight-row" in classes:
-            self.highlight_rows.append(attrs["data-row"])
-        if tag == "td":
-            self._current = (attrs["data-row"], attrs["data-col"])
-            self.cells[self._current] = ""
-            self.cell_attrs[self._current] = attrs
-            if "attnlib-highlight-cell" in classes:
-                self.highlight_cells.append(self._current)
-
-    def handle_endtag(self, tag):
-        if tag == "td":
-            self._current = None
-
-    def handle_data(self, data):
-        if self._current is not None:
-            self.cells[self._current] += data
-
-
-def _text(widget) -> str:
-    """A widget's HTML as plain text (tags dropped, entities decoded)."""
-
-    class _Strip(HTMLParser):
-        def __init__(self):
-            super().__init__()
-            self.parts: list[str] = []
-
-        def handle_data(self, data):
-            self.parts.append(data)
-
-    stripper = _Strip()
-    stripper.feed(widget.value)
-    return "".join(stripper.parts)
 
 
 def _reference_weights(inputs: torch.Tensor, dim: int = -1) -> torch.Tensor:
@@ -125,17 +67,17 @@ def test_query_explorer_starts_at_the_books_query_journey():
 
 def test_query_explorer_draws_the_journey_row_and_its_sum():
     explorer = widgets.QueryExplorer()
-    table = _Table(explorer.heatmap.value)
+    table = Table(explorer.heatmap.value)
     assert table.highlight_rows == ["1"]
     assert len(table.cells) == 36
     row = [table.cells[("1", str(j))] for j in range(6)]
     assert row == ["0.1385", "0.2379", "0.2333", "0.1240", "0.1082", "0.1581"]
     assert table.cells[("0", "1")] == "0.2006"
     assert 'class="attnlib-heatmap"' in explorer.heatmap.value
-    assert "rows = queries, columns = keys" in _text(explorer.heatmap)
-    assert JOURNEY_TEXT in _text(explorer.formula)
-    assert "'journey'" in _text(explorer.token_label)
-    bars = _text(explorer.bars)
+    assert "rows = queries, columns = keys" in shown_text(explorer.heatmap)
+    assert JOURNEY_TEXT in shown_text(explorer.formula)
+    assert "'journey'" in shown_text(explorer.token_label)
+    bars = shown_text(explorer.bars)
     for value in ["0.1385", "0.2379", "0.2333", "0.1240", "0.1082", "0.1581", "sum 1.0000"]:
         assert value in bars
 
@@ -151,11 +93,11 @@ def test_moving_the_query_changes_the_highlighted_row_weights_and_context():
     assert view.weights.sum().item() == pytest.approx(1.0, abs=1e-6)
     assert torch.allclose(view.context, view.weights @ BOOK_INPUTS, atol=1e-6)
     assert explorer.heatmap.value != before
-    assert _Table(explorer.heatmap.value).highlight_rows == ["0"]
-    assert _text(explorer.formula).startswith("z(Your) = ")
-    assert "'Your'" in _text(explorer.token_label)
-    assert "0.2006" in _text(explorer.bars)
-    assert "0.4419" not in _text(explorer.formula)
+    assert Table(explorer.heatmap.value).highlight_rows == ["0"]
+    assert shown_text(explorer.formula).startswith("z(Your) = ")
+    assert "'Your'" in shown_text(explorer.token_label)
+    assert "0.2006" in shown_text(explorer.bars)
+    assert "0.4419" not in shown_text(explorer.formula)
 
 
 def test_query_explorer_slider_spans_every_token():
@@ -166,8 +108,8 @@ def test_query_explorer_slider_spans_every_token():
         explorer.query.value = query
         assert explorer.view.query == query
         assert torch.allclose(explorer.view.weights, expected[query], atol=1e-6)
-        assert _Table(explorer.heatmap.value).highlight_rows == [str(query)]
-        assert f"z({TOKENS[query]}) = " in _text(explorer.formula)
+        assert Table(explorer.heatmap.value).highlight_rows == [str(query)]
+        assert f"z({TOKENS[query]}) = " in shown_text(explorer.formula)
 
 
 def test_query_explorer_displays_as_its_widget():
@@ -190,9 +132,9 @@ def test_query_explorer_custom_tokens_and_inputs():
     assert explorer.view.weights.tolist() == pytest.approx(expected, abs=1e-6)
     assert (
         "&lt;b&gt;" in explorer.heatmap.value
-        and "<b>" not in _Table(explorer.heatmap.value).cells.values()
+        and "<b>" not in Table(explorer.heatmap.value).cells.values()
     )
-    assert "x(<b>)" in _text(explorer.formula)
+    assert "x(<b>)" in shown_text(explorer.formula)
 
 
 def test_query_explorer_custom_inputs_get_generic_tokens():
@@ -254,23 +196,23 @@ def test_softmax_dim_zero_columns_sum_to_one_and_rows_do_not():
 
 def test_softmax_html_shows_the_sums_and_which_direction_is_one():
     explorer = widgets.SoftmaxAxisExplorer()
-    table = _Table(explorer.heatmap.value)
+    table = Table(explorer.heatmap.value)
     row_sums = [table.cells[(str(i), "sum")] for i in range(6)]
     assert row_sums == ["1.0000"] * 6
     assert all("attnlib-sum-one" in table.cell_attrs[(str(i), "sum")]["class"] for i in range(6))
     assert [table.cells[("sum", str(j))] for j in range(6)] != ["1.0000"] * 6
     assert table.cells[("0", "1")] == "0.2006"
-    text = _text(explorer.explanation)
+    text = shown_text(explorer.explanation)
     assert "every row sums to 1" in text and "Why dim=-1" in text
 
     explorer.dim.value = 0
-    table = _Table(explorer.heatmap.value)
+    table = Table(explorer.heatmap.value)
     assert [table.cells[("sum", str(j))] for j in range(6)] == ["1.0000"] * 6
     assert [table.cells[(str(i), "sum")] for i in range(6)] != ["1.0000"] * 6
     assert table.cells[("0", "1")] == "0.1385"
-    text = _text(explorer.explanation)
+    text = shown_text(explorer.explanation)
     assert "every column sums to 1" in text and "the rows do not" in text
-    assert "dim=0" in _text(explorer.heatmap)
+    assert "dim=0" in shown_text(explorer.heatmap)
 
 
 def test_softmax_explorer_with_causal_scores():
@@ -284,7 +226,7 @@ def test_softmax_explorer_with_causal_scores():
         assert (explorer.view.attn_weights[upper] == 0).all()
         assert explorer.status.value == ""
     assert explorer.view.row_sums.tolist() == pytest.approx([1.0] * 6, abs=1e-6)
-    assert _Table(explorer.heatmap.value).cells[("0", "5")] == "0.0000"
+    assert Table(explorer.heatmap.value).cells[("0", "5")] == "0.0000"
 
 
 def test_softmax_explorer_css_class_and_figure():
@@ -321,7 +263,7 @@ def test_loop_stepper_step_six_is_journey_times_your():
     assert view.filled[0].all() and view.filled[1, 0] and not view.filled[1, 1]
     assert view.scores[0, 1].item() == pytest.approx(0.9544, abs=ATOL)
 
-    table = _Table(explorer.heatmap.value)
+    table = Table(explorer.heatmap.value)
     assert table.highlight_cells == [("1", "0")]
     assert table.cells[("1", "0")] == "0.9544"
     assert table.cells[("0", "1")] == "0.9544"
@@ -329,10 +271,10 @@ def test_loop_stepper_step_six_is_journey_times_your():
     assert len(empty) == 29
     assert all(table.cells[key] == "" for key in empty)
     assert ("1", "1") in empty
-    formula = _text(explorer.formula)
+    formula = shown_text(explorer.formula)
     assert "x(journey)·x(Your) = 0.55×0.43 + 0.87×0.15 + 0.66×0.89 = 0.9544" in formula
     assert "attn_scores[1, 0]" in formula
-    assert "iteration 7 of 36" in _text(explorer.position)
+    assert "iteration 7 of 36" in shown_text(explorer.position)
 
 
 def test_loop_stepper_last_step_fills_the_symmetric_grid():
@@ -343,10 +285,10 @@ def test_loop_stepper_last_step_fills_the_symmetric_grid():
     assert view.filled.all() and not torch.isnan(view.scores).any()
     assert torch.allclose(view.scores, view.scores.T)
     assert torch.allclose(view.scores, BOOK_INPUTS @ BOOK_INPUTS.T, atol=1e-6)
-    table = _Table(explorer.heatmap.value)
+    table = Table(explorer.heatmap.value)
     assert all(text != "" for text in table.cells.values())
     explorer.step.value = 2  # going back empties cells again
-    assert _Table(explorer.heatmap.value).cells[("3", "3")] == ""
+    assert Table(explorer.heatmap.value).cells[("3", "3")] == ""
 
 
 def test_loop_stepper_negative_factors_are_parenthesised():
@@ -377,7 +319,7 @@ EXPLORERS = [widgets.QueryExplorer, widgets.LoopStepper]
     [
         (BOOK_INPUTS, TOKENS[:5], r"tokens: expected 6 tokens \(one per row of inputs, shape "
          r"\(6, 3\)\), got 5"),
-        (None, TOKENS + ["extra"], r"tokens: expected 6 tokens .*got 7"),
+        (None, [*TOKENS, "extra"], r"tokens: expected 6 tokens .*got 7"),
         (BOOK_INPUTS, "Your journey", r"tokens: expected a list of 6 str"),
         (BOOK_INPUTS, [1, 2, 3, 4, 5, 6], r"tokens: expected str items, got int 1 at index 0"),
         (BOOK_INPUTS[0], None, r"inputs: expected shape \(num_tokens, d_in\) \(2-d\), got 1-d"),
@@ -500,7 +442,7 @@ def _check_query_view(explorer, inputs: torch.Tensor, query: int) -> None:
     assert torch.allclose(view.attn_weights.sum(dim=-1), torch.ones(len(inputs)), atol=1e-5)
     assert torch.allclose(view.weights, expected[query], atol=1e-5)
     assert torch.allclose(view.context, view.weights @ inputs, atol=1e-4)
-    assert _Table(explorer.heatmap.value).highlight_rows == [str(query)]
+    assert Table(explorer.heatmap.value).highlight_rows == [str(query)]
     assert explorer.status.value == ""
 
 
@@ -542,7 +484,7 @@ def test_softmax_explorer_both_axes_random_scores(data, dims):
         normalised = view.col_sums if dim == 0 else view.row_sums
         assert torch.allclose(normalised, torch.ones(len(tokens)), atol=1e-5)
         assert (view.rows_sum_to_one if dim == -1 else view.cols_sum_to_one) is True
-        table = _Table(explorer.heatmap.value)
+        table = Table(explorer.heatmap.value)
         keys = [("sum", str(k)) if dim == 0 else (str(k), "sum") for k in range(len(tokens))]
         sums = [table.cells[key] for key in keys]
         assert sums == ["1.0000"] * len(tokens)
@@ -569,7 +511,7 @@ def test_loop_stepper_every_step_random_inputs(data):
         product = sum(a * b for a, b in view.terms)
         assert product == pytest.approx(reference[view.i, view.j].item(), abs=1e-4)
         assert len(view.terms) == inputs.shape[1]
-        table = _Table(explorer.heatmap.value)
+        table = Table(explorer.heatmap.value)
         assert table.highlight_cells == [(str(view.i), str(view.j))]
         empty = sum(attrs.get("data-empty") == "1" for attrs in table.cell_attrs.values())
         assert empty == num_tokens * num_tokens - step - 1
@@ -596,7 +538,7 @@ def test_default_explorers_through_every_value():
 def test_html_heatmap_colours_match_the_static_heatmap():
     mpl = matplotlib
     source = widgets.html_heatmap([[0.0, 1.0]], ["q"], ["lo", "hi"], vmin=0.0, vmax=1.0)
-    table = _Table(source)
+    table = Table(source)
     low, high = table.cell_attrs[("0", "0")]["style"], table.cell_attrs[("0", "1")]["style"]
     viridis = mpl.colormaps["viridis"]
     assert f"background:{mpl.colors.to_hex(viridis(0.0))}" in low and "color:white" in low
@@ -605,7 +547,7 @@ def test_html_heatmap_colours_match_the_static_heatmap():
 
 def test_html_heatmap_masked_cells():
     matrix = [[1.0, float("-inf")], [float("nan"), 2.0]]
-    table = _Table(widgets.html_heatmap(matrix, ["a", "b"], ["c", "d"]))
+    table = Table(widgets.html_heatmap(matrix, ["a", "b"], ["c", "d"]))
     assert table.cells[("0", "1")] == "-inf"
     assert "attnlib-masked" in table.cell_attrs[("0", "1")]["class"]
     assert table.cells[("1", "0")] == "" and table.cell_attrs[("1", "0")]["data-empty"] == "1"
