@@ -23,7 +23,10 @@ HTML hooks for browser tests: the root has the class ``attnlib-explorer`` and
 ``td[data-row=i][data-col=j]`` holding the shown value (sums in ``data-col="sum"`` /
 ``data-row="sum"``); the highlighted row is ``tr.attnlib-highlight-row``, the
 highlighted cell ``td.attnlib-highlight-cell``, masked cells ``td.attnlib-masked``;
-an error is ``.attnlib-status .attnlib-error``.
+an error is ``.attnlib-status .attnlib-error``. Each control carries the class
+``attnlib-control-<attribute>``: ``attnlib-control-query``, ``attnlib-control-dim``,
+``attnlib-control-causal``, ``attnlib-control-temperature``, ``attnlib-control-head``,
+``attnlib-control-sentence``, ``attnlib-control-step``, ``attnlib-control-play``.
 """
 
 from __future__ import annotations
@@ -547,13 +550,29 @@ class _Explorer:
 
     _css_class = "attnlib-explorer"
 
-    def _finish(self, children: list[widgets.Widget], controls: list[widgets.Widget]) -> None:
+    def _finish(
+        self,
+        children: list[widgets.Widget],
+        controls: list[widgets.Widget],
+        other_controls: Sequence[widgets.Widget] = (),
+    ) -> None:
+        """Build the root box around ``children`` and wire ``controls`` to :meth:`_on_change`.
+
+        ``other_controls``: controls wired elsewhere (the sentence box, the play button).
+        Every control, wired here or not, gets the CSS class ``attnlib-control-<name>``
+        from the attribute that holds it (``self.query`` -> ``attnlib-control-query``).
+        """
         self.status = widgets.HTML(value="")
         self.status.add_class("attnlib-status")
         self.last_error: Exception | None = None
         self.widget = widgets.VBox(children + [self.status])
         self.widget.add_class("attnlib-explorer")
         self.widget.add_class(self._css_class)
+        names = {id(value): name for name, value in vars(self).items()}
+        for control in [*controls, *other_controls]:
+            if id(control) not in names:
+                raise AssertionError(f"{type(control).__name__} control is not an attribute")
+            control.add_class(f"attnlib-control-{names[id(control)]}")
         for control in controls:
             control.observe(self._on_change, names="value")
 
@@ -803,7 +822,7 @@ class LoopStepper(_Explorer):
         self.heatmap = widgets.HTML()
         self.formula = widgets.HTML()
         controls = widgets.HBox([self.play, self.step, self.position])
-        self._finish([controls, self.heatmap, self.formula], [self.step])
+        self._finish([controls, self.heatmap, self.formula], [self.step], [self.play])
         for widget, value in self._render(self._view):
             widget.value = value
 
@@ -1316,6 +1335,7 @@ class AttentionExplorer(_Explorer):
                 self.formula,
             ],
             controls,
+            [self.sentence],
         )
         self.sentence.observe(self._on_sentence, names="value")
         for widget, value in self._render(self._view):

@@ -267,11 +267,20 @@ class Expect:
 
     Every matching element contributes the decimals in its text, in DOM order, or
     one None when it has none (a blank heatmap cell). ``values`` is the expected
-    list, None for a blank.
+    list, None for a blank. ``part``: the values need only appear as one unbroken
+    run among the numbers shown (a formula that shows more numbers than are checked).
     """
 
     selector: str
     values: tuple[float | None, ...]
+    part: bool = False
+
+
+@dataclass(frozen=True)
+class Typed:
+    """Text typed with the keyboard, one key per character, into the focused control."""
+
+    text: str
 
 
 @dataclass(frozen=True)
@@ -279,15 +288,27 @@ class Step:
     """One move of an explorer's control, and what it must show afterwards.
 
     ``focus``: the control inside the explorer to focus (None: no move, the
-    initial view); ``keys``: pressed one after the other on the focused control;
-    ``expect``: the numbers to see; ``texts``: (selector, substring) pairs.
+    initial view); ``keys``: pressed one after the other on the focused control
+    (a :class:`Typed` is typed); ``expect``: the numbers to see; ``texts``:
+    (selector, substring) pairs, the first match containing the substring;
+    ``lists``: (selector, texts) pairs, the text of every match in order, exactly;
+    ``same``: pairs of selectors showing the same numbers (none blank);
+    ``absent``: selectors that must match nothing. Texts are whitespace-normalised.
     """
 
     label: str
     expect: tuple[Expect, ...]
     focus: str | None = None
-    keys: tuple[str, ...] = ()
+    keys: tuple[str | Typed, ...] = ()
     texts: tuple[tuple[str, str], ...] = ()
+    lists: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    same: tuple[tuple[str, str], ...] = ()
+    absent: tuple[str, ...] = ()
+
+    def view(self) -> tuple[Any, ...]:
+        """Everything the step expects to see (two steps alike expect the same view)."""
+        numbers = tuple((e.selector, e.values, e.part) for e in self.expect)
+        return numbers, self.texts, self.lists, self.same, self.absent
 
 
 @dataclass(frozen=True)
@@ -295,91 +316,160 @@ class ExplorerCase:
     """A notebook with a live explorer, and the views expected as it is moved.
 
     ``root``: CSS selector of the explorer's root container; ``steps``: the
-    initial view first, then the keyboard moves.
+    initial view first, then the keyboard moves; ``nth``: which of the page's
+    ``count`` roots is the explorer driven (0: the first in the page).
     """
 
     notebook: str
     root: str
     steps: tuple[Step, ...]
+    nth: int = 0
+    count: int = 1
 
     @property
     def stem(self) -> str:
         return Path(self.notebook).stem
 
 
-def slider(description: str) -> str:
-    """The handle of the slider labelled ``description`` (explorers may have several).
+def control(name: str, inner: str = "") -> str:
+    """The explorer control held in attribute ``name`` (class ``attnlib-control-<name>``).
 
-    The handle (noUiSlider's) is the focusable element that takes the arrow keys.
+    ``inner``: a selector for the element inside it that takes the keyboard.
     """
-    return f'.widget-slider:has(.widget-label:text-is("{description}")) .noUi-handle'
+    return f".attnlib-control-{name} {inner}".strip()
+
+
+def slider(name: str) -> str:
+    """The handle of the slider ``name``: noUiSlider's focusable element, moved by arrows."""
+    return control(name, ".noUi-handle")
+
+
+def toggle(name: str, option: str) -> str:
+    """The button of ToggleButtons ``name`` whose label contains ``option``."""
+    return control(name, f'.widget-toggle-button:has-text("{option}")')
+
+
+def checkbox(name: str) -> str:
+    """The box of Checkbox ``name``: Space ticks or unticks it."""
+    return control(name, 'input[type="checkbox"]')
+
+
+def text_box(name: str) -> str:
+    """The input of Text ``name``."""
+    return control(name, "input")
 
 
 # Values are shown with 4 decimals: half a unit in the last place, and a little slack
 # for the book's own rounding.
 TOLERANCE = 1.01e-4
+POLL_S = 0.1
 
-_READ = """([root, nth, selectors]) => {
+# What the nth root shows for each kind of check of a Step (see Step and Expect).
+_SHOWN = """([root, nth, q]) => {
     const el = document.querySelectorAll(root)[nth];
     if (!el) return null;
-    return selectors.map((sel) => Array.from(el.querySelectorAll(sel)).flatMap((node) => {
+    const all = (sel) => Array.from(el.querySelectorAll(sel));
+    const text = (node) => node.textContent.replace(/\\s+/g, " ").trim();
+    const numbers = (sel) => all(sel).flatMap((node) => {
         const found = node.textContent.match(/NUMBER/g);
         return found ? found.map(Number) : [null];
-    }));
+    });
+    return {
+        numbers: q.numbers.map(numbers),
+        texts: q.texts.map((sel) => all(sel).slice(0, 1).map(text)),
+        lists: q.lists.map((sel) => all(sel).map(text)),
+        same: q.same.map((pair) => pair.map(numbers)),
+        absent: q.absent.map((sel) => all(sel).length),
+    };
 }""".replace("NUMBER", NUMBER)
 
-_MATCHES = """([root, nth, expects, tol]) => {
-    const got = (READ)([root, nth, expects.map((e) => e[0])]);
-    if (!got) return false;
-    return expects.every(([, want], k) => got[k].length === want.length && want.every(
-        (v, i) => v === null ? got[k][i] === null : got[k][i] !== null
-            && Math.abs(got[k][i] - v) <= tol));
-}""".replace("READ", _READ)
+
+def read_shown(page: Page, case: ExplorerCase, step: Step) -> dict[str, list] | None:
+    """What the explorer shows now for each check of ``step`` (None: no explorer)."""
+    query = {
+        "numbers": [e.selector for e in step.expect],
+        "texts": [sel for sel, _ in step.texts],
+        "lists": [sel for sel, _ in step.lists],
+        "same": [list(pair) for pair in step.same],
+        "absent": list(step.absent),
+    }
+    return page.evaluate(_SHOWN, [case.root, case.nth, query])
 
 
-def read_numbers(page: Page, root: str, selectors: Sequence[str], nth: int = 0) -> list | None:
-    """For each selector, the numbers the explorer shows there (see :class:`Expect`)."""
-    return page.evaluate(_READ, [root, nth, list(selectors)])
+def _close(got: Sequence[float | None], want: Sequence[float | None]) -> bool:
+    return len(got) == len(want) and all(
+        g is None if w is None else g is not None and abs(g - w) <= TOLERANCE
+        for g, w in zip(got, want, strict=True)
+    )
+
+
+def _contains_run(got: Sequence[float | None], want: Sequence[float | None]) -> bool:
+    return any(_close(got[k : k + len(want)], want) for k in range(len(got) - len(want) + 1))
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split())
+
+
+def mismatches(step: Step, shown: Mapping[str, list] | None) -> list[str]:
+    """How ``shown`` (from :func:`read_shown`) differs from ``step``'s view; [] if it does not."""
+    if shown is None:
+        return ["the explorer is not in the page"]
+    found = []
+    for e, got in zip(step.expect, shown["numbers"], strict=True):
+        if not (_contains_run(got, e.values) if e.part else _close(got, e.values)):
+            how = "a run of" if e.part else "exactly"
+            want = [None if v is None else round(v, 4) for v in e.values]
+            found.append(f"{e.selector}: expected {how} {want}, shown {got}")
+    for (sel, want), got in zip(step.texts, shown["texts"], strict=True):
+        if not got or _normal(want) not in got[0]:
+            found.append(f"{sel}: expected text containing {want!r}, shown {got}")
+    for (sel, want), got in zip(step.lists, shown["lists"], strict=True):
+        if got != [_normal(t) for t in want]:
+            found.append(f"{sel}: expected texts {list(want)}, shown {got}")
+    for (a, b), (got_a, got_b) in zip(step.same, shown["same"], strict=True):
+        if not got_a or None in got_a or got_a != got_b:
+            found.append(f"{a} and {b}: expected the same numbers, shown {got_a} and {got_b}")
+    for sel, n in zip(step.absent, shown["absent"], strict=True):
+        if n:
+            found.append(f"{sel}: expected none, found {n}")
+    return found
 
 
 def wait_for_step(page: Page, case: ExplorerCase, step: Step, timeout_ms: float) -> None:
-    """Wait until the explorer shows ``step``'s numbers and texts; else say what it shows."""
-    expects = [[e.selector, list(e.values)] for e in step.expect]
-    from playwright.sync_api import expect
-
-    explorer = page.locator(case.root).first
-    try:
-        page.wait_for_function(_MATCHES, arg=[case.root, 0, expects, TOLERANCE], timeout=timeout_ms)
-        for selector, text in step.texts:
-            expect(explorer.locator(selector).first).to_contain_text(text, timeout=timeout_ms)
-    except Exception as exc:
-        selectors = [e.selector for e in step.expect]
-        seen = dict(zip(selectors, read_numbers(page, case.root, selectors) or [], strict=False))
-        texts = {sel: explorer.locator(sel).all_text_contents() for sel, _ in step.texts}
-        wanted = {e.selector: e.values for e in step.expect}
-        raise AssertionError(
-            f"{case.notebook}, {step.label}: the explorer does not show the expected values "
-            f"within {timeout_ms / 1000:.0f} s.\nexpected: {wanted}\nshown: {seen}\n"
-            f"expected texts: {step.texts}\nshown texts: {texts}\n"
-            f"({type(exc).__name__}: {str(exc).splitlines()[0]})"
-        ) from None  # the message says it all; playwright's frames only add noise
+    """Wait until the explorer shows ``step``'s view; else say how it differs."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        found = mismatches(step, read_shown(page, case, step))
+        if not found:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"{case.notebook}, {step.label}: the explorer does not show the expected view "
+                f"within {timeout_ms / 1000:.0f} s:\n" + "\n".join(found)
+            )
+        time.sleep(POLL_S)
 
 
 def check_explorer(page: Page, case: ExplorerCase, timeout_ms: float = 20_000) -> None:
-    """Check the initial view, then move the control with the keyboard step by step."""
-    root = page.locator(case.root)
-    root.first.wait_for(state="visible", timeout=timeout_ms)
-    count = root.count()
-    assert count == 1, f"{case.notebook}: expected one {case.root}, found {count}"
-    root.first.scroll_into_view_if_needed(timeout=timeout_ms)
+    """Check the initial view, then move the controls with the keyboard step by step."""
+    roots = page.locator(case.root)
+    roots.first.wait_for(state="visible", timeout=timeout_ms)
+    count = roots.count()
+    assert count == case.count, f"{case.notebook}: expected {case.count} {case.root}, found {count}"
+    root = roots.nth(case.nth)
+    root.scroll_into_view_if_needed(timeout=timeout_ms)
     for step in case.steps:
         if step.focus is not None:
-            control = root.locator(step.focus).first
-            control.focus(timeout=timeout_ms)
-            focused = control.evaluate("(el) => el === document.activeElement")
+            target = root.locator(step.focus).first
+            target.focus(timeout=timeout_ms)
+            focused = target.evaluate("(el) => el === document.activeElement")
             assert focused, f"{case.notebook}, {step.label}: {step.focus} did not take focus"
             for key in step.keys:
-                page.keyboard.press(key)
+                if isinstance(key, Typed):
+                    page.keyboard.type(key.text)
+                else:
+                    page.keyboard.press(key)
         wait_for_step(page, case, step, timeout_ms)
 
 
@@ -387,6 +477,7 @@ def check_explorer(page: Page, case: ExplorerCase, timeout_ms: float = 20_000) -
 
 # The book's six embeddings of "Your journey starts with one step", typed in again here
 # so that the expectations do not come from the code under test.
+BOOK_SENTENCE = "Your journey starts with one step"
 TOKENS = ("Your", "journey", "starts", "with", "one", "step")
 INPUTS = torch.tensor(
     [
@@ -399,6 +490,10 @@ INPUTS = torch.tensor(
     ]
 )
 SCORES = INPUTS @ INPUTS.T
+# True above the diagonal: the keys after each query, hidden by the causal mask.
+ABOVE = torch.triu(torch.ones(len(TOKENS), len(TOKENS), dtype=torch.bool), diagonal=1)
+WEIGHTS = torch.softmax(SCORES, dim=-1)
+CAUSAL_WEIGHTS = torch.softmax(SCORES.masked_fill(ABOVE, float("-inf")), dim=-1)
 
 # The book's printed values (chapter 3) for three queries of the QueryExplorer.
 BOOK_QUERIES: dict[int, tuple[tuple[float, ...], tuple[float, ...]]] = {
@@ -407,9 +502,22 @@ BOOK_QUERIES: dict[int, tuple[tuple[float, ...], tuple[float, ...]]] = {
     2: ((0.1390, 0.2369, 0.2326, 0.1242, 0.1108, 0.1565), (0.4431, 0.6496, 0.5671)),
 }
 BOOK_SCORE_0_1 = 0.9544
+# Causal weights of "journey": it sees "Your" and itself only.
+CAUSAL_ROW_1 = (0.3680, 0.6320, 0.0, 0.0, 0.0, 0.0)
 
 HEATMAP = "table.attnlib-heatmap"
 GRID = f'{HEATMAP} td[data-row][data-col]:not([data-row="sum"]):not([data-col="sum"])'
+ROW_SUMS = f'{HEATMAP} td[data-col="sum"]'
+# The column labels: the header row's cells, without its corner and its "row sum".
+COLUMN_TOKENS = f"{HEATMAP} tr:first-of-type th:not(:first-child):not(.attnlib-total)"
+MASKED = f"{HEATMAP} td.attnlib-masked"
+BARS = ".attnlib-bars div[data-col] > span:last-child"
+ERROR = ".attnlib-status .attnlib-error"
+
+
+def row_cells(i: int) -> str:
+    """The weights of row ``i`` (not its sum)."""
+    return f'{HEATMAP} td[data-row="{i}"][data-col]:not([data-col="sum"])'
 
 
 def _floats(t: torch.Tensor) -> tuple[float, ...]:
@@ -445,7 +553,7 @@ def softmax_step(dim: int, focus: str | None = None, keys: tuple[str, ...] = ())
         f"dim={dim}",
         (
             Expect(GRID, _floats(weights)),
-            Expect(f'{HEATMAP} td[data-col="sum"]', _floats(weights.sum(dim=1))),
+            Expect(ROW_SUMS, _floats(weights.sum(dim=1))),
             Expect(f'{HEATMAP} td[data-row="sum"]', _floats(weights.sum(dim=0))),
         ),
         focus,
@@ -461,7 +569,7 @@ def query_step(query: int, focus: str | None = None, keys: tuple[str, ...] = ())
         f"query {query} ({TOKENS[query]!r})",
         (
             Expect(f'{HEATMAP} tr.attnlib-highlight-row[data-row="{query}"] td', weights),
-            Expect(".attnlib-bars div[data-col] > span:last-child", weights),
+            Expect(BARS, weights),
             # The formula lists the weights, then the context vector they give.
             Expect(".attnlib-formula", weights + context),
         ),
@@ -471,8 +579,84 @@ def query_step(query: int, focus: str | None = None, keys: tuple[str, ...] = ())
     )
 
 
-def _toggle(label: str) -> str:
-    return f'.widget-toggle-button:has-text("{label}")'
+def attention_step(
+    query: int,
+    causal: bool,
+    focus: str | None = None,
+    keys: tuple[str | Typed, ...] = (),
+    label: str = "",
+) -> Step:
+    """AttentionExplorer on the book's sentence (no heads, dim=-1, temperature 1).
+
+    The whole weights grid, every row summing to 1, the query's highlighted row,
+    bars and context vector; with ``causal``, exactly the cells above the diagonal
+    masked, each showing a weight of 0; without, no masked cell.
+    """
+    weights = CAUSAL_WEIGHTS if causal else WEIGHTS
+    row, context = weights[query], weights[query] @ INPUTS
+    n = len(TOKENS)
+    expect = [
+        Expect(GRID, _floats(weights)),
+        Expect(ROW_SUMS, (1.0,) * n),
+        Expect(f'{HEATMAP} tr.attnlib-highlight-row[data-row="{query}"] td', _floats(row) + (1.0,)),
+        Expect(BARS, _floats(row)),
+        # "z(token) = w0·x(Your) + ... = [context]": the weights, then the context vector.
+        Expect(".attnlib-formula", _floats(row) + _floats(context), part=True),
+    ]
+    absent = [ERROR]
+    if causal:
+        upper = ", ".join(
+            f'{MASKED}[data-row="{i}"][data-col="{j}"]' for i, j in ABOVE.nonzero().tolist()
+        )
+        hidden = (0.0,) * int(ABOVE.sum())
+        expect += [Expect(MASKED, hidden), Expect(upper, hidden)]
+    else:
+        absent.append(MASKED)
+    return Step(
+        label or f"query {query} ({TOKENS[query]!r}), causal {'on' if causal else 'off'}",
+        tuple(expect),
+        focus,
+        keys,
+        texts=((".attnlib-token", f"x({query}) = {TOKENS[query]!r}"),),
+        lists=((COLUMN_TOKENS, TOKENS),),
+        absent=tuple(absent),
+    )
+
+
+def sentence_step(
+    label: str,
+    tokens: tuple[str, ...],
+    query: int,
+    twins: tuple[int, int],
+    focus: str | None = None,
+    keys: tuple[str | Typed, ...] = (),
+    error: str = "",
+) -> Step:
+    """AttentionExplorer on a sentence of random embeddings, causal mask off.
+
+    Its values come from ``attnlib.embed``, so they are not computed here: the
+    columns are ``tokens``, there is one row per token and each sums to 1, and the
+    rows of ``twins``, two tokens of one word, are identical (same vector, same
+    scores). ``error``: a substring of the error shown (none when "").
+    """
+    a, b = twins
+    return Step(
+        label,
+        (Expect(ROW_SUMS, (1.0,) * len(tokens)),),
+        focus,
+        keys,
+        texts=((".attnlib-token", f"x({query}) = {tokens[query]!r}"),)
+        + (((ERROR, error),) if error else ()),
+        lists=((COLUMN_TOKENS, tokens), (control("query", ".widget-readout"), (str(query),))),
+        same=((row_cells(a), row_cells(b)),),
+        absent=(MASKED,) + (() if error else (ERROR,)),
+    )
+
+
+def _replace(text: str) -> tuple[str | Typed, ...]:
+    """Keys that replace a text box's content with ``text`` and apply it (Enter)."""
+    typed: tuple[str | Typed, ...] = (Typed(text),) if text else ()
+    return ("Control+a", "Delete", *typed, "Enter")
 
 
 LOOP_STEPPER_01 = ExplorerCase(
@@ -480,9 +664,9 @@ LOOP_STEPPER_01 = ExplorerCase(
     ".attnlib-explorer.attnlib-loop-stepper",
     (
         loop_step(0),
-        loop_step(1, slider("iteration"), ("ArrowRight",)),
-        loop_step(7, slider("iteration"), ("ArrowRight",) * 6),
-        loop_step(35, slider("iteration"), ("End",)),
+        loop_step(1, slider("step"), ("ArrowRight",)),
+        loop_step(7, slider("step"), ("ArrowRight",) * 6),
+        loop_step(35, slider("step"), ("End",)),
     ),
 )
 SOFTMAX_AXIS_03 = ExplorerCase(
@@ -491,8 +675,8 @@ SOFTMAX_AXIS_03 = ExplorerCase(
     (
         softmax_step(-1),
         # A toggle button is pressed from the keyboard with Space (or Enter).
-        softmax_step(0, _toggle("dim=0"), ("Space",)),
-        softmax_step(-1, _toggle("dim=-1"), ("Enter",)),
+        softmax_step(0, toggle("dim", "dim=0"), ("Space",)),
+        softmax_step(-1, toggle("dim", "dim=-1"), ("Enter",)),
     ),
 )
 QUERY_EXPLORER_04 = ExplorerCase(
@@ -503,4 +687,56 @@ QUERY_EXPLORER_04 = ExplorerCase(
         query_step(2, slider("query"), ("ArrowRight",)),
         query_step(0, slider("query"), ("ArrowLeft", "ArrowLeft")),
     ),
+)
+# AttentionExplorer(causal=True): the book's sentence, simplified attention, query 1.
+CAUSAL_EXPLORER_06 = ExplorerCase(
+    "06_causal_attention.ipynb",
+    ".attnlib-explorer.attnlib-attention-explorer",
+    (
+        attention_step(1, causal=True),
+        attention_step(3, causal=True, focus=slider("query"), keys=("ArrowRight",) * 2),
+        # A checkbox is ticked or unticked from the keyboard with Space.
+        attention_step(3, causal=False, focus=checkbox("causal"), keys=("Space",)),
+        attention_step(1, causal=False, focus=slider("query"), keys=("Home", "ArrowRight")),
+    ),
+)
+# The notebook's first explorer, `explorer`, as its last code cells leave it: the
+# sentence "The cat sat on the mat.", query 4 (the second "the"), causal off, dim=-1,
+# temperature 1. (08 also shows `heads`, a two-head explorer, after it.)
+THE_CAT = ("The", "cat", "sat", "on", "the", "mat", ".")
+THE_DOG = ("The", "dog", "saw", "the", "cat", ".")
+SENTENCE_EXPLORER_08 = ExplorerCase(
+    "08_explorer.ipynb",
+    ".attnlib-explorer.attnlib-attention-explorer",
+    (
+        sentence_step("as the notebook leaves it", THE_CAT, 4, (0, 4)),
+        # A shorter sentence: the query stays 4, now "cat"; "The"/"the" are rows 0 and 3.
+        sentence_step(
+            "typed 'The dog saw the cat.'",
+            THE_DOG,
+            4,
+            (0, 3),
+            text_box("sentence"),
+            _replace("The dog saw the cat."),
+        ),
+        sentence_step(
+            "typed an empty sentence",
+            THE_DOG,
+            4,
+            (0, 3),
+            text_box("sentence"),
+            _replace(""),
+            error="expected at least one word",
+        ),
+        # The book's sentence, typed, brings back the book's embeddings: exact numbers again.
+        attention_step(
+            4,
+            causal=False,
+            focus=text_box("sentence"),
+            keys=_replace(BOOK_SENTENCE),
+            label=f"typed {BOOK_SENTENCE!r}",
+        ),
+    ),
+    nth=0,
+    count=2,
 )

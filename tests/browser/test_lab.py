@@ -16,20 +16,28 @@ import pytest
 import torch
 
 from . import (
+    ABOVE,
     BOOK_QUERIES,
     BOOK_SCORE_0_1,
+    CAUSAL_EXPLORER_06,
+    CAUSAL_ROW_1,
+    CAUSAL_WEIGHTS,
     INPUTS,
     LOOP_STEPPER_01,
     QUERY_EXPLORER_04,
     SCORES,
+    SENTENCE_EXPLORER_08,
     SOFTMAX_AXIS_03,
     TOLERANCE,
+    Expect,
     ExplorerCase,
     Gate,
     ServerProcess,
+    Step,
     WatchedPage,
     browser_gate,
     check_explorer,
+    mismatches,
 )
 
 if TYPE_CHECKING:
@@ -39,10 +47,12 @@ CASES = [
     pytest.param(LOOP_STEPPER_01, id="01-loop-stepper"),
     pytest.param(SOFTMAX_AXIS_03, id="03-softmax-axis"),
     pytest.param(QUERY_EXPLORER_04, id="04-query-explorer"),
+    pytest.param(CAUSAL_EXPLORER_06, id="06-causal-explorer"),
+    pytest.param(SENTENCE_EXPLORER_08, id="08-sentence-explorer"),
     # A later notebook is one more entry: its explorer's root and the views it must show,
-    # e.g. pytest.param(ExplorerCase("06_....ipynb", ".attnlib-explorer.attnlib-...",
-    #     (Step("query 1", (Expect(".attnlib-formula", (...)),)),
-    #      Step("query 2", (...), slider("query"), ("ArrowRight",)))), id="06-..."),
+    # e.g. pytest.param(ExplorerCase("07_....ipynb", ".attnlib-explorer.attnlib-...",
+    #     (Step("head 0", (Expect(".attnlib-formula", (...), part=True),)),
+    #      Step("head 1", (...), slider("head"), ("ArrowRight",)))), id="07-..."),
 ]
 
 RUN_ALL_TIMEOUT_MS = 120_000
@@ -162,12 +172,58 @@ def test_expected_values_agree_with_the_book() -> None:
     assert torch.allclose(torch.softmax(SCORES, dim=0).sum(dim=0), torch.ones(6))
 
 
+def test_causal_weights_are_masked_and_renormalised() -> None:
+    """The causal expectations: zero above the diagonal, rows sum to 1, "journey" as stated."""
+    assert (CAUSAL_WEIGHTS[ABOVE] == 0).all()
+    assert torch.allclose(CAUSAL_WEIGHTS.sum(dim=-1), torch.ones(6))
+    assert torch.allclose(CAUSAL_WEIGHTS[1], torch.tensor(CAUSAL_ROW_1), atol=TOLERANCE)
+    # Each row is the softmax of the scores it may see: row 1 of scores 0 and 1 only.
+    assert torch.allclose(CAUSAL_WEIGHTS[1, :2], torch.softmax(SCORES[1, :2], dim=-1))
+    assert torch.equal(CAUSAL_WEIGHTS[-1], torch.softmax(SCORES[-1], dim=-1))
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_every_move_changes_the_view(case: ExplorerCase) -> None:
-    """Each keyboard move expects different numbers than the view before it."""
-    views = [[e.values for e in step.expect] for step in case.steps]
-    assert all(step.keys for step in case.steps[1:])
+    """Each keyboard move expects a different view than the one before it.
+
+    Otherwise a move that did nothing would pass, the old view still matching.
+    """
+    views = [step.view() for step in case.steps]
+    assert all(step.focus and step.keys for step in case.steps[1:])
     assert all(before != after for before, after in zip(views, views[1:], strict=False))
+    assert 0 <= case.nth < case.count
+
+
+def test_mismatches_compares_every_kind_of_check() -> None:
+    """A view is accepted only when every check of the step holds."""
+    step = Step(
+        "all kinds",
+        (Expect("td", (0.5, None)), Expect("pre", (0.25, 0.75), part=True)),
+        texts=((".token", "x(1)"),),
+        lists=(("th", ("a", "b")),),
+        same=(("tr.a", "tr.b"),),
+        absent=(".error",),
+    )
+    good = {
+        "numbers": [[0.50004, None], [1.0, 0.25, 0.75, 2.0]],
+        "texts": [["x(1) = 'journey'"]],
+        "lists": [["a", "b"]],
+        "same": [[[0.1, 0.9], [0.1, 0.9]]],
+        "absent": [0],
+    }
+    assert mismatches(step, good) == []
+    bad = {
+        "numbers": [[0.5, 0.0], [0.25, 1.0, 0.75]],  # a blank filled in; the run broken
+        "texts": [[]],
+        "lists": [["a"]],
+        "same": [[[0.1, 0.9], [0.1, 0.8]]],
+        "absent": [1],
+    }
+    found = mismatches(step, bad)
+    assert len(found) == 6, found
+    assert mismatches(step, None) == ["the explorer is not in the page"]
+    # Two empty selections are not "the same numbers": the rows must be there.
+    assert mismatches(step, {**good, "same": [[[], []]]})
 
 
 # Any executable file will do as a stand-in for Chromium: the gate only checks that it is one.
