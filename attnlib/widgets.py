@@ -540,6 +540,16 @@ def _total_td(total: float, attrs: str) -> str:
 # ----------------------------------------------------------------------------- explorers
 
 
+def _axis_toggle(value: int) -> widgets.ToggleButtons:
+    """The softmax-axis control shared by the explorers: ``.value`` is -1 or 0."""
+    return widgets.ToggleButtons(
+        options=[("dim=-1 (across each row)", -1), ("dim=0 (down each column)", 0)],
+        value=value,
+        description="softmax",
+        style={"button_width": "auto"},  # the labels are long; fixed widths cut them off
+    )
+
+
 def _html_text(text: str, css_class: str) -> str:
     style = "font-family:monospace;font-size:12px;white-space:pre-wrap"
     return f'<div class="{css_class}" style="{style}">{html.escape(text)}</div>'
@@ -751,11 +761,7 @@ class SoftmaxAxisExplorer(_Explorer):
             v.dim: heatmap_colors(v.attn_weights, *limits, label="attention weight")
             for v in (self._view, other)
         }
-        self.dim = widgets.ToggleButtons(
-            options=[("dim=-1 (across each row)", -1), ("dim=0 (down each column)", 0)],
-            value=-1,
-            description="softmax",
-        )
+        self.dim = _axis_toggle(-1)
         self.heatmap = widgets.HTML()
         self.explanation = widgets.HTML()
         self._finish([self.dim, self.heatmap, self.explanation], [self.dim])
@@ -1294,11 +1300,7 @@ class AttentionExplorer(_Explorer):
             continuous_update=True,
         )
         self.token_label = widgets.HTML()
-        self.dim = widgets.ToggleButtons(
-            options=[("dim=-1 (across each row)", -1), ("dim=0 (down each column)", 0)],
-            value=self._view.dim,
-            description="softmax",
-        )
+        self.dim = _axis_toggle(self._view.dim)
         self.causal = widgets.Checkbox(
             value=self._view.causal, description="causal mask (hide later tokens)", indent=False
         )
@@ -1310,6 +1312,7 @@ class AttentionExplorer(_Explorer):
             max=max(high, temp),
             step=0.1,
             description="temperature",
+            style={"description_width": "initial"},  # the whole word, not "temperat..."
             readout_format=".2f",
             continuous_update=True,
         )

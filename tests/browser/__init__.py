@@ -7,8 +7,11 @@ import it instead of importing ``conftest``:
 - :class:`ServerProcess`, a Jupyter or Voila server in its own process group;
 - :class:`ExplorerCase`, an explorer's expected views after keyboard moves, and
   :func:`check_explorer`, which drives it in a page and compares what is drawn;
-- the expected views of the explorers of notebooks 01, 03 and 04, computed here
-  with plain torch from the book's embeddings, never through ``attnlib``.
+- the expected views of the explorers of notebooks 01, 03, 04, 06 and 08, computed
+  here with plain torch from the book's embeddings, never through ``attnlib``.
+
+Controls are found by their CSS class ``attnlib-control-<attribute>`` (see
+:func:`control`), not by their label text.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import book  # tests/book.py: pytest puts tests/ on sys.path
 import torch
 
 if TYPE_CHECKING:  # playwright is only imported once the gate says it is there
@@ -475,33 +479,26 @@ def check_explorer(page: Page, case: ExplorerCase, timeout_ms: float = 20_000) -
 
 # ----------------------------------------------------------------------------- expected views
 
-# The book's six embeddings of "Your journey starts with one step", typed in again here
-# so that the expectations do not come from the code under test.
-BOOK_SENTENCE = "Your journey starts with one step"
-TOKENS = ("Your", "journey", "starts", "with", "one", "step")
-INPUTS = torch.tensor(
-    [
-        [0.43, 0.15, 0.89],
-        [0.55, 0.87, 0.66],
-        [0.57, 0.85, 0.64],
-        [0.22, 0.58, 0.33],
-        [0.77, 0.25, 0.10],
-        [0.05, 0.80, 0.55],
-    ]
-)
+# The book's embeddings and printed figures come from tests/book.py (typed in once for
+# every test module), so that the expectations do not come from the code under test.
+BOOK_SENTENCE = " ".join(book.TOKENS)
+TOKENS = tuple(book.TOKENS)
+INPUTS = torch.tensor(book.BOOK_INPUTS)
 SCORES = INPUTS @ INPUTS.T
 # True above the diagonal: the keys after each query, hidden by the causal mask.
 ABOVE = torch.triu(torch.ones(len(TOKENS), len(TOKENS), dtype=torch.bool), diagonal=1)
 WEIGHTS = torch.softmax(SCORES, dim=-1)
 CAUSAL_WEIGHTS = torch.softmax(SCORES.masked_fill(ABOVE, float("-inf")), dim=-1)
 
-# The book's printed values (chapter 3) for three queries of the QueryExplorer.
+# The book's printed values (chapter 3) for three queries of the QueryExplorer: their
+# weights (those of queries 0 and 2 are printed in the book's attention matrix) and
+# context vectors.
 BOOK_QUERIES: dict[int, tuple[tuple[float, ...], tuple[float, ...]]] = {
-    0: ((0.2098, 0.2006, 0.1981, 0.1242, 0.1220, 0.1452), (0.4421, 0.5931, 0.5790)),
-    1: ((0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581), (0.4419, 0.6515, 0.5683)),
-    2: ((0.1390, 0.2369, 0.2326, 0.1242, 0.1108, 0.1565), (0.4431, 0.6496, 0.5671)),
+    0: ((0.2098, 0.2006, 0.1981, 0.1242, 0.1220, 0.1452), tuple(book.ALL_CONTEXT_VECS[0])),
+    1: (tuple(book.JOURNEY_WEIGHTS), tuple(book.JOURNEY_CONTEXT)),
+    2: ((0.1390, 0.2369, 0.2326, 0.1242, 0.1108, 0.1565), tuple(book.ALL_CONTEXT_VECS[2])),
 }
-BOOK_SCORE_0_1 = 0.9544
+BOOK_SCORE_0_1 = book.SCORE_0_1
 # Causal weights of "journey": it sees "Your" and itself only.
 CAUSAL_ROW_1 = (0.3680, 0.6320, 0.0, 0.0, 0.0, 0.0)
 
@@ -656,7 +653,7 @@ def sentence_step(
 def _replace(text: str) -> tuple[str | Typed, ...]:
     """Keys that replace a text box's content with ``text`` and apply it (Enter)."""
     typed: tuple[str | Typed, ...] = (Typed(text),) if text else ()
-    return ("Control+a", "Delete", *typed, "Enter")
+    return ("ControlOrMeta+a", "Delete", *typed, "Enter")
 
 
 LOOP_STEPPER_01 = ExplorerCase(
@@ -702,7 +699,7 @@ CAUSAL_EXPLORER_06 = ExplorerCase(
 )
 # The notebook's first explorer, `explorer`, as its last code cells leave it: the
 # sentence "The cat sat on the mat.", query 4 (the second "the"), causal off, dim=-1,
-# temperature 1. (08 also shows `heads`, a two-head explorer, after it.)
+# temperature 1. (08 also shows `two_heads`, a two-head explorer, after it.)
 THE_CAT = ("The", "cat", "sat", "on", "the", "mat", ".")
 THE_DOG = ("The", "dog", "saw", "the", "cat", ".")
 SENTENCE_EXPLORER_08 = ExplorerCase(
