@@ -12,6 +12,7 @@ from typing import Any
 from attnlib.attention import (
     attention_scores,
     attention_scores_loop,
+    attention_weights,
     causal_mask,
     context_vector,
     context_vectors,
@@ -39,6 +40,7 @@ __all__ = [
     "Diagnosis",
     "attention_scores",
     "attention_scores_loop",
+    "attention_weights",
     "causal_mask",
     "check_context",
     "check_scores",

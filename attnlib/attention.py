@@ -38,7 +38,7 @@ def attention_scores_loop(inputs: torch.Tensor) -> torch.Tensor:
     """
     _check_inputs(inputs)
     num_tokens = inputs.shape[0]
-    attn_scores = torch.empty(num_tokens, num_tokens, dtype=inputs.dtype)
+    attn_scores = inputs.new_empty(num_tokens, num_tokens)
     for i, x_i in enumerate(inputs):
         for j, x_j in enumerate(inputs):
             attn_scores[i, j] = torch.dot(x_i, x_j)
@@ -98,7 +98,7 @@ def context_vector(inputs: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
             f"weights: expected one weight per input, shape ({inputs.shape[0]},), "
             f"got shape {tuple(weights.shape)}"
         )
-    context_vec = torch.zeros(inputs.shape[1], dtype=inputs.dtype)
+    context_vec = inputs.new_zeros(inputs.shape[1])
     for i, x_i in enumerate(inputs):
         context_vec += weights[i] * x_i
     return context_vec
@@ -121,30 +121,103 @@ def context_vectors(attn_weights: torch.Tensor, inputs: torch.Tensor) -> torch.T
             f"shape (..., {inputs.shape[-2]}) to match inputs of shape {tuple(inputs.shape)}, "
             f"got shape {tuple(attn_weights.shape)}"
         )
-    _check_batch(attn_weights, inputs, "attn_weights", "inputs")
-    return attn_weights @ inputs
-
-
-def _check_batch(a: torch.Tensor, b: torch.Tensor, name_a: str, name_b: str) -> None:
-    try:
-        torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    except RuntimeError:
+    if attn_weights.dtype != inputs.dtype:
         raise ValueError(
-            f"{name_b}: expected batch axes matching {name_a}'s {tuple(a.shape[:-2])}, "
-            f"got {tuple(b.shape[:-2])}"
-        ) from None
+            f"attn_weights: expected dtype {inputs.dtype} (as inputs), got {attn_weights.dtype}"
+        )
+    _batch_shape({"attn_weights": attn_weights, "inputs": inputs})
+    return attn_weights @ inputs
 
 
 def causal_mask(num_tokens: int, num_keys: int | None = None) -> torch.Tensor:
     """Boolean mask, ``True`` where a query would see a later token.
 
     Returns shape ``(num_tokens, num_keys)`` (``num_keys`` defaults to
-    ``num_tokens``): ``True`` strictly above the diagonal. Fill those positions
-    with ``-inf`` before softmax to make attention causal.
+    ``num_tokens``): ``True`` strictly above the diagonal, aligned top-left when
+    the two differ. Fill those positions with ``-inf`` before softmax to make
+    attention causal.
     """
     check_int(num_tokens, "num_tokens", minimum=1)
     num_keys = num_tokens if num_keys is None else check_int(num_keys, "num_keys", minimum=1)
     return torch.ones(num_tokens, num_keys, dtype=torch.bool).triu(diagonal=1)
+
+
+def _check_qk(queries: torch.Tensor, keys: torch.Tensor) -> None:
+    for name, t in (("queries", queries), ("keys", keys)):
+        as_float_tensor(t, name)
+        check_min_rank(t, name, 2, "(..., num_tokens, d)")
+        check_nonempty(t, name)
+        check_nonempty(t, name, axis=-1, what="feature dimensions")
+    if keys.shape[-1] != queries.shape[-1]:
+        raise ValueError(
+            f"keys: expected last dimension d_k = {queries.shape[-1]} (as queries), "
+            f"got shape {tuple(keys.shape)}"
+        )
+    if keys.dtype != queries.dtype:
+        raise ValueError(f"keys: expected dtype {queries.dtype} (as queries), got {keys.dtype}")
+
+
+def _batch_shape(named: dict[str, torch.Tensor]) -> torch.Size:
+    """The broadcast batch axes of several ``(..., n, d)`` tensors, or a ``ValueError``."""
+    try:
+        return torch.broadcast_shapes(*(t.shape[:-2] for t in named.values()))
+    except RuntimeError:
+        found = ", ".join(f"{name} {tuple(t.shape[:-2])}" for name, t in named.items())
+        raise ValueError(f"expected batch axes that broadcast together, got {found}") from None
+
+
+def attention_weights(
+    queries: torch.Tensor,
+    keys: torch.Tensor,
+    *,
+    scale: float | None = None,
+    causal: bool = False,
+    mask: torch.Tensor | None = None,
+    dim: int = -1,
+) -> torch.Tensor:
+    """Softmax of the scaled, masked scores ``queries @ keys^T``.
+
+    ``queries``: ``(..., num_tokens, d_k)``; ``keys``: ``(..., num_keys, d_k)``.
+    ``scale`` defaults to ``1 / sqrt(d_k)``; with ``causal=True`` query ``i`` sees
+    keys ``0..i`` only (the mask is aligned top-left when ``num_tokens !=
+    num_keys``); ``mask``, a boolean tensor broadcastable to ``(..., num_tokens,
+    num_keys)``, hides the positions where it is ``True``. ``dim`` is the axis
+    softmax normalises: -1 (each query's row, the usual) or -2 (each key's column).
+
+    Returns ``attn_weights`` of shape ``(..., num_tokens, num_keys)``.
+    """
+    _check_qk(queries, keys)
+    if not isinstance(causal, bool):
+        raise ValueError(f"causal: expected True or False, got {causal!r}")
+    if scale is None:
+        scale = 1.0 / math.sqrt(keys.shape[-1])
+    elif (
+        isinstance(scale, bool) or not isinstance(scale, (int, float)) or not (0 < scale < math.inf)
+    ):
+        raise ValueError(f"scale: expected a positive finite number, got {scale!r}")
+    scores_shape = _batch_shape({"queries": queries, "keys": keys}) + (
+        queries.shape[-2],
+        keys.shape[-2],
+    )
+    dim = check_dim(dim, len(scores_shape))
+    if dim not in (-1, -2, len(scores_shape) - 1, len(scores_shape) - 2):
+        raise ValueError(f"dim: expected -1 (rows) or -2 (columns), got {dim}")
+
+    hidden = torch.zeros(scores_shape[-2:], dtype=torch.bool)
+    if causal:
+        hidden = causal_mask(queries.shape[-2], keys.shape[-2])
+    if mask is not None:
+        _check_mask(mask, scores_shape)
+        hidden = hidden | mask
+    if hidden.all(dim=dim).any():
+        # softmax over nothing but -inf is 0/0: refuse instead of returning NaN.
+        axis = "query" if dim in (-1, len(scores_shape) - 1) else "key"
+        raise ValueError(
+            f"mask: expected every {axis} to keep at least one unmasked position, "
+            "but some hide all of them (an inverted mask?)"
+        )
+    attn_scores = queries @ keys.transpose(-2, -1)
+    return softmax(attn_scores.masked_fill(hidden, float("-inf")) * scale, dim=dim)
 
 
 def scaled_dot_product_attention(
@@ -160,51 +233,32 @@ def scaled_dot_product_attention(
     """Attention of ``queries`` over ``keys``, blending ``values``.
 
     ``queries``: ``(..., num_tokens, d_k)``; ``keys``: ``(..., num_keys, d_k)``;
-    ``values``: ``(..., num_keys, d_v)``. Scores are ``queries @ keys^T`` times
-    ``scale`` (default ``1 / sqrt(d_k)``); with ``causal=True`` query ``i`` sees
-    keys ``0..i`` only. ``mask``, a boolean tensor broadcastable to
-    ``(..., num_tokens, num_keys)``, hides the positions where it is ``True``
-    (e.g. a slice of :func:`causal_mask`). ``dropout``, if given (e.g. an
-    ``nn.Dropout``), is applied to the weights before they blend the values.
+    ``values``: ``(..., num_keys, d_v)``. The weights are
+    :func:`attention_weights` (scores ``queries @ keys^T`` times ``scale``,
+    default ``1 / sqrt(d_k)``; ``causal`` and ``mask`` hide keys). ``dropout``, if
+    given (e.g. an ``nn.Dropout``), is applied to the weights before they blend
+    the values.
 
     Returns ``(context_vecs, attn_weights)`` of shapes ``(..., num_tokens, d_v)``
     and ``(..., num_tokens, num_keys)``; ``attn_weights`` is taken before dropout.
     """
-    for name, t in (("queries", queries), ("keys", keys), ("values", values)):
-        as_float_tensor(t, name)
-        check_min_rank(t, name, 2, "(..., num_tokens, d)")
-        check_nonempty(t, name)
-        check_nonempty(t, name, axis=-1, what="feature dimensions")
-    if keys.shape[-1] != queries.shape[-1]:
-        raise ValueError(
-            f"keys: expected last dimension d_k = {queries.shape[-1]} (as queries), "
-            f"got shape {tuple(keys.shape)}"
-        )
+    _check_qk(queries, keys)
+    as_float_tensor(values, "values")
+    check_min_rank(values, "values", 2, "(..., num_keys, d_v)")
+    check_nonempty(values, "values", axis=-1, what="feature dimensions")
     if values.shape[-2] != keys.shape[-2]:
         raise ValueError(
             f"values: expected one row per key, {keys.shape[-2]} rows, "
             f"got shape {tuple(values.shape)}"
         )
-    _check_batch(queries, keys, "queries", "keys")
-    _check_batch(queries, values, "queries", "values")
-    if not isinstance(causal, bool):
-        raise ValueError(f"causal: expected True or False, got {causal!r}")
-    if scale is None:
-        scale = 1.0 / math.sqrt(keys.shape[-1])
-    elif isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
-        raise ValueError(f"scale: expected a positive number, got {scale!r}")
-
-    if mask is not None:
-        _check_mask(mask, queries.shape[:-1] + keys.shape[-2:-1])
-
-    attn_scores = queries @ keys.transpose(-2, -1)
-    if causal:
-        attn_scores = attn_scores.masked_fill(
-            causal_mask(queries.shape[-2], keys.shape[-2]), float("-inf")
+    if values.dtype != queries.dtype:
+        raise ValueError(f"values: expected dtype {queries.dtype} (as queries), got {values.dtype}")
+    _batch_shape({"queries": queries, "keys": keys, "values": values})
+    if dropout is not None and not callable(dropout):
+        raise ValueError(
+            f"dropout: expected a callable such as torch.nn.Dropout(p), got {describe(dropout)}"
         )
-    if mask is not None:
-        attn_scores = attn_scores.masked_fill(mask, float("-inf"))
-    attn_weights = softmax(attn_scores * scale, dim=-1)
+    attn_weights = attention_weights(queries, keys, scale=scale, causal=causal, mask=mask)
     blend = attn_weights if dropout is None else dropout(attn_weights)
     return blend @ values, attn_weights
 

@@ -196,5 +196,44 @@ def test_bad_mask_and_scale():
         A.scaled_dot_product_attention(F32, F32, F32, mask=torch.ones(4, 4))
     with pytest.raises(ValueError, match=r"slice a longer mask with mask\[:num_tokens"):
         A.scaled_dot_product_attention(F32, F32, F32, mask=A.causal_mask(6))
-    with pytest.raises(ValueError, match="scale: expected a positive number, got -1"):
+    with pytest.raises(ValueError, match="scale: expected a positive finite number, got -1"):
         A.scaled_dot_product_attention(F32, F32, F32, scale=-1)
+    with pytest.raises(ValueError, match="scale: expected a positive finite number, got inf"):
+        A.scaled_dot_product_attention(F32, F32, F32, scale=float("inf"))
+
+
+def test_a_mask_that_hides_every_key_of_a_query_is_refused_not_nan():
+    # An inverted causal mask leaves the last query nothing to attend to: softmax would be 0/0.
+    with pytest.raises(ValueError, match="at least one unmasked position"):
+        A.scaled_dot_product_attention(F32, F32, F32, mask=~A.causal_mask(4))
+
+
+def test_mixed_dtypes_and_batches_get_value_errors():
+    f64 = F32.double()
+    with pytest.raises(ValueError, match="keys: expected dtype torch.float32"):
+        A.scaled_dot_product_attention(F32, f64, F32)
+    with pytest.raises(ValueError, match="values: expected dtype torch.float32"):
+        A.scaled_dot_product_attention(F32, F32, f64)
+    with pytest.raises(ValueError, match="attn_weights: expected dtype torch.float64"):
+        A.context_vectors(torch.ones(4, 4), f64)
+    with pytest.raises(ValueError, match=r"keys \(2,\), values \(3,\)"):
+        A.scaled_dot_product_attention(torch.rand(5, 3), torch.rand(2, 5, 3), torch.rand(3, 5, 3))
+    with pytest.raises(ValueError, match="dropout: expected a callable"):
+        A.scaled_dot_product_attention(F32, F32, F32, dropout=0.1)
+
+
+def test_mask_may_carry_the_batch_of_the_keys():
+    queries, keys = torch.rand(5, 3), torch.rand(2, 5, 3)
+    mask = torch.zeros(2, 5, 5, dtype=torch.bool)
+    mask[1, :, 0] = True
+    ctx, w = A.scaled_dot_product_attention(queries, keys, keys, mask=mask)
+    assert w.shape == (2, 5, 5) and (w[1, :, 0] == 0).all() and (w[0, :, 0] > 0).all()
+
+
+def test_attention_weights_along_columns():
+    inputs = example_inputs()
+    by_column = A.attention_weights(inputs, inputs, scale=1.0, dim=-2)
+    torch.testing.assert_close(by_column, torch.softmax(inputs @ inputs.T, dim=0))
+    causal = A.attention_weights(inputs, inputs, scale=1.0, causal=True, dim=0)
+    torch.testing.assert_close(causal.sum(dim=0), torch.ones(6))
+    assert (causal[A.causal_mask(6)] == 0).all()
