@@ -6,6 +6,7 @@ so a reader never meets a raw torch shape error.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import torch
@@ -56,15 +57,16 @@ def check_nonempty(x: torch.Tensor, name: str, axis: int = -2, what: str = "toke
 
 def check_int(value: Any, name: str, minimum: int = 0) -> int:
     """Return ``value`` if it is an int >= ``minimum`` (bools refused), else raise."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    # numbers.Integral admits numpy's integers too (e.g. from argmax); bool is refused.
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name}: expected an int >= {minimum}, got {describe(value)}")
     if value < minimum:
         raise ValueError(f"{name}: expected an int >= {minimum}, got {value}")
-    return value
+    return int(value)
 
 
 def check_dim(dim: Any, ndim: int, name: str = "dim") -> int:
     """Return ``dim`` if it indexes a tensor with ``ndim`` dimensions, else raise."""
-    if isinstance(dim, bool) or not isinstance(dim, int) or not -ndim <= dim < ndim:
+    if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or not -ndim <= dim < ndim:
         raise ValueError(f"{name}: expected an int in [{-ndim}, {ndim - 1}], got {describe(dim)}")
-    return dim
+    return int(dim)

@@ -109,7 +109,7 @@ def _candidates(
     inputs: torch.Tensor, query: int | None
 ) -> list[tuple[str, str | None, torch.Tensor, int | None]]:
     """(stage, mistake, tensor, query) for every correct result and known mistake."""
-    scores = inputs @ inputs.T
+    scores = attention.attention_scores(inputs)
     weights = attention.softmax(scores, dim=-1)
     weights_dim0 = attention.softmax(scores, dim=0)
     no_exp = scores / scores.sum(dim=-1, keepdim=True)
@@ -194,7 +194,7 @@ def _diagnose_loop(
     result: torch.Tensor, inputs: torch.Tensor, query: int, tokens: Sequence[str] | None
 ) -> Diagnosis | None:
     """The loop's own mistakes for one context vector: pairing and the start value."""
-    weights = attention.softmax(inputs @ inputs.T, dim=-1)[query]
+    weights = _reference_weights(inputs)[query]
     shuffled = weights[_pairings(inputs.shape[0])] @ inputs
     if torch.isclose(shuffled, result, atol=_ATOL, rtol=1e-4).all(dim=-1).any():
         return Diagnosis("context_vec", "wrong_pairing", _hint("wrong_pairing", tokens), query)
@@ -209,21 +209,38 @@ def _diagnose_loop(
     return None
 
 
+def _reference_weights(inputs: torch.Tensor) -> torch.Tensor:
+    """The correct attention weights of the simplified attention, ``(num_tokens, num_tokens)``."""
+    return attention.softmax(attention.attention_scores(inputs), dim=-1)
+
+
+def _check_tokens(tokens: Any, num_tokens: int) -> tuple[str, ...]:
+    if isinstance(tokens, str) or not isinstance(tokens, (list, tuple)):
+        raise ValueError(f"tokens: expected a list of {num_tokens} strings, got {describe(tokens)}")
+    if len(tokens) != num_tokens or not all(isinstance(t, str) for t in tokens):
+        raise ValueError(
+            f"tokens: expected one string per input row ({num_tokens}), got {len(tokens)} "
+            f"items: {list(tokens)[:8]!r}"
+        )
+    return tuple(tokens)
+
+
 def _reference(
     inputs: torch.Tensor | None, tokens: Sequence[str] | None
 ) -> tuple[torch.Tensor, Sequence[str] | None]:
+    """The inputs to check against, ``(num_tokens, d_in)`` float32, and their tokens."""
     if inputs is None:
-        return example_inputs(), TOKENS if tokens is None else tokens
-    as_float_tensor(inputs, "inputs")
-    if inputs.dim() != 2 or 0 in inputs.shape:
-        raise ValueError(
-            f"inputs: expected shape (num_tokens, d_in) with at least one token, "
-            f"got shape {tuple(inputs.shape)}"
-        )
-    if tokens is not None and len(tokens) != inputs.shape[0]:
-        raise ValueError(
-            f"tokens: expected one per input row ({inputs.shape[0]}), got {len(tokens)}"
-        )
+        inputs = example_inputs()
+        tokens = TOKENS if tokens is None else tokens
+    else:
+        as_float_tensor(inputs, "inputs")
+        if inputs.dim() != 2 or 0 in inputs.shape:
+            raise ValueError(
+                f"inputs: expected shape (num_tokens, d_in) with at least one token, "
+                f"got shape {tuple(inputs.shape)}"
+            )
+    if tokens is not None:
+        tokens = _check_tokens(tokens, inputs.shape[0])
     return inputs.detach().float(), tokens
 
 
@@ -258,9 +275,10 @@ def _fail(what: str, result: Any, diagnosis: Diagnosis, detail: str) -> None:
 
 
 def _as_result(result: Any, what: str) -> torch.Tensor:
-    if not isinstance(result, torch.Tensor):
+    if not isinstance(result, torch.Tensor) or result.is_complex():
         raise CheckpointError(
-            f"{what} checkpoint failed: expected a torch.Tensor, got {describe(result)}",
+            f"{what} checkpoint failed: expected a real-valued torch.Tensor, "
+            f"got {describe(result)}",
             "unknown",
             "pass the tensor your cell computed",
         )
@@ -280,7 +298,7 @@ def check_scores(
     inputs, tokens = _reference(inputs, tokens)
     result = _as_result(attn_scores, "Scores")
     t = inputs.shape[0]
-    expected = inputs @ inputs.T
+    expected = attention.attention_scores(inputs)
     if not _same(result, expected):
         detail = (
             f"expected shape ({t}, {t}), one row and one column per token, "
@@ -290,7 +308,8 @@ def check_scores(
         )
         _fail("Scores", result, diagnose(result, inputs, tokens=tokens), detail)
     pair = f", [0, 1] == [1, 0] == {result[0, 1]:.4f}" if t > 1 else ""
-    print(f"✓ scores checkpoint passed: shape ({t}, {t}), {t * t} entries, symmetric{pair}")
+    entries = "1 entry" if t == 1 else f"{t * t} entries"
+    print(f"✓ scores checkpoint passed: shape ({t}, {t}), {entries}, symmetric{pair}")
 
 
 def check_weights(
@@ -302,7 +321,7 @@ def check_weights(
     inputs, tokens = _reference(inputs, tokens)
     result = _as_result(attn_weights, "Weights")
     t = inputs.shape[0]
-    expected = attention.softmax(inputs @ inputs.T, dim=-1)
+    expected = _reference_weights(inputs)
     if not _same(result, expected):
         if result.shape != expected.shape:
             detail = f"expected shape ({t}, {t}), got {tuple(result.shape)}"
@@ -329,7 +348,7 @@ def check_context(
     inputs, tokens = _reference(inputs, tokens)
     result = _as_result(context, "Context")
     t, d = inputs.shape
-    weights = attention.softmax(inputs @ inputs.T, dim=-1)
+    weights = _reference_weights(inputs)
     if query is not None or result.dim() == 1:
         if query is None:
             raise ValueError(

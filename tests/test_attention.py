@@ -237,3 +237,12 @@ def test_attention_weights_along_columns():
     causal = A.attention_weights(inputs, inputs, scale=1.0, causal=True, dim=0)
     torch.testing.assert_close(causal.sum(dim=0), torch.ones(6))
     assert (causal[A.causal_mask(6)] == 0).all()
+
+
+def test_numpy_integers_are_accepted_where_ints_are():
+    import numpy as np
+
+    assert A.causal_mask(np.int64(3)).shape == (3, 3)
+    torch.testing.assert_close(A.softmax(F32, dim=np.int64(0)).sum(0), torch.ones(3))
+    with pytest.raises(ValueError, match="num_tokens: expected an int >= 1, got bool True"):
+        A.causal_mask(True)

@@ -165,8 +165,20 @@ def test_wrong_shape_is_reported():
 
 
 def test_not_a_tensor_is_a_checkpoint_error():
-    with pytest.raises(CheckpointError, match="expected a torch.Tensor, got list"):
+    with pytest.raises(CheckpointError, match="expected a real-valued torch.Tensor, got list"):
         check_scores([[1.0]])
+    with pytest.raises(CheckpointError, match="dtype torch.complex64"):
+        check_scores(torch.ones(6, 6, dtype=torch.complex64))
+
+
+def test_bad_tokens_are_value_errors_with_or_without_inputs():
+    inputs = torch.ones(2, 2)
+    with pytest.raises(ValueError, match="tokens: expected a list of 2 strings, got int 5"):
+        check_scores(torch.ones(2, 2), inputs=inputs, tokens=5)
+    with pytest.raises(ValueError, match=r"one string per input row \(6\), got 2"):
+        check_scores(INPUTS @ INPUTS.T, tokens=["a", "b"])
+    with pytest.raises(ValueError, match="one string per input row"):
+        check_scores(torch.ones(2, 2), inputs=inputs, tokens=["a", 2])
 
 
 def test_diagnose_names_stages_and_mistakes():
@@ -200,7 +212,7 @@ def test_checks_accept_the_readers_own_inputs(capsys):
         (lambda: check_scores(torch.ones(2, 2), inputs=torch.ones(2)), "inputs: expected shape"),
         (
             lambda: check_scores(torch.ones(2, 2), inputs=torch.ones(2, 2), tokens=["a"]),
-            "tokens: expected one per input row (2), got 1",
+            "tokens: expected one string per input row (2), got 1",
         ),
         (
             lambda: check_scores(torch.ones(2, 2), inputs=torch.ones(2, 2, dtype=torch.long)),
