@@ -267,7 +267,7 @@ class MultiHeadAttentionWrapper(nn.Module):
     ) -> None:
         super().__init__()
         self.d_in = check_int(d_in, "d_in", minimum=1)
-        check_int(d_out, "d_out", minimum=1)
+        self.d_out = check_int(d_out, "d_out", minimum=1)  # per head: the output has num_heads x
         self.context_length = check_int(context_length, "context_length", minimum=1)
         self.num_heads = check_int(num_heads, "num_heads", minimum=1)
         self.heads = nn.ModuleList(
