@@ -11,8 +11,11 @@ a Figure that ends a Jupyter cell is displayed exactly once (``display(fig)``
 anywhere else), with any backend, Agg included. Inputs may be torch tensors or
 numpy arrays.
 
-The colour helpers (:func:`color_limits`, :func:`cell_colors`) are shared with
-``attnlib.widgets`` so that the live HTML heatmaps use the same colours.
+The public functions are :func:`heatmap`, :func:`weights_bar`, :func:`vectors_3d`
+and :func:`new_figure` (an empty Figure for several of them side by side). The
+private colour and validation helpers (``_color_limits``, ``_cell_colors``,
+``_check_fmt``, ...) are shared with ``attnlib.widgets`` so that the live HTML
+heatmaps use the same colours and refuse the same bad arguments.
 """
 
 from __future__ import annotations
@@ -79,14 +82,35 @@ def _as_shaped(x: Any, name: str, ndim: int, shape_doc: str) -> np.ndarray:
     return array
 
 
+def _count(number: int, noun: str) -> str:
+    """``'1 token'``, ``'6 tokens'``: ``number`` and ``noun``, plural unless it is one."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _check_finite(values: np.ndarray, name: str) -> np.ndarray:
+    """``values`` if every entry is finite, else a ``ValueError`` naming the first bad one."""
+    bad = ~np.isfinite(values)
+    if bad.any():
+        first = tuple(int(k) for k in np.argwhere(bad)[0])
+        where = first[0] if len(first) == 1 else first
+        raise ValueError(
+            f"{name}: expected finite numbers, got {values[first]} at index {where} "
+            f"({int(bad.sum())} of {values.size} not finite)"
+        )
+    return values
+
+
 def _check_labels(labels: Any, name: str, expected: int, what: str) -> list[str]:
     """Labels as a list of str; ``what`` says what they label, e.g. 'one per row of ...'."""
     if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
         raise ValueError(
-            f"{name}: expected a list of {expected} labels ({what}), got {describe(labels)}"
+            f"{name}: expected a list of {_count(expected, 'label')} ({what}), "
+            f"got {describe(labels)}"
         )
     if len(labels) != expected:
-        raise ValueError(f"{name}: expected {expected} labels ({what}), got {len(labels)}")
+        raise ValueError(
+            f"{name}: expected {_count(expected, 'label')} ({what}), got {len(labels)}"
+        )
     return [str(label) for label in labels]
 
 
@@ -102,10 +126,29 @@ def _check_index(value: Any, name: str, size: int) -> int | None:
     return int(value)
 
 
+def _check_cell(value: Any, name: str, rows: int, cols: int) -> tuple[int, int] | None:
+    """``None`` or a pair ``(row, col)`` of ints indexing a ``(rows, cols)`` matrix."""
+    if value is None:
+        return None
+    if not isinstance(value, (tuple, list)) or len(value) != 2 or any(v is None for v in value):
+        raise ValueError(
+            f"{name}: expected None or a pair of ints (row, col), got {describe(value)}"
+        )
+    row = _check_index(value[0], f"{name}[0]", rows)
+    col = _check_index(value[1], f"{name}[1]", cols)
+    return row, col
+
+
+def _check_str(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{name}: expected a str, got {describe(value)}")
+    return value
+
+
 def _check_limit(value: Any, name: str) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ValueError(f"{name}: expected None or a finite number, got {describe(value)}")
     if not np.isfinite(value):
         raise ValueError(f"{name}: expected None or a finite number, got {value}")
@@ -117,7 +160,7 @@ def _check_fmt(fmt: Any) -> str:
         if not isinstance(fmt, str):
             raise TypeError
         fmt.format(0.5)
-    except (TypeError, ValueError, IndexError, KeyError):
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError):
         raise ValueError(
             f"fmt: expected a format string such as '{{:.2f}}', got {describe(fmt)}"
         ) from None
@@ -137,32 +180,60 @@ def _get_cmap(cmap: Any) -> Colormap:
 
 
 def new_figure(figsize: tuple[float, float]) -> Figure:
-    """A figure that shows exactly once when it ends a Jupyter cell.
+    """An empty Figure of ``figsize`` ``(width, height)`` inches that shows exactly once.
 
-    Made through pyplot so that Jupyter's inline backend is switched on and renders the
-    returned figure, then closed at once so that pyplot neither keeps it nor shows it
-    a second time at the end of the cell.
+    For several plots side by side: ``left, right = new_figure((12, 4.6)).subplots(1, 2)``,
+    then pass each as ``ax``. Made through pyplot so that Jupyter's inline backend is
+    switched on and renders the returned figure, then closed at once so that pyplot
+    neither keeps it nor shows it a second time at the end of the cell.
     """
+    if (
+        not isinstance(figsize, (tuple, list))
+        or len(figsize) != 2
+        or not all(
+            isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+            for x in figsize
+        )
+        or not all(0 < x < np.inf for x in figsize)
+    ):
+        raise ValueError(
+            "figsize: expected a pair (width, height) of positive finite inches, "
+            f"got {describe(figsize)}"
+        )
     import matplotlib.pyplot as plt
 
-    fig = plt.figure(figsize=figsize, layout="constrained")
+    fig = plt.figure(figsize=tuple(float(x) for x in figsize), layout="constrained")
     plt.close(fig)
     return fig
 
 
-def _figure_and_axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+# Axes on which x and y are not plain Cartesian coordinates (matplotlib's own projections).
+_CURVED = ("polar", "aitoff", "hammer", "lambert", "mollweide")
+
+
+def _figure_and_axes(
+    ax: Axes | None, figsize: tuple[float, float], projection: str | None = None
+) -> tuple[Figure, Axes]:
+    """``ax`` and its Figure, or a new Figure with one Axes: 2-d, or ``projection="3d"``."""
     if ax is None:
         fig = new_figure(figsize)
-        return fig, fig.add_subplot()
+        return fig, fig.add_subplot(projection=projection)
     if not isinstance(ax, Axes):
-        raise ValueError(f"ax: expected None or a matplotlib Axes, got {describe(ax)}")
+        kind = "a 3-d Axes" if projection == "3d" else "a matplotlib Axes"
+        raise ValueError(f"ax: expected None or {kind}, got {describe(ax)}")
+    if projection == "3d" and ax.name != "3d":
+        raise ValueError(
+            f"ax: expected a 3-d Axes (fig.add_subplot(projection='3d')), got a {ax.name!r} Axes"
+        )
+    if projection is None and (ax.name == "3d" or ax.name in _CURVED):
+        raise ValueError(f"ax: expected a 2-d Axes (fig.add_subplot()), got a {ax.name!r} Axes")
     return ax.figure, ax
 
 
 # ----------------------------------------------------------------------------- colours
 
 
-def color_limits(
+def _color_limits(
     matrix: Any, vmin: float | None = None, vmax: float | None = None
 ) -> tuple[float, float]:
     """The colour limits ``(vmin, vmax)`` used to draw ``matrix``.
@@ -194,7 +265,7 @@ def _relative_luminance(rgb: np.ndarray) -> np.ndarray:
     return linear @ np.array([0.2126, 0.7152, 0.0722])
 
 
-def text_colors(rgba: np.ndarray) -> np.ndarray:
+def _text_colors(rgba: np.ndarray) -> np.ndarray:
     """'black' or 'white' for each background colour ``(..., 4)``, whichever reads better.
 
     Transparent backgrounds are taken as drawn over white.
@@ -205,7 +276,7 @@ def text_colors(rgba: np.ndarray) -> np.ndarray:
     return np.where(_relative_luminance(over_white) > _LUMINANCE_THRESHOLD, "black", "white")
 
 
-def cell_colors(
+def _cell_colors(
     matrix: Any, vmin: float, vmax: float, cmap: str | Colormap = "viridis"
 ) -> tuple[np.ndarray, np.ndarray]:
     """Background and text colour of every cell of ``matrix`` ``(rows, cols)``.
@@ -221,10 +292,10 @@ def cell_colors(
     rgba = np.array(rgba, dtype=np.float64).reshape(values.shape + (4,))
     rgba[np.isnan(values)] = (0.0, 0.0, 0.0, 0.0)
     rgba[np.isinf(values)] = matplotlib.colors.to_rgba(MASKED_COLOR)
-    return rgba, text_colors(rgba)
+    return rgba, _text_colors(rgba)
 
 
-def format_value(value: float, fmt: str) -> str:
+def _format_value(value: float, fmt: str) -> str:
     """A cell's text: ``fmt`` for finite values, '-inf'/'inf' for masked, '' for NaN."""
     if np.isnan(value):
         return ""
@@ -291,19 +362,10 @@ def heatmap(
     col_labels = _check_labels(col_labels, "col_labels", cols, f"one per column of matrix, {shape}")
     highlight_row = _check_index(highlight_row, "highlight_row", rows)
     highlight_col = _check_index(highlight_col, "highlight_col", cols)
-    if highlight_cell is not None:
-        if not isinstance(highlight_cell, (tuple, list)) or len(highlight_cell) != 2:
-            raise ValueError(
-                "highlight_cell: expected None or a pair (row, col), "
-                f"got {describe(highlight_cell)}"
-            )
-        highlight_cell = (
-            _check_index(highlight_cell[0], "highlight_cell[0]", rows),
-            _check_index(highlight_cell[1], "highlight_cell[1]", cols),
-        )
+    highlight_cell = _check_cell(highlight_cell, "highlight_cell", rows, cols)
     fmt = _check_fmt(fmt)
     colormap = _get_cmap(cmap)
-    vmin, vmax = color_limits(values, vmin, vmax)
+    vmin, vmax = _color_limits(values, vmin, vmax)
 
     fig, ax = _figure_and_axes(ax, figsize=(min(2.5 + 0.8 * cols, 16), min(1.8 + 0.6 * rows, 14)))
     # NaN and inf are masked: transparent in the image, inf cells get a grey patch below.
@@ -312,7 +374,7 @@ def heatmap(
         cmap=colormap.with_extremes(bad=(0, 0, 0, 0)),
         norm=Normalize(vmin, vmax),
     )
-    _, text = cell_colors(values, vmin, vmax, colormap)
+    _, text = _cell_colors(values, vmin, vmax, colormap)
     fontsize = 9 if max(rows, cols) <= 8 else 7 if max(rows, cols) <= 16 else 5
     for i in range(rows):
         for j in range(cols):
@@ -320,7 +382,7 @@ def heatmap(
                 ax.add_patch(
                     Rectangle((j - 0.5, i - 0.5), 1, 1, color=MASKED_COLOR, gid="masked", zorder=0)
                 )
-            label = format_value(values[i, j], fmt)
+            label = _format_value(values[i, j], fmt)
             if label:
                 ax.text(j, i, label, ha="center", va="center", color=text[i, j], fontsize=fontsize)
 
@@ -360,8 +422,7 @@ def weights_bar(
     num_tokens = values.shape[0]
     tokens = _check_labels(tokens, "tokens", num_tokens, f"one per weight, shape {values.shape}")
     query = _check_index(query, "query", num_tokens)
-    if not np.isfinite(values).all():
-        raise ValueError(f"weights: expected finite numbers, got {values.tolist()}")
+    _check_finite(values, "weights")
 
     fig, ax = _figure_and_axes(ax, figsize=(min(2.5 + 0.8 * num_tokens, 16), 3.2))
     bars = ax.bar(range(num_tokens), values, color=INPUT_COLOR, edgecolor="black", linewidth=0.6)
@@ -417,6 +478,7 @@ def vectors_3d(
         raise ValueError(
             f"inputs: expected shape (num_tokens, 3), 3-d embeddings, got shape {points.shape}"
         )
+    _check_finite(points, "inputs")
     num_tokens = points.shape[0]
     tokens = _check_labels(tokens, "tokens", num_tokens, f"one per input, shape {points.shape}")
     query = _check_index(query, "query", num_tokens)
@@ -425,6 +487,7 @@ def vectors_3d(
         context = _as_shaped(context_vec, "context_vec", 1, "(3,)")
         if context.shape != (3,):
             raise ValueError(f"context_vec: expected shape (3,), got shape {context.shape}")
+        _check_finite(context, "context_vec")
     weight_values = None
     if weights is not None:
         weight_values = _as_shaped(weights, "weights", 1, f"({num_tokens},)")
@@ -433,16 +496,9 @@ def vectors_3d(
                 f"weights: expected shape ({num_tokens},), one per input, "
                 f"got shape {weight_values.shape}"
             )
-    if ax is not None and getattr(ax, "name", None) != "3d":
-        raise ValueError(
-            f"ax: expected a 3-d Axes (fig.add_subplot(projection='3d')), got {describe(ax)}"
-        )
+        _check_finite(weight_values, "weights")
 
-    if ax is None:
-        fig = new_figure((6, 5))
-        ax = fig.add_subplot(projection="3d")
-    else:
-        fig = ax.figure
+    fig, ax = _figure_and_axes(ax, (6, 5), projection="3d")
     heaviest = float(np.abs(weight_values).max()) if weight_values is not None else 0.0
     for k, (point, token) in enumerate(zip(points, tokens, strict=True)):
         width, label = 1.5, token

@@ -31,7 +31,6 @@ an error is ``.attnlib-status .attnlib-error``. Each control carries the class
 
 from __future__ import annotations
 
-import functools
 import html
 import math
 from collections.abc import Callable, Sequence
@@ -47,6 +46,7 @@ from attnlib import plots
 from attnlib._validate import as_float_tensor, check_int, check_rank, describe
 from attnlib.attention import (
     attention_scores,
+    attention_weights,
     causal_mask,
     context_vector,
     context_vectors,
@@ -132,7 +132,8 @@ def _check_tokens(tokens: Any, num_tokens: int, source: str) -> tuple[str, ...]:
         raise ValueError(f"tokens: expected a list of {num_tokens} str, got {describe(tokens)}")
     if len(tokens) != num_tokens:
         raise ValueError(
-            f"tokens: expected {num_tokens} tokens (one per row of {source}), got {len(tokens)}"
+            f"tokens: expected {plots._count(num_tokens, 'token')} (one per row of {source}), "
+            f"got {len(tokens)}"
         )
     for k, token in enumerate(tokens):
         if not isinstance(token, str):
@@ -146,6 +147,38 @@ def _check_control(value: Any, name: str, low: int, high: int) -> int:
     if not low <= value <= high:
         raise ValueError(f"{name}: expected an int in [{low}, {high}], got {value}")
     return int(value)
+
+
+def _check_dim(dim: Any) -> int:
+    """The softmax axis of a ``(num_tokens, num_tokens)`` grid: -1 (rows) or 0 (columns)."""
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim not in (-1, 0):
+        got = repr(dim) if isinstance(dim, (int, np.integer)) else describe(dim)
+        raise ValueError(f"dim: expected -1 (across each row) or 0 (down each column), got {got}")
+    return int(dim)
+
+
+def _check_no_overflow(values: torch.Tensor, detail: Callable[[], str], fix: str) -> torch.Tensor:
+    """``values`` (scores or the weights made from them) if all finite, else ``ValueError``.
+
+    Finite inputs can still give scores beyond the dtype's range (inf), and softmax turns
+    those into NaN: refused here, so that no explorer shows NaN without saying why.
+    ``detail()`` says why, and is only worked out when it is needed.
+    """
+    if not torch.isfinite(values).all():
+        raise ValueError(f"attn_scores: expected finite scores, got overflow ({detail()}); {fix}")
+    return values
+
+
+def _dot_overflow(*vectors: torch.Tensor) -> Callable[[], str]:
+    """Why dot products of ``vectors`` overflowed, for :func:`_check_no_overflow`."""
+
+    def detail() -> str:
+        largest = max(v.abs().max().item() for v in vectors)
+        return (
+            f"vectors up to {largest:.3g} give dot products beyond the largest {vectors[0].dtype}"
+        )
+
+    return detail
 
 
 def _resolve(
@@ -210,11 +243,25 @@ def query_view(inputs: torch.Tensor, tokens: Sequence[str], query: int) -> Query
 
     ``inputs``: ``(num_tokens, d_in)``. Scores ``inputs @ inputs.T``, weights by
     softmax over the keys (``dim=-1``), context vector ``sum_i weights[i] * x_i``.
+    Raises ``ValueError`` if the scores overflow (the weights would be NaN).
     """
     inputs = _check_inputs(inputs)
     tokens = _check_tokens(tokens, inputs.shape[0], f"inputs, shape {tuple(inputs.shape)}")
-    query = _check_control(query, "query", 0, inputs.shape[0] - 1)
+    return _query_view(inputs, tokens, _query_weights(inputs), query)
+
+
+def _query_weights(inputs: torch.Tensor) -> torch.Tensor:
+    """``attn_weights`` of checked ``inputs``: the part of a QueryView no query changes."""
     attn_weights = softmax(attention_scores(inputs), dim=-1)
+    return _check_no_overflow(attn_weights, _dot_overflow(inputs), "scale the inputs down")
+
+
+def _query_view(
+    inputs: torch.Tensor, tokens: tuple[str, ...], attn_weights: torch.Tensor, query: int
+) -> QueryView:
+    """:func:`query_view` of checked ``inputs``, ``tokens`` and their ``_query_weights``."""
+    query = _check_control(query, "query", 0, inputs.shape[0] - 1)
+    attn_weights = attn_weights.clone()  # each view its own, as a fresh softmax would be
     weights = attn_weights[query]
     context = context_vector(inputs, weights)
     terms = " + ".join(f"{w:.4f}·x({t})" for w, t in zip(weights.tolist(), tokens, strict=True))
@@ -252,8 +299,12 @@ def softmax_view(attn_scores: torch.Tensor, tokens: Sequence[str], dim: int) -> 
     """Softmax of ``attn_scores`` ``(num_tokens, num_tokens)`` along ``dim`` (-1 or 0)."""
     attn_scores = _check_scores(attn_scores)
     _check_tokens(tokens, attn_scores.shape[0], f"attn_scores, shape {tuple(attn_scores.shape)}")
-    if dim not in (-1, 0) or isinstance(dim, bool):
-        raise ValueError(f"dim: expected -1 (across each row) or 0 (down each column), got {dim!r}")
+    return _softmax_view(attn_scores, dim)
+
+
+def _softmax_view(attn_scores: torch.Tensor, dim: int) -> SoftmaxView:
+    """:func:`softmax_view` of checked ``attn_scores``."""
+    dim = _check_dim(dim)
     attn_weights = softmax(attn_scores, dim=dim)
     row_sums, col_sums = attn_weights.sum(dim=1), attn_weights.sum(dim=0)
     rows_ok = bool(torch.allclose(row_sums, torch.ones_like(row_sums), atol=_SUM_TOL))
@@ -301,11 +352,23 @@ def loop_view(inputs: torch.Tensor, tokens: Sequence[str], step: int) -> LoopVie
     the outer loop runs over rows ``i``, the inner over columns ``j``.
     """
     inputs = _check_inputs(inputs)
+    tokens = _check_tokens(tokens, inputs.shape[0], f"inputs, shape {tuple(inputs.shape)}")
+    return _loop_view(inputs, tokens, _loop_scores(inputs), step)
+
+
+def _loop_scores(inputs: torch.Tensor) -> torch.Tensor:
+    """The finished grid of checked ``inputs``: the part of a LoopView no step changes."""
+    all_scores = attention_scores(inputs)
+    return _check_no_overflow(all_scores, _dot_overflow(inputs), "scale the inputs down")
+
+
+def _loop_view(
+    inputs: torch.Tensor, tokens: tuple[str, ...], all_scores: torch.Tensor, step: int
+) -> LoopView:
+    """:func:`loop_view` of checked ``inputs``, ``tokens`` and their ``_loop_scores``."""
     num_tokens = inputs.shape[0]
-    tokens = _check_tokens(tokens, num_tokens, f"inputs, shape {tuple(inputs.shape)}")
     step = _check_control(step, "step", 0, num_tokens * num_tokens - 1)
     i, j = divmod(step, num_tokens)
-    all_scores = attention_scores(inputs)
     filled = (torch.arange(num_tokens * num_tokens) <= step).reshape(num_tokens, num_tokens)
     scores = all_scores.masked_fill(~filled, float("nan"))
     terms = tuple(zip(inputs[i].tolist(), inputs[j].tolist(), strict=True))
@@ -333,21 +396,13 @@ class HeatmapColors:
     legend: str
 
 
-def _css(rgba: np.ndarray) -> str:
-    if rgba[3] == 0:
-        return "transparent"
-    r, g, b = (int(round(c * 255)) for c in rgba[:3])
-    return f"#{r:02x}{g:02x}{b:02x}"
-
-
 def _css_grid(rgba: np.ndarray) -> tuple[tuple[str, ...], ...]:
-    """:func:`_css` of every colour of ``rgba`` ``(rows, cols, 4)``, vectorised.
+    """CSS colours ``'#rrggbb'`` (or ``'transparent'``) of ``rgba`` ``(rows, cols, 4)``.
 
-    A 32x32 grid is recoloured at every slider step, and one ``_css`` call per cell
-    took most of a step's time. A colormap has at most a few hundred distinct
+    A 32x32 grid is recoloured whenever its matrix changes, and formatting one colour
+    per cell took most of that time. A colormap has at most a few hundred distinct
     colours, so each distinct one is formatted once and the cells look theirs up.
     """
-    # np.round rounds halves to even, as round() in _css does.
     rgb = np.round(rgba[..., :3] * 255).astype(np.int64)
     codes = rgb[..., 0] << 16 | rgb[..., 1] << 8 | rgb[..., 2]
     codes[rgba[..., 3] == 0] = -1  # transparent
@@ -367,14 +422,17 @@ def heatmap_colors(
 ) -> HeatmapColors:
     """The colours :func:`attnlib.plots.heatmap` would give ``matrix`` ``(rows, cols)``.
 
-    Limits default to the finite minimum and maximum (see
-    :func:`attnlib.plots.color_limits`). Compute once per matrix, reuse per update.
+    Limits default to the finite minimum and maximum; a flat matrix gets a range of
+    width 1 around its value. ``label`` names the values in the legend. Compute once
+    per matrix, reuse per update.
     """
-    vmin, vmax = plots.color_limits(matrix, vmin, vmax)
-    rgba, text = plots.cell_colors(matrix, vmin, vmax, cmap)
+    matrix = plots._as_shaped(matrix, "matrix", 2, "(rows, cols)")
+    label = plots._check_str(label, "label")
+    vmin, vmax = plots._color_limits(matrix, vmin, vmax)
+    rgba, text = plots._cell_colors(matrix, vmin, vmax, cmap)
     background = _css_grid(rgba)
-    stops, _ = plots.cell_colors(np.linspace(vmin, vmax, 9)[None, :], vmin, vmax, cmap)
-    gradient = ", ".join(_css(c) for c in stops[0])
+    stops, _ = plots._cell_colors(np.linspace(vmin, vmax, 9)[None, :], vmin, vmax, cmap)
+    gradient = ", ".join(_css_grid(stops)[0])
     legend = (
         '<div class="attnlib-legend" style="display:flex;align-items:center;gap:6px;'
         'font-size:11px;margin-top:4px">'
@@ -449,8 +507,18 @@ def html_heatmap(
     col_labels = plots._check_labels(
         col_labels, "col_labels", cols, f"one per column of matrix, {shape}"
     )
+    highlight_row = plots._check_index(highlight_row, "highlight_row", rows)
+    highlight_cell = plots._check_cell(highlight_cell, "highlight_cell", rows, cols)
+    fmt = plots._check_fmt(fmt)
+    caption = plots._check_str(caption, "caption")
+    row_sums = _check_totals(row_totals, "row_totals", rows, f"one per row of matrix, {shape}")
+    col_sums = _check_totals(col_totals, "col_totals", cols, f"one per column of matrix, {shape}")
     if colors is None:
         colors = heatmap_colors(values, vmin, vmax, cmap)
+    elif not isinstance(colors, HeatmapColors):
+        raise ValueError(
+            f"colors: expected None or HeatmapColors from heatmap_colors(), got {describe(colors)}"
+        )
     elif len(colors.background) != rows or len(colors.background[0]) != cols:
         raise ValueError(
             f"colors: expected colours for a {rows}x{cols} matrix, "
@@ -459,15 +527,18 @@ def html_heatmap(
     hl_i, hl_j = highlight_cell if highlight_cell is not None else (-1, -1)
     hidden = None
     if masked is not None:
-        hidden = np.asarray(masked.numpy() if isinstance(masked, torch.Tensor) else masked)
-        if hidden.dtype != np.bool_ or hidden.shape != values.shape:
+        try:
+            hidden = np.asarray(masked.cpu() if isinstance(masked, torch.Tensor) else masked)
+        except (ValueError, TypeError, RuntimeError):  # e.g. ragged nested lists
+            hidden = None
+        if hidden is None or hidden.dtype != np.bool_ or hidden.shape != values.shape:
             raise ValueError(
                 f"masked: expected a bool array of shape {values.shape}, got {describe(masked)}"
             )
         hidden = hidden.tolist()
 
     head = "".join(f"<th>{html.escape(c)}</th>" for c in col_labels)
-    if row_totals is not None:
+    if row_sums is not None:
         head += '<th class="attnlib-total">row sum</th>'
     parts = [
         _STYLE,
@@ -475,7 +546,6 @@ def html_heatmap(
         f"<caption>{html.escape(caption)}</caption>",
         f"<tr><th></th>{head}</tr>",
     ]
-    row_sums = None if row_totals is None else plots._as_array(row_totals, "row_totals").tolist()
     for i, row in enumerate(values.tolist()):
         label = html.escape(row_labels[i])
         if i == highlight_row:
@@ -495,14 +565,23 @@ def html_heatmap(
         if row_sums is not None:
             parts.append(_total_td(row_sums[i], f'data-row="{i}" data-col="sum"'))
         parts.append("</tr>")
-    if col_totals is not None:
-        col_sums = plots._as_array(col_totals, "col_totals").tolist()
+    if col_sums is not None:
         parts.append('<tr data-row="sum"><th class="attnlib-total">column sum</th>')
         parts.extend(_total_td(s, f'data-row="sum" data-col="{j}"') for j, s in enumerate(col_sums))
         parts.append("</tr>")
     parts.append("</table>")
     parts.append(colors.legend)
     return "".join(parts)
+
+
+def _check_totals(totals: Any, name: str, size: int, what: str) -> list[float] | None:
+    """``None``, or ``totals`` ``(size,)`` as a list of floats."""
+    if totals is None:
+        return None
+    values = plots._as_shaped(totals, name, 1, f"({size},), {what}")
+    if values.shape != (size,):
+        raise ValueError(f"{name}: expected shape ({size},), {what}, got shape {values.shape}")
+    return values.tolist()
 
 
 def _td(
@@ -520,8 +599,8 @@ def _td(
     elif masked or value in (float("inf"), float("-inf")):
         # No inline colour: the stylesheet's grey for td.attnlib-masked must win.
         classes.append("attnlib-masked")
-        # fmt itself for a masked weight (0): format_value's numpy checks cost per cell.
-        text = fmt.format(value) if math.isfinite(value) else plots.format_value(value, fmt)
+        # fmt itself for a masked weight (0): _format_value's numpy checks cost per cell.
+        text = fmt.format(value) if math.isfinite(value) else plots._format_value(value, fmt)
         attrs = ""
     else:
         style = f"background:{colors.background[i][j]};color:{colors.text[i][j]}"
@@ -566,7 +645,8 @@ class _Explorer:
         controls: list[widgets.Widget],
         other_controls: Sequence[widgets.Widget] = (),
     ) -> None:
-        """Build the root box around ``children`` and wire ``controls`` to :meth:`_on_change`.
+        """Build the root box around ``children``, wire ``controls`` to :meth:`_on_change`
+        and draw the first view, ``self._view``.
 
         ``other_controls``: controls wired elsewhere (the sentence box, the play button).
         Every control, wired here or not, gets the CSS class ``attnlib-control-<name>``
@@ -585,6 +665,8 @@ class _Explorer:
             control.add_class(f"attnlib-control-{names[id(control)]}")
         for control in controls:
             control.observe(self._on_change, names="value")
+        for widget, value in self._render(self._view):
+            widget.value = value
 
     @property
     def view(self) -> Any:
@@ -659,10 +741,11 @@ class QueryExplorer(_Explorer):
     def __init__(self, inputs: torch.Tensor | None = None, tokens: Sequence[str] | None = None):
         self.inputs, self.tokens = _resolve(inputs, tokens, example_inputs(), "inputs")
         num_tokens = self.inputs.shape[0]
+        # The weights do not depend on the query: computed and coloured once.
+        self._attn_weights = _query_weights(self.inputs)
+        self._colors = heatmap_colors(self._attn_weights, label="attention weight")
         start = min(1, num_tokens - 1)  # the book's query, "journey"
-        self._view = query_view(self.inputs, self.tokens, start)
-        # The weights do not depend on the query: their colours are looked up once.
-        self._colors = heatmap_colors(self._view.attn_weights, label="attention weight")
+        self._view = _query_view(self.inputs, self.tokens, self._attn_weights, start)
         self.query = widgets.IntSlider(
             value=start, min=0, max=num_tokens - 1, description="query", continuous_update=True
         )
@@ -673,11 +756,9 @@ class QueryExplorer(_Explorer):
         self.formula = widgets.HTML()
         controls = widgets.HBox([self.query, self.token_label])
         self._finish([controls, self.heatmap, self.bars, self.formula], [self.query])
-        for widget, value in self._render(self._view):
-            widget.value = value
 
     def _compute(self) -> QueryView:
-        return query_view(self.inputs, self.tokens, self.query.value)
+        return _query_view(self.inputs, self.tokens, self._attn_weights, self.query.value)
 
     def _render(self, view: QueryView) -> list[tuple[widgets.Widget, str]]:
         table = html_heatmap(
@@ -752,11 +833,11 @@ class SoftmaxAxisExplorer(_Explorer):
     def __init__(self, scores: torch.Tensor | None = None, tokens: Sequence[str] | None = None):
         default = attention_scores(example_inputs())
         self.scores, self.tokens = _resolve(scores, tokens, default, "attn_scores")
-        self._view = softmax_view(self.scores, self.tokens, -1)
+        self._view = _softmax_view(self.scores, -1)
         # Both axes' weights share one colour scale, so flipping compares like with like.
-        other = softmax_view(self.scores, self.tokens, 0)
+        other = _softmax_view(self.scores, 0)
         both = torch.cat([self._view.attn_weights, other.attn_weights])
-        limits = plots.color_limits(both)
+        limits = plots._color_limits(both)
         self._colors = {
             v.dim: heatmap_colors(v.attn_weights, *limits, label="attention weight")
             for v in (self._view, other)
@@ -765,11 +846,9 @@ class SoftmaxAxisExplorer(_Explorer):
         self.heatmap = widgets.HTML()
         self.explanation = widgets.HTML()
         self._finish([self.dim, self.heatmap, self.explanation], [self.dim])
-        for widget, value in self._render(self._view):
-            widget.value = value
 
     def _compute(self) -> SoftmaxView:
-        return softmax_view(self.scores, self.tokens, self.dim.value)
+        return _softmax_view(self.scores, self.dim.value)
 
     def _render(self, view: SoftmaxView) -> list[tuple[widgets.Widget, str]]:
         table = html_heatmap(
@@ -816,9 +895,11 @@ class LoopStepper(_Explorer):
         self.inputs, self.tokens = _resolve(inputs, tokens, example_inputs(), "inputs")
         num_tokens = self.inputs.shape[0]
         last = num_tokens * num_tokens - 1
-        self._view = loop_view(self.inputs, self.tokens, 0)
-        # Colours of the finished grid, so a cell keeps its colour once filled.
-        self._colors = heatmap_colors(attention_scores(self.inputs), label="attention score")
+        # The finished grid does not depend on the step: computed and coloured once, so a
+        # cell keeps its colour once filled.
+        self._all_scores = _loop_scores(self.inputs)
+        self._colors = heatmap_colors(self._all_scores, label="attention score")
+        self._view = _loop_view(self.inputs, self.tokens, self._all_scores, 0)
         self.step = widgets.IntSlider(
             value=0, min=0, max=last, description="iteration", continuous_update=True
         )
@@ -829,11 +910,9 @@ class LoopStepper(_Explorer):
         self.formula = widgets.HTML()
         controls = widgets.HBox([self.play, self.step, self.position])
         self._finish([controls, self.heatmap, self.formula], [self.step], [self.play])
-        for widget, value in self._render(self._view):
-            widget.value = value
 
     def _compute(self) -> LoopView:
-        return loop_view(self.inputs, self.tokens, self.step.value)
+        return _loop_view(self.inputs, self.tokens, self._all_scores, self.step.value)
 
     def _render(self, view: LoopView) -> list[tuple[widgets.Widget, str]]:
         num_tokens = len(self.tokens)
@@ -1007,12 +1086,6 @@ class AttentionView:
     text: str
 
 
-def _check_dim(dim: Any) -> int:
-    if isinstance(dim, bool) or dim not in (-1, 0):
-        raise ValueError(f"dim: expected -1 (across each row) or 0 (down each column), got {dim!r}")
-    return int(dim)
-
-
 def _check_causal(causal: Any) -> bool:
     if not isinstance(causal, (bool, np.bool_)):
         raise ValueError(f"causal: expected True or False, got {describe(causal)}")
@@ -1026,21 +1099,6 @@ def _check_temperature(temperature: Any) -> float:
     if not 0 < temperature < float("inf"):
         raise ValueError(f"temperature: expected a finite number > 0, got {temperature!r}")
     return float(temperature)
-
-
-@functools.lru_cache(maxsize=MAX_TOKENS)
-def _shared_causal_mask(num_tokens: int) -> torch.Tensor:
-    return causal_mask(num_tokens)
-
-
-def _causal_mask(num_tokens: int) -> torch.Tensor:
-    """:func:`attnlib.attention.causal_mask`, made once per length.
-
-    ``triu`` runs on torch's thread pool, and waking the pool between two slider
-    steps took ~5 ms on a busy 2-core machine, half of the whole update budget.
-    A copy, so that a reader editing ``view.masked`` cannot change the next view.
-    """
-    return _shared_causal_mask(num_tokens).clone()
 
 
 def attention_view(
@@ -1061,8 +1119,9 @@ def attention_view(
     head ``head``'s queries, keys and values, and the scale ``1 / sqrt(head_dim)``.
     Then ``attn_scores = queries @ keys.T``; with ``causal`` the scores above the
     diagonal become ``-inf``; ``attn_weights = softmax(attn_scores * scale /
-    temperature, dim)`` (a small temperature sharpens, a large one flattens);
-    ``context = attn_weights[query] @ values``.
+    temperature, dim)`` (a small temperature sharpens, a large one flattens), computed
+    by :func:`attnlib.attention.attention_weights`; ``context = attn_weights[query] @
+    values``. Raises ``ValueError`` if the scores overflow (the weights would be NaN).
     """
     inputs = _check_inputs(inputs)
     num_tokens = inputs.shape[0]
@@ -1093,13 +1152,33 @@ def attention_view(
         values = inputs_ @ projections.W_value[head]
         scale = 1.0 / math.sqrt(projections.head_dim)
 
-    attn_scores = queries @ keys.T  # (num_tokens, num_tokens)
-    # Scale first, then temperature, as the module does at temperature 1: softmax(scores * scale).
-    scaled_scores = attn_scores * scale / temperature
-    masked = _causal_mask(num_tokens) if causal else torch.zeros(num_tokens, num_tokens, dtype=bool)
+    # One factor, as the module's softmax(scores * scale) at temperature 1.
+    factor = scale / temperature
+    if not math.isfinite(factor):  # a temperature below ~1e-308
+        raise ValueError(
+            f"temperature: expected a number for which scale / temperature is finite, "
+            f"got {temperature!r} (scale {scale:g}); raise the temperature"
+        )
+    attn_scores = queries @ keys.T  # (num_tokens, num_tokens), before scaling and masking
     if causal:
-        scaled_scores = scaled_scores.masked_fill(masked, float("-inf"))
-    attn_weights = softmax(scaled_scores, dim=dim)
+        masked = causal_mask(num_tokens)
+        # What attention_weights feeds to softmax, for the text: -inf stays -inf when scaled.
+        scaled_scores = attn_scores.masked_fill(masked, float("-inf")) * factor
+    else:
+        masked = torch.zeros(num_tokens, num_tokens, dtype=torch.bool)
+        scaled_scores = attn_scores * factor
+    _check_no_overflow(attn_scores, _dot_overflow(queries, keys), "scale the inputs down")
+    attn_weights = attention_weights(
+        queries, keys, scale=factor, causal=causal, dim=-1 if dim == -1 else -2
+    )
+    _check_no_overflow(
+        attn_weights,
+        lambda: (
+            f"attn_scores * {scale:g} / temperature {temperature:g} go beyond the largest "
+            f"{attn_scores.dtype}"
+        ),
+        "raise the temperature",
+    )
     weights = attn_weights[query]
     context = context_vectors(attn_weights, values)[query]
     row_sums, col_sums = attn_weights.sum(dim=1), attn_weights.sum(dim=0)
@@ -1267,7 +1346,7 @@ class AttentionExplorer(_Explorer):
             hint = "; pass query=0" if len(tokens) == 1 else ""
             raise ValueError(
                 f"query: expected an int in [0, {len(tokens) - 1}] (the sentence has "
-                f"{len(tokens)} tokens), got {query}{hint}"
+                f"{plots._count(len(tokens), 'token')}), got {query}{hint}"
             )
         # Raises for a bad query, dim, causal or temperature, naming what was received.
         self._view = attention_view(
@@ -1341,8 +1420,6 @@ class AttentionExplorer(_Explorer):
             [self.sentence],
         )
         self.sentence.observe(self._on_sentence, names="value")
-        for widget, value in self._render(self._view):
-            widget.value = value
 
     @property
     def tokens(self) -> tuple[str, ...]:

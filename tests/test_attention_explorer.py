@@ -17,6 +17,7 @@ import html  # noqa: E402
 import math  # noqa: E402
 
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 from book import BOOK_INPUTS as _BOOK_INPUTS  # noqa: E402
@@ -512,11 +513,101 @@ def test_the_seed_picks_the_heads_weights():
             r"has 2 tokens\), got 2",
         ),
         ({"sentence": "hello"}, r"query: expected an int in \[0, 0\].*got 1; pass query=0"),
+        (
+            {"sentence": "hello"},
+            r"query: expected an int in \[0, 0\] \(the sentence has 1 token\), got 1",
+        ),
+        ({"dim": 0.0}, r"dim: expected -1 \(across each row\) or 0 .*got float 0.0"),
+        (
+            {"temperature": 1e-300},
+            r"attn_scores: expected finite scores, got overflow \(attn_scores \* 1 / "
+            r"temperature 1e-300 go beyond the largest torch.float32\); raise the temperature",
+        ),
+        (
+            {"temperature": 1e-300, "num_heads": 2},
+            r"attn_scores: expected finite scores, got overflow \(attn_scores \* 0.707107 / "
+            r"temperature 1e-300",
+        ),
+        (
+            {"temperature": 1e-320},
+            r"temperature: expected a number for which scale / temperature is finite, "
+            r"got 1e-320 \(scale 1\); raise the temperature",
+        ),
     ],
 )
 def test_bad_constructor_arguments_raise(kwargs, message):
     with pytest.raises(ValueError, match=message):
         widgets.AttentionExplorer(**kwargs)
+
+
+def test_a_numpy_int_dim_is_accepted():
+    explorer = widgets.AttentionExplorer(dim=np.int64(0))
+    assert explorer.view.dim == 0 and type(explorer.view.dim) is int
+    _check_consistent(explorer)
+
+
+def test_attention_view_refuses_inputs_whose_scores_overflow():
+    with pytest.raises(
+        ValueError,
+        match=r"attn_scores: expected finite scores, got overflow \(vectors up to 8.9e\+19 give "
+        r"dot products beyond the largest torch.float32\); scale the inputs down",
+    ):
+        widgets.attention_view(BOOK_INPUTS * 1e20, TOKENS, query=1)
+
+
+def test_a_temperature_that_overflows_the_scores_shows_an_error_not_nan():
+    explorer = widgets.AttentionExplorer()
+    good_view, good_html = explorer.view, explorer.heatmap.value
+    explorer.temperature.min = 1e-300
+    explorer.temperature.value = 1e-300
+    status = html.unescape(explorer.status.value)
+    assert "ValueError: attn_scores: expected finite scores, got overflow" in status
+    assert "raise the temperature" in status
+    assert explorer.view is good_view and explorer.heatmap.value == good_html
+    assert "nan" not in explorer.heatmap.value.lower()
+    explorer.temperature.value = 0.5
+    assert explorer.status.value == "" and explorer.view.temperature == 0.5
+
+
+@pytest.mark.parametrize("num_heads", [1, 2])
+@pytest.mark.parametrize(("dim", "causal", "temperature"), [(-1, False, 1.0), (0, True, 0.3)])
+def test_the_weights_come_from_attention_weights(monkeypatch, num_heads, dim, causal, temperature):
+    # One implementation of the arithmetic: the explorer asks attnlib.attention for its weights.
+    from attnlib import attention
+
+    calls = []
+
+    def spy(queries, keys, **kwargs):
+        result = attention.attention_weights(queries, keys, **kwargs)
+        calls.append((queries, keys, kwargs, result))
+        return result
+
+    monkeypatch.setattr(widgets, "attention_weights", spy)
+    explorer = widgets.AttentionExplorer(
+        num_heads=num_heads, dim=dim, causal=causal, temperature=temperature
+    )
+    (call,) = calls
+    queries, keys, kwargs, result = call
+    view = explorer.view
+    assert torch.equal(queries, view.queries) and torch.equal(keys, view.keys)
+    assert kwargs == {
+        "scale": pytest.approx(view.scale / temperature),
+        "causal": causal,
+        "dim": -1 if dim == -1 else -2,
+    }
+    assert torch.equal(view.attn_weights, result)
+    # What enters softmax, as the view shows it, is what attention_weights used.
+    assert torch.equal(attention.softmax(view.scaled_scores, dim=dim), result)
+    _check_consistent(explorer)
+
+
+def test_editing_a_view_in_place_does_not_change_the_next_view():
+    explorer = widgets.AttentionExplorer(causal=True)
+    explorer.view.masked.zero_()
+    explorer.view.attn_weights.zero_()
+    explorer.temperature.value = 2.0
+    assert torch.equal(explorer.view.masked, _upper(6))
+    _check_consistent(explorer)
 
 
 def test_attention_view_checks_head_and_projections():

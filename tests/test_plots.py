@@ -194,6 +194,11 @@ def test_heatmap_draws_on_given_axes():
         ({"highlight_row": 6}, r"highlight_row: expected None or an int in \[0, 5\], got 6"),
         ({"highlight_col": 1.0}, r"highlight_col: expected None or an int"),
         ({"highlight_cell": (1,)}, r"highlight_cell: expected None or a pair"),
+        ({"highlight_cell": (None, 1)}, r"highlight_cell: expected None or a pair of ints"),
+        ({"highlight_cell": (1, None)}, r"highlight_cell: expected None or a pair of ints"),
+        ({"highlight_cell": 5}, r"highlight_cell: expected None or a pair of ints.*got int 5"),
+        ({"highlight_cell": (1, 6)}, r"highlight_cell\[1\]: expected None or an int in \[0, 5\]"),
+        ({"fmt": "{0.missing}"}, r"fmt: expected a format string"),
         ({"vmin": 1.0, "vmax": 0.5}, r"vmin, vmax: expected vmin < vmax, got vmin=1.0, vmax=0.5"),
         ({"vmin": float("nan")}, r"vmin: expected None or a finite number"),
         ({"fmt": "{:d}"}, r"fmt: expected a format string"),
@@ -207,6 +212,28 @@ def test_heatmap_bad_arguments_name_expected_and_received(kwargs, message):
     matrix, rows, cols = args.pop("matrix"), args.pop("row_labels"), args.pop("col_labels")
     with pytest.raises(ValueError, match=message):
         plots.heatmap(matrix, rows, cols, **args)
+
+
+def test_heatmap_one_row_one_label_in_the_singular():
+    with pytest.raises(ValueError, match=r"row_labels: expected 1 label \(one per row"):
+        plots.heatmap([[0.5, 0.5]], ["a", "b"], ["c", "d"])
+
+
+@pytest.mark.parametrize("projection", ["3d", "polar", "mollweide"])
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda ax: plots.heatmap(SMALL, ["a", "b"], ["c", "d"], ax=ax),
+        lambda ax: plots.weights_bar([0.5, 0.5], ["a", "b"], ax=ax),
+    ],
+    ids=["heatmap", "weights_bar"],
+)
+def test_2d_plots_refuse_a_3d_or_curved_axes_before_drawing(draw, projection):
+    ax = Figure().add_subplot(projection=projection)
+    drawn = len(ax.get_children())
+    with pytest.raises(ValueError, match=rf"ax: expected a 2-d Axes .*got a '{projection}' Axes"):
+        draw(ax)
+    assert len(ax.get_children()) == drawn
 
 
 # ----------------------------------------------------------------------------- weights_bar
@@ -310,6 +337,26 @@ def test_vectors_3d_draws_on_a_given_3d_axes():
         (BOOK_INPUTS, {"context_vec": [1.0, 2.0]}, r"context_vec: expected shape \(3,\)"),
         (BOOK_INPUTS, {"weights": [0.5, 0.5]}, r"weights: expected shape \(6,\), one per input"),
         (BOOK_INPUTS, {"query": -1}, r"query: expected None or an int in \[0, 5\], got -1"),
+        (
+            [[0.1, 0.2, float("nan")], [0.3, 0.4, 0.5]],
+            {"tokens": ["a", "b"]},
+            r"inputs: expected finite numbers, got nan at index \(0, 2\)",
+        ),
+        (
+            [[0.1, 0.2, 0.3], [float("inf"), 0.4, 0.5]],
+            {"tokens": ["a", "b"]},
+            r"inputs: expected finite numbers, got inf at index \(1, 0\)",
+        ),
+        (
+            BOOK_INPUTS,
+            {"context_vec": [0.4, float("inf"), 0.5]},
+            r"context_vec: expected finite numbers, got inf at index 1",
+        ),
+        (
+            BOOK_INPUTS,
+            {"weights": [0.2, 0.2, float("nan"), 0.2, 0.2, 0.2]},
+            r"weights: expected finite numbers, got nan at index 2",
+        ),
     ],
 )
 def test_vectors_3d_bad_arguments(inputs, kwargs, message):
@@ -318,10 +365,51 @@ def test_vectors_3d_bad_arguments(inputs, kwargs, message):
         plots.vectors_3d(inputs, tokens, **kwargs)
 
 
-def test_vectors_3d_refuses_a_2d_axes():
-    ax = Figure().add_subplot()
+@pytest.mark.parametrize("projection", [None, "polar"])
+def test_vectors_3d_refuses_a_2d_axes(projection):
+    ax = Figure().add_subplot(projection=projection)
     with pytest.raises(ValueError, match=r"ax: expected a 3-d Axes"):
         plots.vectors_3d(BOOK_INPUTS, TOKENS, ax=ax)
+
+
+def test_vectors_3d_refuses_what_is_not_an_axes():
+    with pytest.raises(ValueError, match=r"ax: expected None or a 3-d Axes, got str 'axes'"):
+        plots.vectors_3d(BOOK_INPUTS, TOKENS, ax="axes")
+
+
+# ----------------------------------------------------------------------------- new_figure
+
+
+def test_new_figure_is_an_empty_unregistered_figure_of_the_given_size():
+    fig = plots.new_figure((12, 4.6))
+    assert isinstance(fig, Figure) and fig.axes == []
+    assert tuple(fig.get_size_inches()) == (12.0, 4.6)
+    assert plt.get_fignums() == []
+    left, right = fig.subplots(1, 2)
+    plots.heatmap(SMALL, ["a", "b"], ["c", "d"], ax=left)
+    plots.weights_bar([0.5, 0.5], ["a", "b"], ax=right)
+
+
+@pytest.mark.parametrize(
+    "figsize",
+    ["big", (0, 3), (3, -1), (float("inf"), 2), (float("nan"), 2), (3,), (1, 2, 3), None,
+     (True, 2), ("4", 3)],
+)  # fmt: skip
+def test_new_figure_refuses_a_bad_figsize(figsize):
+    with pytest.raises(ValueError, match=r"figsize: expected a pair \(width, height\) of positive"):
+        plots.new_figure(figsize)
+
+
+def test_only_the_figures_are_public():
+    # The colour and formatting helpers are plumbing shared with attnlib.widgets.
+    import inspect
+
+    public = {
+        name
+        for name, obj in vars(plots).items()
+        if inspect.isfunction(obj) and obj.__module__ == plots.__name__ and name[0] != "_"
+    }
+    assert public == {"heatmap", "weights_bar", "vectors_3d", "new_figure"}
 
 
 # ----------------------------------------------------------------------------- side effects
@@ -345,16 +433,16 @@ def test_no_function_shows_or_saves(tmp_path, monkeypatch):
 
 
 def test_text_colors_follow_luminance():
-    assert plots.text_colors(np.array([[0, 0, 0, 1], [1, 1, 1, 1], [1, 1, 0, 1]])).tolist() == [
+    assert plots._text_colors(np.array([[0, 0, 0, 1], [1, 1, 1, 1], [1, 1, 0, 1]])).tolist() == [
         "white",
         "black",
         "black",
     ]
-    assert plots.text_colors(np.array([0.0, 0.0, 0.5, 1.0])) == "white"  # navy
+    assert plots._text_colors(np.array([0.0, 0.0, 0.5, 1.0])) == "white"  # navy
 
 
 def test_cell_colors_match_the_colormap_and_mark_masked_cells():
-    rgba, text = plots.cell_colors([[0.0, 1.0, float("nan"), float("-inf")]], 0.0, 1.0)
+    rgba, text = plots._cell_colors([[0.0, 1.0, float("nan"), float("-inf")]], 0.0, 1.0)
     viridis = matplotlib.colormaps["viridis"]
     assert tuple(rgba[0, 0]) == pytest.approx(viridis(0.0))
     assert tuple(rgba[0, 1]) == pytest.approx(viridis(1.0))

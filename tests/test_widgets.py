@@ -357,6 +357,31 @@ def test_softmax_explorer_bad_scores(scores, tokens, message):
         widgets.SoftmaxAxisExplorer(scores, tokens)
 
 
+def test_a_single_token_is_named_in_the_singular():
+    with pytest.raises(ValueError, match=r"tokens: expected 1 token \(one per row of inputs"):
+        widgets.QueryExplorer(torch.ones(1, 3), ["a", "b"])
+
+
+@pytest.mark.parametrize("explorer_class", EXPLORERS)
+def test_inputs_whose_scores_overflow_are_refused_not_shown_as_nan(explorer_class):
+    # Finite inputs, but their dot products (~1e40) are beyond float32: softmax would give NaN.
+    with pytest.raises(
+        ValueError,
+        match=r"attn_scores: expected finite scores, got overflow \(vectors up to 8.9e\+19 give "
+        r"dot products beyond the largest torch.float32\); scale the inputs down",
+    ):
+        explorer_class(BOOK_INPUTS * 1e20)
+
+
+@pytest.mark.parametrize("view_function", [widgets.query_view, widgets.loop_view])
+def test_view_functions_refuse_scores_that_overflow(view_function):
+    with pytest.raises(ValueError, match=r"attn_scores: expected finite scores, got overflow"):
+        view_function(BOOK_INPUTS * 1e20, TOKENS, 1)
+    # float64 holds those scores: the same inputs work there.
+    view = view_function(BOOK_INPUTS.double() * 1e20, TOKENS, 1)
+    assert view.text
+
+
 def test_numpy_inputs_are_accepted():
     explorer = widgets.QueryExplorer(BOOK_INPUTS.numpy(), TOKENS)
     assert explorer.view.weights.tolist() == pytest.approx(JOURNEY_WEIGHTS, abs=ATOL)
@@ -380,15 +405,35 @@ def test_view_functions_check_control_values(function, args, message):
         function(*args)
 
 
+@pytest.mark.parametrize(
+    ("dim", "got"),
+    [(0.0, "float 0.0"), (-1.0, "float -1.0"), ("0", "str '0'"), (1, "1"), (True, "True")],
+)
+def test_softmax_and_attention_views_share_one_dim_check(dim, got):
+    message = rf"dim: expected -1 \(across each row\) or 0 \(down each column\), got {got}$"
+    with pytest.raises(ValueError, match=message):
+        widgets.softmax_view(BOOK_INPUTS @ BOOK_INPUTS.T, TOKENS, dim)
+    with pytest.raises(ValueError, match=message):
+        widgets.attention_view(BOOK_INPUTS, TOKENS, query=1, dim=dim)
+
+
+def test_softmax_view_accepts_numpy_ints_as_dim():
+    view = widgets.softmax_view(BOOK_INPUTS @ BOOK_INPUTS.T, TOKENS, np.int64(0))
+    assert view.dim == 0 and type(view.dim) is int
+    assert view.cols_sum_to_one and not view.rows_sum_to_one
+
+
 # ----------------------------------------------------------------------------- errors in updates
 
 
 @pytest.mark.parametrize(
     ("make", "control", "view_function", "new_value"),
     [
-        (widgets.QueryExplorer, "query", "query_view", 3),
-        (widgets.SoftmaxAxisExplorer, "dim", "softmax_view", 0),
-        (widgets.LoopStepper, "step", "loop_view", 10),
+        # Each explorer's per-update function (the public view function minus the
+        # checks and the work that no control changes, done once by the explorer).
+        (widgets.QueryExplorer, "query", "_query_view", 3),
+        (widgets.SoftmaxAxisExplorer, "dim", "_softmax_view", 0),
+        (widgets.LoopStepper, "step", "_loop_view", 10),
     ],
 )
 def test_an_error_in_an_update_is_shown_and_the_last_view_stays(
@@ -532,6 +577,101 @@ def test_default_explorers_through_every_value():
         assert loop.view.filled.sum().item() == value + 1
 
 
+def _count_calls(monkeypatch, names: list[str]) -> dict[str, int]:
+    """Count the calls of ``widgets.<name>`` for each name, from now on."""
+    calls = dict.fromkeys(names, 0)
+    for name in names:
+        original = getattr(widgets, name)
+
+        def counted(*args, _name=name, _original=original, **kwargs):
+            calls[_name] += 1
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(widgets, name, counted)
+    return calls
+
+
+@pytest.mark.parametrize(
+    ("make", "control", "values", "view_function", "constant_work"),
+    [
+        (
+            widgets.QueryExplorer,
+            "query",
+            [0, 5, 2, 1],
+            lambda e, v: widgets.query_view(e.inputs, e.tokens, v),
+            ["softmax", "attention_scores", "_check_inputs", "_check_tokens"],
+        ),
+        (
+            widgets.SoftmaxAxisExplorer,
+            "dim",
+            [0, -1, 0],
+            lambda e, v: widgets.softmax_view(e.scores, e.tokens, v),
+            ["_check_scores", "_check_tokens"],
+        ),
+        (
+            widgets.LoopStepper,
+            "step",
+            [6, 35, 0, 17],
+            lambda e, v: widgets.loop_view(e.inputs, e.tokens, v),
+            ["attention_scores", "_check_inputs", "_check_tokens"],
+        ),
+    ],
+)
+def test_updates_redo_only_the_work_that_depends_on_the_control(
+    monkeypatch, make, control, values, view_function, constant_work
+):
+    explorer = make()
+    calls = _count_calls(monkeypatch, constant_work)
+    shown = []
+    for value in values:
+        getattr(explorer, control).value = value
+        assert explorer.status.value == ""
+        shown.append((value, explorer.view))
+    assert calls == dict.fromkeys(constant_work, 0)
+    monkeypatch.undo()
+    # ... and the views are still exactly what the public view function gives.
+    for value, view in shown:
+        expected = view_function(explorer, value)
+        for field, got in vars(view).items():
+            want = getattr(expected, field)
+            if isinstance(got, torch.Tensor) and got.is_floating_point():
+                # Bit for bit, NaN (a cell not filled yet) included.
+                assert torch.equal(got.nan_to_num(nan=-1.5), want.nan_to_num(nan=-1.5)), field
+                assert torch.equal(got.isnan(), want.isnan()), field
+            elif isinstance(got, torch.Tensor):
+                assert torch.equal(got, want), field
+            else:
+                assert got == want, field
+
+
+def test_editing_a_view_in_place_does_not_change_the_next_view():
+    explorer = widgets.QueryExplorer()
+    explorer.view.attn_weights.zero_()
+    explorer.query.value = 0
+    assert explorer.view.weights[1].item() == pytest.approx(0.2006, abs=ATOL)
+    assert "0.2006" in Table(explorer.heatmap.value).cells.values()
+
+
+def test_finish_draws_the_first_view():
+    class Tiny(widgets._Explorer):
+        def __init__(self):
+            self._view = "first"
+            self.control = widgets.widgets.IntSlider()
+            self.out = widgets.widgets.HTML()
+            self._finish([self.control, self.out], [self.control])
+
+        def _compute(self):
+            return f"value {self.control.value}"
+
+        def _render(self, view):
+            return [(self.out, f"<b>{view}</b>")]
+
+    tiny = Tiny()
+    assert tiny.out.value == "<b>first</b>"
+    tiny.control.value = 3
+    assert tiny.out.value == "<b>value 3</b>"
+
+
 # ----------------------------------------------------------------------------- html_heatmap
 
 
@@ -556,6 +696,79 @@ def test_html_heatmap_masked_cells():
 def test_html_heatmap_bad_labels():
     with pytest.raises(ValueError, match=r"row_labels: expected 2 labels \(one per row"):
         widgets.html_heatmap([[1.0, 2.0], [3.0, 4.0]], ["a"], ["c", "d"])
+
+
+_GRID = [[0.25, 0.75], [0.5, 0.5]]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"highlight_cell": 5}, r"highlight_cell: expected None or a pair of ints.*got int 5"),
+        ({"highlight_cell": (None, 1)}, r"highlight_cell: expected None or a pair of ints"),
+        ({"highlight_cell": (0, 2)}, r"highlight_cell\[1\]: expected None or an int in \[0, 1\]"),
+        ({"highlight_row": 2}, r"highlight_row: expected None or an int in \[0, 1\], got 2"),
+        ({"highlight_row": "0"}, r"highlight_row: expected None or an int"),
+        ({"row_totals": [1.0]}, r"row_totals: expected shape \(2,\), one per row.*shape \(1,\)"),
+        ({"row_totals": [1.0, 1.0, 1.0]}, r"row_totals: expected shape \(2,\).*got shape \(3,\)"),
+        ({"col_totals": [0.75]}, r"col_totals: expected shape \(2,\), one per column.*\(1,\)"),
+        ({"col_totals": [0.75, 1.25, 1.0]}, r"col_totals: expected shape \(2,\).*\(3,\)"),
+        ({"col_totals": [[0.75, 1.25]]}, r"col_totals: expected shape \(2,\).*got 2-d"),
+        ({"col_totals": ["a", "b"]}, r"col_totals: expected a tensor or array of numbers"),
+        ({"colors": "viridis"}, r"colors: expected None or HeatmapColors.*got str 'viridis'"),
+        ({"colors": {"background": ()}}, r"colors: expected None or HeatmapColors.*got dict"),
+        ({"caption": 3}, r"caption: expected a str, got int 3"),
+        ({"caption": None}, r"caption: expected a str, got NoneType None"),
+        ({"fmt": "{:d}"}, r"fmt: expected a format string such as '\{:.2f\}', got str"),
+        ({"fmt": 4}, r"fmt: expected a format string"),
+        ({"fmt": "{0.nope}"}, r"fmt: expected a format string"),
+        ({"cmap": "no-such-map"}, r"cmap: expected a matplotlib colormap"),
+        ({"vmin": "low"}, r"vmin: expected None or a finite number"),
+        ({"masked": [[True], [False, True]]}, r"masked: expected a bool array of shape \(2, 2\)"),
+        ({"masked": torch.ones(2, 2)}, r"masked: expected a bool array of shape \(2, 2\)"),
+    ],
+)  # fmt: skip
+def test_html_heatmap_bad_arguments_name_expected_and_received(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        widgets.html_heatmap(_GRID, ["a", "b"], ["c", "d"], **kwargs)
+
+
+def test_html_heatmap_totals_and_highlights_that_fit_are_drawn():
+    source = widgets.html_heatmap(
+        _GRID,
+        ["a", "b"],
+        ["c", "d"],
+        highlight_row=np.int64(1),
+        highlight_cell=[0, 1],
+        row_totals=torch.tensor([1.0, 1.0]),
+        col_totals=np.array([0.75, 1.25]),
+        fmt="{:.1f}",
+    )
+    table = Table(source)
+    assert table.highlight_rows == ["1"] and table.highlight_cells == [("0", "1")]
+    assert [table.cells[("sum", j)] for j in ("0", "1")] == ["0.7500", "1.2500"]
+    assert table.cells[("0", "1")] == "0.8"
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "message"),
+    [
+        (([[0.1, 0.2]],), {"label": 7}, r"label: expected a str, got int 7"),
+        (([0.1, 0.2],), {}, r"matrix: expected shape \(rows, cols\) \(2-d\), got 1-d"),
+        (([["a", "b"]],), {}, r"matrix: expected a tensor or array of numbers"),
+        (([[0.1, 0.2]],), {"cmap": 3}, r"cmap: expected a matplotlib colormap"),
+    ],
+)
+def test_heatmap_colors_bad_arguments(args, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        widgets.heatmap_colors(*args, **kwargs)
+
+
+def test_legend_and_cells_are_coloured_by_one_formatter():
+    colors = widgets.heatmap_colors(np.linspace(0.0, 1.0, 9)[None, :])
+    gradient = colors.legend.split("linear-gradient(to right, ")[1].split(")")[0]
+    assert gradient.split(", ") == list(colors.background[0])
+    assert not hasattr(widgets, "_css")  # the per-colour formatter the legend used to have
 
 
 # ----------------------------------------------------------------------------- imports
