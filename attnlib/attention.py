@@ -187,6 +187,19 @@ def attention_weights(
     Returns ``attn_weights`` of shape ``(..., num_tokens, num_keys)``.
     """
     _check_qk(queries, keys)
+    return _attention_weights(queries, keys, scale=scale, causal=causal, mask=mask, dim=dim)
+
+
+def _attention_weights(
+    queries: torch.Tensor,
+    keys: torch.Tensor,
+    *,
+    scale: float | None,
+    causal: bool,
+    mask: torch.Tensor | None,
+    dim: int,
+) -> torch.Tensor:
+    """:func:`attention_weights` once ``queries`` and ``keys`` are known to be valid."""
     if not isinstance(causal, bool):
         raise ValueError(f"causal: expected True or False, got {causal!r}")
     if scale is None:
@@ -258,7 +271,7 @@ def scaled_dot_product_attention(
         raise ValueError(
             f"dropout: expected a callable such as torch.nn.Dropout(p), got {describe(dropout)}"
         )
-    attn_weights = attention_weights(queries, keys, scale=scale, causal=causal, mask=mask)
+    attn_weights = _attention_weights(queries, keys, scale=scale, causal=causal, mask=mask, dim=-1)
     blend = attn_weights if dropout is None else dropout(attn_weights)
     return blend @ values, attn_weights
 

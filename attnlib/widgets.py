@@ -34,7 +34,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import ipywidgets as widgets
@@ -619,6 +619,19 @@ def _total_td(total: float, attrs: str) -> str:
 # ----------------------------------------------------------------------------- explorers
 
 
+def _query_panel(
+    explorer: Any, view: Any, tokens: Sequence[str], table: str
+) -> list[tuple[widgets.Widget, str]]:
+    """What a query-centred explorer shows: token label, heatmap, the row's bars, z."""
+    token = f'<b class="attnlib-token">x({view.query}) = {html.escape(repr(view.token))}</b>'
+    return [
+        (explorer.token_label, token),
+        (explorer.heatmap, table),
+        (explorer.bars, _html_bars(view.weights.tolist(), tokens, view.query)),
+        (explorer.formula, _html_text(view.text, "attnlib-formula")),
+    ]
+
+
 def _axis_toggle(value: int) -> widgets.ToggleButtons:
     """The softmax-axis control shared by the explorers: ``.value`` is -1 or 0."""
     return widgets.ToggleButtons(
@@ -769,13 +782,7 @@ class QueryExplorer(_Explorer):
             highlight_row=view.query,
             caption="attention weights: rows = queries, columns = keys",
         )
-        token = f'<b class="attnlib-token">x({view.query}) = {html.escape(repr(view.token))}</b>'
-        return [
-            (self.token_label, token),
-            (self.heatmap, table),
-            (self.bars, _html_bars(view.weights.tolist(), self.tokens, view.query)),
-            (self.formula, _html_text(view.text, "attnlib-formula")),
-        ]
+        return _query_panel(self, view, self.tokens, table)
 
     def figure(self) -> Figure:
         """The current view as a matplotlib Figure (heatmap and weights bar), for static pages."""
@@ -1131,9 +1138,6 @@ def attention_view(
     temperature = _check_temperature(temperature)
     if projections is None:
         head = _check_control(head, "head", 0, 0)
-        # Simplified self-attention is attention with identity projections and no scale.
-        queries = keys = values = inputs
-        scale, num_heads = 1.0, 1
     else:
         if not isinstance(projections, HeadProjections):
             raise ValueError(
@@ -1144,8 +1148,53 @@ def attention_view(
                 f"projections: expected d_in = {inputs.shape[1]} (as inputs), "
                 f"got weights of shape {tuple(projections.W_query.shape)}"
             )
+        head = _check_control(head, "head", 0, projections.num_heads - 1)
+    grid = _attention_grid(
+        inputs, dim=dim, causal=causal, temperature=temperature, head=head, projections=projections
+    )
+    return _attention_view(grid, tokens, query)
+
+
+@dataclass(frozen=True)
+class _AttentionGrid:
+    """Everything of an :class:`AttentionView` that does not depend on the query."""
+
+    dim: int
+    causal: bool
+    temperature: float
+    head: int
+    num_heads: int
+    scale: float
+    inputs: torch.Tensor
+    queries: torch.Tensor
+    keys: torch.Tensor
+    values: torch.Tensor
+    attn_scores: torch.Tensor
+    scaled_scores: torch.Tensor
+    masked: torch.Tensor
+    attn_weights: torch.Tensor
+    context_vecs: torch.Tensor
+    row_sums: torch.Tensor
+    col_sums: torch.Tensor
+
+
+def _attention_grid(
+    inputs: torch.Tensor,
+    *,
+    dim: int,
+    causal: bool,
+    temperature: float,
+    head: int,
+    projections: HeadProjections | None,
+) -> _AttentionGrid:
+    """The weights of every query for valid settings (see :func:`attention_view`)."""
+    num_tokens = inputs.shape[0]
+    if projections is None:
+        # Simplified self-attention is attention with identity projections and no scale.
+        queries = keys = values = inputs
+        scale, num_heads = 1.0, 1
+    else:
         num_heads = projections.num_heads
-        head = _check_control(head, "head", 0, num_heads - 1)
         inputs_ = inputs.to(projections.W_query.dtype)
         queries = inputs_ @ projections.W_query[head]  # (num_tokens, head_dim)
         keys = inputs_ @ projections.W_key[head]
@@ -1179,13 +1228,7 @@ def attention_view(
         ),
         "raise the temperature",
     )
-    weights = attn_weights[query]
-    context = context_vectors(attn_weights, values)[query]
-    row_sums, col_sums = attn_weights.sum(dim=1), attn_weights.sum(dim=0)
-    view = dict(
-        tokens=tokens,
-        query=query,
-        token=tokens[query],
+    return _AttentionGrid(
         dim=dim,
         causal=causal,
         temperature=temperature,
@@ -1200,10 +1243,27 @@ def attention_view(
         scaled_scores=scaled_scores,
         masked=masked,
         attn_weights=attn_weights,
-        weights=weights,
-        context=context,
-        row_sums=row_sums,
-        col_sums=col_sums,
+        context_vecs=context_vectors(attn_weights, values),
+        row_sums=attn_weights.sum(dim=1),
+        col_sums=attn_weights.sum(dim=0),
+    )
+
+
+def _attention_view(grid: _AttentionGrid, tokens: tuple[str, ...], query: int) -> AttentionView:
+    """``grid`` seen from ``query``: its row of weights and its context vector.
+
+    Views of one grid share its tensors (the explorer reuses a grid while only the
+    query moves), so treat them as read-only.
+    """
+    view = {
+        f.name: getattr(grid, f.name) for f in fields(_AttentionGrid) if f.name != "context_vecs"
+    }
+    view.update(
+        tokens=tokens,
+        query=query,
+        token=tokens[query],
+        weights=grid.attn_weights[query],
+        context=grid.context_vecs[query],
     )
     return AttentionView(**view, text=_attention_text(**view))
 
@@ -1361,8 +1421,9 @@ class AttentionExplorer(_Explorer):
         )
         self._muted = False
         self._sentence_error: Exception | None = None
-        self._colors_weights: torch.Tensor | None = None
-        self._colors: HeatmapColors | None = None
+        # The weights of the current settings, and their colours (see _compute, _colors_for).
+        self._grid: _AttentionGrid | None = None
+        self._grid_colors: tuple[torch.Tensor, HeatmapColors] | None = None
 
         self.sentence = widgets.Text(
             value=sentence,
@@ -1437,17 +1498,28 @@ class AttentionExplorer(_Explorer):
         tokens: Sequence[str] | None = None,
         query: int | None = None,
     ) -> AttentionView:
-        """The view of the controls' values (and of a new sentence's ``inputs``, ``tokens``)."""
-        return attention_view(
-            self.inputs if inputs is None else inputs,
-            self.tokens if tokens is None else tokens,
-            query=self.query.value if query is None else query,
-            dim=self.dim.value,
-            causal=self.causal.value,
-            temperature=self.temperature.value,
-            head=0 if self.head is None else self.head.value,
-            projections=self.projections,
-        )
+        """The view of the controls' values (and of a new sentence's ``inputs``, ``tokens``).
+
+        The controls only take valid values and a sentence's inputs come checked from
+        :func:`sentence_inputs`, so this skips :func:`attention_view`'s checks, and it
+        reuses the grid of weights while only the query moves.
+        """
+        inputs = self.inputs if inputs is None else inputs
+        settings = {
+            "dim": self.dim.value,
+            "causal": self.causal.value,
+            "temperature": self.temperature.value,
+            "head": 0 if self.head is None else self.head.value,
+        }
+        if (
+            self._grid is None
+            or self._grid.inputs is not inputs
+            or any(getattr(self._grid, name) != value for name, value in settings.items())
+        ):
+            self._grid = _attention_grid(inputs, **settings, projections=self.projections)
+            self._grid_colors = None
+        tokens = self.tokens if tokens is None else tuple(tokens)
+        return _attention_view(self._grid, tokens, self.query.value if query is None else query)
 
     def _on_change(self, change: dict | None = None) -> None:
         if not self._muted:  # the query slider moving because a new sentence is shorter
@@ -1481,16 +1553,12 @@ class AttentionExplorer(_Explorer):
             super()._clear_error()
 
     def _colors_for(self, view: AttentionView) -> HeatmapColors:
-        # The weights do not depend on the query: moving it reuses the colours.
-        if self._colors is None or not (
-            self._colors_weights is not None
-            and self._colors_weights.shape == view.attn_weights.shape
-            and torch.equal(self._colors_weights, view.attn_weights)
-        ):
+        # Views of one grid share its weights tensor: moving the query reuses the colours.
+        if self._grid_colors is None or self._grid_colors[0] is not view.attn_weights:
             # vmin = 0 (not the smallest weight), so a flat row looks flat and a sharp one bright.
-            self._colors = heatmap_colors(view.attn_weights, vmin=0.0, label="attention weight")
-            self._colors_weights = view.attn_weights
-        return self._colors
+            colors = heatmap_colors(view.attn_weights, vmin=0.0, label="attention weight")
+            self._grid_colors = (view.attn_weights, colors)
+        return self._grid_colors[1]
 
     def _render(self, view: AttentionView) -> list[tuple[widgets.Widget, str]]:
         if view.num_heads == 1:
@@ -1511,13 +1579,7 @@ class AttentionExplorer(_Explorer):
                 f"{', causal' if view.causal else ''}: rows = queries, columns = keys"
             ),
         )
-        token = f'<b class="attnlib-token">x({view.query}) = {html.escape(repr(view.token))}</b>'
-        return [
-            (self.token_label, token),
-            (self.heatmap, table),
-            (self.bars, _html_bars(view.weights.tolist(), view.tokens, view.query)),
-            (self.formula, _html_text(view.text, "attnlib-formula")),
-        ]
+        return _query_panel(self, view, view.tokens, table)
 
     def figure(self) -> Figure:
         """The current view as a matplotlib Figure (weights heatmap and the query's bars)."""

@@ -414,13 +414,41 @@ def test_an_error_in_an_update_is_shown_and_the_last_view_stays(monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("the view function broke")
 
-    monkeypatch.setattr(widgets, "attention_view", broken)
+    # The update path computes the settings' grid of weights (the query only selects a row).
+    monkeypatch.setattr(widgets, "_attention_grid", broken)
     explorer.temperature.value = 2.0
     assert "RuntimeError: the view function broke" in html.unescape(explorer.status.value)
     assert explorer.view is good_view and explorer.heatmap.value == good_html
     monkeypatch.undo()
     explorer.temperature.value = 3.0
     assert explorer.status.value == "" and explorer.view.temperature == 3.0
+
+
+def test_moving_the_query_reuses_the_settings_weights(monkeypatch):
+    explorer = widgets.AttentionExplorer("the dog saw the cat", causal=True)
+    explorer.query.value = 0  # a first move: the grid of these settings now exists
+    calls = []
+    real = widgets._attention_grid
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(widgets, "_attention_grid", counted)
+    for query in (2, 4, 3, 1):
+        explorer.query.value = query
+        assert not calls, "a query move recomputed the weights of every query"
+        # Still the same view as the validated, from-scratch public function gives.
+        expected = widgets.attention_view(
+            explorer.inputs, explorer.tokens, query=query, causal=True
+        )
+        calls.clear()
+        assert torch.equal(explorer.view.attn_weights, expected.attn_weights)
+        assert torch.equal(explorer.view.context, expected.context)
+        assert explorer.view.text == expected.text
+    explorer.temperature.value = 2.0
+    assert len(calls) == 1  # a new setting computes its grid once
+    assert explorer.view.temperature == 2.0
 
 
 # ----------------------------------------------------------------------------- heads
