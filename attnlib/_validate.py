@@ -1,15 +1,27 @@
-"""Argument checks shared by every public function.
+"""Argument checks: the one home of the rules that public arguments must meet.
 
-Each check raises ``ValueError`` naming what was expected and what was received,
-so a reader never meets a raw torch shape error.
+Each check returns the value it approved (normalised: numpy numbers become
+Python numbers) or raises ``ValueError`` naming what was expected and what was
+received, so a reader never meets a raw torch error. Public functions call them
+once, at their boundary; internal calls trust their callers.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import torch
+
+#: The longest sequence anything here builds a (num_tokens, num_tokens) grid for.
+MAX_NUM_TOKENS = 16_384
+#: The widest embedding or projection anything here creates.
+MAX_DIM = 65_536
+#: The longest text drawn or sent as one label (a token, a title, a format).
+MAX_TEXT = 100
 
 
 def describe(x: Any) -> str:
@@ -19,8 +31,14 @@ def describe(x: Any) -> str:
     return f"{type(x).__name__} {x!r}"[:120]
 
 
-def as_float_tensor(x: Any, name: str) -> torch.Tensor:
-    """Return ``x`` if it is a floating-point tensor, else raise ``ValueError``."""
+def tensor(
+    x: Any, name: str, shape: str, ranks: Sequence[int] = (), *, min_rank: int = 1
+) -> torch.Tensor:
+    """``x`` if it is a non-empty real floating-point tensor of an allowed rank.
+
+    ``shape`` documents the expected shape, e.g. ``"(num_tokens, d_in)"``;
+    ``ranks`` lists the allowed ranks (default: any rank >= ``min_rank``).
+    """
     if not isinstance(x, torch.Tensor):
         raise ValueError(f"{name}: expected a torch.Tensor of floats, got {describe(x)}")
     if not x.is_floating_point():
@@ -28,45 +46,202 @@ def as_float_tensor(x: Any, name: str) -> torch.Tensor:
             f"{name}: expected a floating-point dtype (e.g. torch.float32), got {x.dtype}; "
             f"convert with {name}.float()"
         )
+    if (x.dim() not in ranks) if ranks else x.dim() < min_rank:
+        rank = " or ".join(map(str, ranks)) if ranks else f"at least {min_rank}"
+        raise ValueError(
+            f"{name}: expected shape {shape} ({rank}-d), got {x.dim()}-d shape {tuple(x.shape)}"
+        )
+    if x.numel() == 0:
+        tokens_empty = x.dim() >= 2 and x.shape[-2] == 0
+        what = "at least one of the tokens" if tokens_empty else f"no empty axis in {shape}"
+        raise ValueError(f"{name}: expected {what}, got shape {tuple(x.shape)}")
     return x
 
 
-def check_rank(x: torch.Tensor, name: str, ranks: tuple[int, ...], shape_doc: str) -> None:
-    """Raise unless ``x.dim()`` is one of ``ranks``; ``shape_doc`` names the expected shape."""
-    if x.dim() not in ranks:
+def like(x: torch.Tensor, name: str, ref: torch.Tensor, ref_name: str) -> torch.Tensor:
+    """``x`` if it has ``ref``'s dtype and device (torch refuses to mix them)."""
+    if x.dtype != ref.dtype or x.device != ref.device:
         raise ValueError(
-            f"{name}: expected shape {shape_doc} ({' or '.join(map(str, ranks))}-d), "
-            f"got {x.dim()}-d shape {tuple(x.shape)}"
+            f"{name}: expected dtype {ref.dtype} on {ref.device} (as {ref_name}), "
+            f"got dtype {x.dtype} on {x.device}; convert with {name}.to({ref.dtype}) "
+            f"(or .to({str(ref.device)!r}))"
         )
+    return x
 
 
-def check_min_rank(x: torch.Tensor, name: str, rank: int, shape_doc: str) -> None:
-    """Raise unless ``x`` has at least ``rank`` dimensions."""
-    if x.dim() < rank:
+def size(x: torch.Tensor, name: str, axis: int, expected: int, what: str) -> torch.Tensor:
+    """``x`` if ``x.shape[axis] == expected``; ``what`` names it, e.g. 'one row per key'."""
+    if x.shape[axis] != expected:
         raise ValueError(
-            f"{name}: expected shape {shape_doc} (at least {rank}-d), "
-            f"got {x.dim()}-d shape {tuple(x.shape)}"
+            f"{name}: expected {what} = {expected}, got {x.shape[axis]} (shape {tuple(x.shape)})"
         )
+    return x
 
 
-def check_nonempty(x: torch.Tensor, name: str, axis: int = -2, what: str = "tokens") -> None:
-    """Raise when ``x`` has no entries along ``axis`` (e.g. zero tokens) or any empty axis."""
-    if x.shape[axis] == 0 or x.numel() == 0:
-        raise ValueError(f"{name}: expected at least one of the {what}, got shape {tuple(x.shape)}")
+def batch_shape(**named: torch.Tensor) -> torch.Size:
+    """The broadcast batch axes of ``(..., n, d)`` tensors, or a ``ValueError`` naming them."""
+    try:
+        return torch.broadcast_shapes(*(t.shape[:-2] for t in named.values()))
+    except RuntimeError:
+        found = ", ".join(f"{name} {tuple(t.shape[:-2])}" for name, t in named.items())
+        raise ValueError(f"expected batch axes that broadcast together, got {found}") from None
 
 
-def check_int(value: Any, name: str, minimum: int = 0) -> int:
-    """Return ``value`` if it is an int >= ``minimum`` (bools refused), else raise."""
-    # numbers.Integral admits numpy's integers too (e.g. from argmax); bool is refused.
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name}: expected an int >= {minimum}, got {describe(value)}")
-    if value < minimum:
-        raise ValueError(f"{name}: expected an int >= {minimum}, got {value}")
+def finite(x: torch.Tensor, name: str, fix: str) -> torch.Tensor:
+    """``x`` if every entry is finite, else a ``ValueError`` saying what to do (``fix``)."""
+    # A tensor on the meta device has no values to look at.
+    if x.device.type != "meta" and not bool(torch.isfinite(x).all()):
+        raise ValueError(f"{name}: got inf or NaN; {fix}")
+    return x
+
+
+def integer(value: Any, name: str, minimum: int = 0, maximum: int | None = None) -> int:
+    """``value`` as an int in ``[minimum, maximum]``; numpy integers pass, bools do not."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        plain = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+        got = int(value) if plain else describe(value)
+        raise ValueError(f"{name}: expected an int >= {minimum}, got {got}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name}: expected an int <= {maximum} (the limit), got {int(value)}")
     return int(value)
 
 
-def check_dim(dim: Any, ndim: int, name: str = "dim") -> int:
-    """Return ``dim`` if it indexes a tensor with ``ndim`` dimensions, else raise."""
-    if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or not -ndim <= dim < ndim:
-        raise ValueError(f"{name}: expected an int in [{-ndim}, {ndim - 1}], got {describe(dim)}")
-    return int(dim)
+def index(value: Any, name: str, size: int) -> int:
+    """``value`` as an index into ``size`` items (``0 .. size - 1``)."""
+    value = integer(value, name)
+    if value >= size:
+        raise ValueError(f"{name}: expected an index in [0, {size - 1}], got {value}")
+    return value
+
+
+def flag(value: Any, name: str) -> bool:
+    """``value`` if it is ``True`` or ``False``."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{name}: expected True or False, got {describe(value)}")
+    return value
+
+
+def real(value: Any, name: str, low: float, high: float, *, closed_low: bool = True) -> float:
+    """``value`` as a float in ``[low, high)`` (``(low, high)`` with ``closed_low=False``)."""
+    bounds = f"{'[' if closed_low else '('}{low:g}, {high:g})"
+    bounds = "> 0, a positive finite number" if (low, high) == (0, math.inf) else f"in {bounds}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name}: expected a float {bounds}, got {describe(value)}")
+    number = float(value)
+    inside = (low <= number if closed_low else low < number) and number < high
+    if not inside:  # NaN fails here too
+        raise ValueError(f"{name}: expected a float {bounds}, got {number!r}")
+    return number
+
+
+def positive(value: Any, name: str) -> float:
+    """``value`` as a positive finite float (a scale, a temperature)."""
+    return real(value, name, 0.0, math.inf, closed_low=False)
+
+
+def probability(value: Any, name: str) -> float:
+    """``value`` as a dropout rate in ``[0, 1)``: 1 would drop everything and divide by 0."""
+    return real(value, name, 0.0, 1.0)
+
+
+def axis(value: Any, ndim: int, name: str = "dim") -> int:
+    """``value`` if it indexes an axis of a tensor with ``ndim`` dimensions."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or not -ndim <= value < ndim
+    ):
+        raise ValueError(f"{name}: expected an int in [{-ndim}, {ndim - 1}], got {describe(value)}")
+    return int(value)
+
+
+def dim(value: Any, ndim: int, name: str = "dim") -> int:
+    """``value`` if it names one of the last two axes: ``-1`` (rows) or ``-2`` (columns).
+
+    The course's convention: a grid's row is one query's weights, so ``dim=-1``
+    normalises each query over the keys; ``dim=-2`` (``dim=0`` of a 2-d grid)
+    normalises each key's column over the queries.
+    """
+    ok = not isinstance(value, bool) and isinstance(value, numbers.Integral)
+    if not ok or value not in (-1, -2, ndim - 1, ndim - 2) or not -ndim <= value < ndim:
+        allowed = "-1 (rows)" if ndim == 1 else f"-1 (rows) or -2 (columns; {ndim - 2} here)"
+        raise ValueError(f"{name}: expected {allowed}, got {describe(value)}")
+    return int(value) - ndim if value >= 0 else int(value)
+
+
+def text(value: Any, name: str, limit: int = MAX_TEXT) -> str:
+    """``value`` if it is a str of at most ``limit`` characters that can be written as UTF-8."""
+    if not isinstance(value, str):
+        raise ValueError(f"{name}: expected a str, got {describe(value)}")
+    if len(value) > limit:
+        raise ValueError(f"{name}: expected at most {limit} characters, got {len(value)}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{name}: expected text, got a lone surrogate in {value!r}") from None
+    return value
+
+
+def tokens(value: Any, num_tokens: int, name: str = "tokens") -> tuple[str, ...]:
+    """``value`` as a tuple of ``num_tokens`` token strings, one per input row."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise ValueError(f"{name}: expected a list of {num_tokens} strings, got {describe(value)}")
+    if len(value) != num_tokens:
+        raise ValueError(
+            f"{name}: expected one string per input row ({num_tokens}), got {len(value)}"
+        )
+    return tuple(text(t, f"{name}[{i}]") for i, t in enumerate(value))
+
+
+def array(x: Any, name: str, ndim: int, shape: str) -> np.ndarray:
+    """``x`` (tensor, array or nested list of numbers) as a non-empty float64 numpy array."""
+    if isinstance(x, torch.Tensor):
+        # numpy has no bfloat16; float64 holds every torch float exactly.
+        x = x.detach().cpu().double().numpy() if x.is_floating_point() else x.detach().cpu()
+    try:
+        values = np.asarray(x)
+    except (ValueError, TypeError):
+        values = np.asarray([["?"]])
+    if values.dtype.kind not in "biuf":
+        raise ValueError(f"{name}: expected a tensor or array of numbers, got {describe(x)}")
+    if values.ndim != ndim:
+        raise ValueError(
+            f"{name}: expected shape {shape} ({ndim}-d), got {values.ndim}-d shape {values.shape}"
+        )
+    if values.size == 0:
+        raise ValueError(f"{name}: expected at least one entry, got shape {values.shape}")
+    return values.astype(np.float64)
+
+
+def finite_array(values: np.ndarray, name: str) -> np.ndarray:
+    """``values`` if every entry is finite, else a ``ValueError`` naming the first bad one."""
+    bad = ~np.isfinite(values)
+    if bad.any():
+        first = tuple(int(k) for k in np.argwhere(bad)[0])
+        where = first[0] if len(first) == 1 else first
+        raise ValueError(
+            f"{name}: expected finite numbers, got {values[first]} at index {where} "
+            f"({int(bad.sum())} of {values.size} not finite)"
+        )
+    return values
+
+
+def labels(value: Any, name: str, expected: int, what: str) -> list[str]:
+    """``value`` as ``expected`` labels (any items, drawn as their ``str``); ``what`` says why."""
+    count = f"{expected} label" + ("" if expected == 1 else "s")
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise ValueError(f"{name}: expected a list of {count} ({what}), got {describe(value)}")
+    if len(value) != expected:
+        raise ValueError(f"{name}: expected {count} ({what}), got {len(value)}")
+    return [text(str(v), f"{name}[{i}]") for i, v in enumerate(value)]
+
+
+def optional_index(value: Any, name: str, size: int) -> int | None:
+    """``None``, or ``value`` as an index into ``size`` items."""
+    if value is None:
+        return None
+    plain = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if not plain or not 0 <= value < size:
+        got = int(value) if plain else describe(value)
+        raise ValueError(f"{name}: expected None or an int in [0, {size - 1}], got {got}")
+    return int(value)

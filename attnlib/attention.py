@@ -1,7 +1,10 @@
 """Pure tensor functions: the reference for every stage of the course.
 
 Nothing here plots, prints or keeps state. Shapes use the course's names:
-``num_tokens`` (T), ``d_in``, ``d_out``; a leading ``...`` means any batch axes.
+``num_tokens`` for one sequence, ``num_queries`` and ``num_keys`` where the two
+differ, ``d_in``, ``d_k``, ``d_v``; a leading ``...`` means any batch axes. Every
+function works on the device and dtype of its inputs; a result that would hold
+inf or NaN is refused with a ``ValueError`` instead.
 """
 
 from __future__ import annotations
@@ -11,23 +14,9 @@ from collections.abc import Callable
 
 import torch
 
-from attnlib._validate import (
-    as_float_tensor,
-    check_dim,
-    check_int,
-    check_min_rank,
-    check_nonempty,
-    check_rank,
-    describe,
-)
+from attnlib import _validate as check
 
-
-def _check_inputs(inputs: torch.Tensor, name: str = "inputs") -> torch.Tensor:
-    as_float_tensor(inputs, name)
-    check_rank(inputs, name, (2,), "(num_tokens, d_in)")
-    check_nonempty(inputs, name)
-    check_nonempty(inputs, name, axis=-1, what="embedding dimensions")
-    return inputs
+_OVERFLOW = "the numbers overflowed; use smaller inputs (or scale)"
 
 
 def attention_scores_loop(inputs: torch.Tensor) -> torch.Tensor:
@@ -36,13 +25,12 @@ def attention_scores_loop(inputs: torch.Tensor) -> torch.Tensor:
     ``inputs``: ``(num_tokens, d_in)``. Returns ``attn_scores`` of shape
     ``(num_tokens, num_tokens)`` with ``attn_scores[i, j] = dot(x_i, x_j)``.
     """
-    _check_inputs(inputs)
-    num_tokens = inputs.shape[0]
-    attn_scores = inputs.new_empty(num_tokens, num_tokens)
+    check.tensor(inputs, "inputs", "(num_tokens, d_in)", (2,))
+    attn_scores = inputs.new_empty(inputs.shape[0], inputs.shape[0])
     for i, x_i in enumerate(inputs):
         for j, x_j in enumerate(inputs):
             attn_scores[i, j] = torch.dot(x_i, x_j)
-    return attn_scores
+    return check.finite(attn_scores, "attn_scores", _OVERFLOW)
 
 
 def attention_scores(inputs: torch.Tensor) -> torch.Tensor:
@@ -50,24 +38,21 @@ def attention_scores(inputs: torch.Tensor) -> torch.Tensor:
 
     ``inputs``: ``(num_tokens, d_in)`` -> ``(num_tokens, num_tokens)``.
     """
-    _check_inputs(inputs)
-    return inputs @ inputs.T
-
-
-def _check_softmax_args(x: torch.Tensor, dim: int, name: str) -> None:
-    as_float_tensor(x, name)
-    check_min_rank(x, name, 1, "(..., n)")
-    check_dim(dim, x.dim())
-    check_nonempty(x, name, axis=dim, what="entries along dim")
+    check.tensor(inputs, "inputs", "(num_tokens, d_in)", (2,))
+    return check.finite(inputs @ inputs.T, "attn_scores", _OVERFLOW)
 
 
 def softmax_naive(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
-    """``exp(x) / sum(exp(x))`` along ``dim``, written out; overflows for scores > ~88.
+    """``exp(x) / sum(exp(x))`` along ``dim``, as the formula reads; same shape as ``x``.
 
-    Same shape as ``x``.
+    ``exp`` overflows float32 above about 88.7: then this refuses, and :func:`softmax`
+    is the way out.
     """
-    _check_softmax_args(x, dim, "x")
-    return torch.exp(x) / torch.exp(x).sum(dim=dim, keepdim=True)
+    check.tensor(x, "x", "(..., n)")
+    dim = check.axis(dim, x.dim())
+    exps = torch.exp(x)
+    fix = "exp overflowed (scores above ~88 in float32); use softmax, which subtracts the max"
+    return check.finite(exps / exps.sum(dim=dim, keepdim=True), "softmax_naive(x)", fix)
 
 
 def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
@@ -75,12 +60,15 @@ def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
 
     Subtracting the maximum first leaves the result unchanged (it cancels in the
     ratio) but keeps ``exp`` from overflowing. Entries equal to ``-inf`` (masked
-    positions) get weight 0.
+    positions) get weight 0; a slice with nothing but ``-inf``, or any ``+inf`` or
+    NaN, has no distribution and is refused.
     """
-    _check_softmax_args(x, dim, "x")
+    check.tensor(x, "x", "(..., n)")
+    dim = check.axis(dim, x.dim())
     shifted = x - x.amax(dim=dim, keepdim=True)
     exps = torch.exp(shifted)
-    return exps / exps.sum(dim=dim, keepdim=True)
+    fix = "every slice needs a finite entry and no +inf or NaN (is a mask hiding everything?)"
+    return check.finite(exps / exps.sum(dim=dim, keepdim=True), "softmax(x)", fix)
 
 
 def context_vector(inputs: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
@@ -90,15 +78,11 @@ def context_vector(inputs: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
     attention weights. Returns ``context_vec`` of shape ``(d_in,)``:
     ``sum_i weights[i] * inputs[i]``.
     """
-    _check_inputs(inputs)
-    as_float_tensor(weights, "weights")
-    check_rank(weights, "weights", (1,), "(num_tokens,)")
-    if weights.shape[0] != inputs.shape[0]:
-        raise ValueError(
-            f"weights: expected one weight per input, shape ({inputs.shape[0]},), "
-            f"got shape {tuple(weights.shape)}"
-        )
-    context_vec = inputs.new_zeros(inputs.shape[1])
+    check.tensor(inputs, "inputs", "(num_tokens, d_in)", (2,))
+    check.tensor(weights, "weights", "(num_tokens,)", (1,))
+    check.size(weights, "weights", 0, inputs.shape[0], "one weight per input, num_tokens")
+    check.like(weights, "weights", inputs, "inputs")
+    context_vec = torch.zeros_like(inputs[0])
     for i, x_i in enumerate(inputs):
         context_vec += weights[i] * x_i
     return context_vec
@@ -110,60 +94,56 @@ def context_vectors(attn_weights: torch.Tensor, inputs: torch.Tensor) -> torch.T
     ``attn_weights``: ``(..., num_queries, num_tokens)``; ``inputs``:
     ``(..., num_tokens, d)``. Returns ``(..., num_queries, d)``.
     """
-    as_float_tensor(attn_weights, "attn_weights")
-    as_float_tensor(inputs, "inputs")
-    check_min_rank(attn_weights, "attn_weights", 2, "(num_queries, num_tokens)")
-    check_min_rank(inputs, "inputs", 2, "(num_tokens, d)")
-    check_nonempty(inputs, "inputs")
-    if attn_weights.shape[-1] != inputs.shape[-2]:
-        raise ValueError(
-            "attn_weights: expected one column per input token, "
-            f"shape (..., {inputs.shape[-2]}) to match inputs of shape {tuple(inputs.shape)}, "
-            f"got shape {tuple(attn_weights.shape)}"
-        )
-    if attn_weights.dtype != inputs.dtype:
-        raise ValueError(
-            f"attn_weights: expected dtype {inputs.dtype} (as inputs), got {attn_weights.dtype}"
-        )
-    _batch_shape({"attn_weights": attn_weights, "inputs": inputs})
+    check.tensor(attn_weights, "attn_weights", "(..., num_queries, num_tokens)", min_rank=2)
+    check.tensor(inputs, "inputs", "(..., num_tokens, d)", min_rank=2)
+    check.size(attn_weights, "attn_weights", -1, inputs.shape[-2], "one column per input token")
+    check.like(attn_weights, "attn_weights", inputs, "inputs")
+    check.batch_shape(attn_weights=attn_weights, inputs=inputs)
     return attn_weights @ inputs
 
 
-def causal_mask(num_tokens: int, num_keys: int | None = None) -> torch.Tensor:
+def causal_mask(
+    num_queries: int, num_keys: int | None = None, device: torch.device | str | None = None
+) -> torch.Tensor:
     """Boolean mask, ``True`` where a query would see a later token.
 
-    Returns shape ``(num_tokens, num_keys)`` (``num_keys`` defaults to
-    ``num_tokens``): ``True`` strictly above the diagonal, aligned top-left when
-    the two differ. Fill those positions with ``-inf`` before softmax to make
-    attention causal.
+    Returns shape ``(num_queries, num_keys)`` (``num_keys`` defaults to
+    ``num_queries``) on ``device``: ``True`` strictly above the diagonal, aligned
+    top-left when the two differ. Fill those positions with ``-inf`` before
+    softmax to make attention causal.
     """
-    check_int(num_tokens, "num_tokens", minimum=1)
-    num_keys = num_tokens if num_keys is None else check_int(num_keys, "num_keys", minimum=1)
-    return torch.ones(num_tokens, num_keys, dtype=torch.bool).triu(diagonal=1)
+    num_queries = check.integer(num_queries, "num_queries", 1, check.MAX_NUM_TOKENS)
+    num_keys = num_queries if num_keys is None else num_keys
+    num_keys = check.integer(num_keys, "num_keys", 1, check.MAX_NUM_TOKENS)
+    return torch.ones(num_queries, num_keys, dtype=torch.bool, device=device).triu(diagonal=1)
 
 
-def _check_qk(queries: torch.Tensor, keys: torch.Tensor) -> None:
-    for name, t in (("queries", queries), ("keys", keys)):
-        as_float_tensor(t, name)
-        check_min_rank(t, name, 2, "(..., num_tokens, d)")
-        check_nonempty(t, name)
-        check_nonempty(t, name, axis=-1, what="feature dimensions")
-    if keys.shape[-1] != queries.shape[-1]:
-        raise ValueError(
-            f"keys: expected last dimension d_k = {queries.shape[-1]} (as queries), "
-            f"got shape {tuple(keys.shape)}"
-        )
-    if keys.dtype != queries.dtype:
-        raise ValueError(f"keys: expected dtype {queries.dtype} (as queries), got {keys.dtype}")
+def _check_qk(queries: torch.Tensor, keys: torch.Tensor) -> torch.Size:
+    """Validate queries against keys; returns the scores' shape."""
+    check.tensor(queries, "queries", "(..., num_queries, d_k)", min_rank=2)
+    check.tensor(keys, "keys", "(..., num_keys, d_k)", min_rank=2)
+    check.size(keys, "keys", -1, queries.shape[-1], "the queries' last dimension d_k")
+    check.like(keys, "keys", queries, "queries")
+    batch = check.batch_shape(queries=queries, keys=keys)
+    return batch + (queries.shape[-2], keys.shape[-2])
 
 
-def _batch_shape(named: dict[str, torch.Tensor]) -> torch.Size:
-    """The broadcast batch axes of several ``(..., n, d)`` tensors, or a ``ValueError``."""
+def _check_mask(mask: torch.Tensor | None, scores_shape: torch.Size) -> None:
+    if mask is None:
+        return
+    if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
+        got = check.describe(mask)
+        raise ValueError(f"mask: expected a bool tensor (True = hidden), got {got}")
     try:
-        return torch.broadcast_shapes(*(t.shape[:-2] for t in named.values()))
+        # Broadcasting may neither fail nor grow the scores (a mask with extra axes).
+        fits = torch.broadcast_shapes(mask.shape, scores_shape) == scores_shape
     except RuntimeError:
-        found = ", ".join(f"{name} {tuple(t.shape[:-2])}" for name, t in named.items())
-        raise ValueError(f"expected batch axes that broadcast together, got {found}") from None
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"mask: expected a shape broadcastable to the scores' {tuple(scores_shape)}, "
+            f"got {tuple(mask.shape)}; slice a longer mask with mask[:num_tokens, :num_tokens]"
+        )
 
 
 def attention_weights(
@@ -177,60 +157,31 @@ def attention_weights(
 ) -> torch.Tensor:
     """Softmax of the scaled, masked scores ``queries @ keys^T``.
 
-    ``queries``: ``(..., num_tokens, d_k)``; ``keys``: ``(..., num_keys, d_k)``.
+    ``queries``: ``(..., num_queries, d_k)``; ``keys``: ``(..., num_keys, d_k)``.
     ``scale`` defaults to ``1 / sqrt(d_k)``; with ``causal=True`` query ``i`` sees
-    keys ``0..i`` only (the mask is aligned top-left when ``num_tokens !=
-    num_keys``); ``mask``, a boolean tensor broadcastable to ``(..., num_tokens,
-    num_keys)``, hides the positions where it is ``True``. ``dim`` is the axis
-    softmax normalises: -1 (each query's row, the usual) or -2 (each key's column).
+    keys ``0..i`` only (aligned top-left when ``num_queries != num_keys``);
+    ``mask``, a bool tensor broadcastable to ``(..., num_queries, num_keys)``, hides
+    the positions where it is ``True``. ``dim`` is the axis softmax normalises:
+    ``-1``, each query's row (the usual), or ``-2``, each key's column.
 
-    Returns ``attn_weights`` of shape ``(..., num_tokens, num_keys)``.
+    Returns ``attn_weights`` of shape ``(..., num_queries, num_keys)``.
     """
-    _check_qk(queries, keys)
-    return _attention_weights(queries, keys, scale=scale, causal=causal, mask=mask, dim=dim)
+    scores_shape = _check_qk(queries, keys)
+    scale = 1 / math.sqrt(keys.shape[-1]) if scale is None else check.positive(scale, "scale")
+    check.flag(causal, "causal")
+    _check_mask(mask, scores_shape)
+    dim = check.dim(dim, len(scores_shape))
 
-
-def _attention_weights(
-    queries: torch.Tensor,
-    keys: torch.Tensor,
-    *,
-    scale: float | None,
-    causal: bool,
-    mask: torch.Tensor | None,
-    dim: int,
-) -> torch.Tensor:
-    """:func:`attention_weights` once ``queries`` and ``keys`` are known to be valid."""
-    if not isinstance(causal, bool):
-        raise ValueError(f"causal: expected True or False, got {causal!r}")
-    if scale is None:
-        scale = 1.0 / math.sqrt(keys.shape[-1])
-    elif (
-        isinstance(scale, bool) or not isinstance(scale, (int, float)) or not (0 < scale < math.inf)
-    ):
-        raise ValueError(f"scale: expected a positive finite number, got {scale!r}")
-    scores_shape = _batch_shape({"queries": queries, "keys": keys}) + (
-        queries.shape[-2],
-        keys.shape[-2],
-    )
-    dim = check_dim(dim, len(scores_shape))
-    if dim not in (-1, -2, len(scores_shape) - 1, len(scores_shape) - 2):
-        raise ValueError(f"dim: expected -1 (rows) or -2 (columns), got {dim}")
-
-    hidden = torch.zeros(scores_shape[-2:], dtype=torch.bool)
-    if causal:
-        hidden = causal_mask(queries.shape[-2], keys.shape[-2])
-    if mask is not None:
-        _check_mask(mask, scores_shape)
-        hidden = hidden | mask
-    if hidden.all(dim=dim).any():
-        # softmax over nothing but -inf is 0/0: refuse instead of returning NaN.
-        axis = "query" if dim in (-1, len(scores_shape) - 1) else "key"
-        raise ValueError(
-            f"mask: expected every {axis} to keep at least one unmasked position, "
-            "but some hide all of them (an inverted mask?)"
-        )
     attn_scores = queries @ keys.transpose(-2, -1)
-    return softmax(attn_scores.masked_fill(hidden, float("-inf")) * scale, dim=dim)
+    attn_scores = attn_scores * scale
+    if causal:
+        hidden = causal_mask(*attn_scores.shape[-2:], device=attn_scores.device)
+        attn_scores = attn_scores.masked_fill(hidden, -torch.inf)
+    if mask is not None:
+        attn_scores = attn_scores.masked_fill(mask, -torch.inf)
+    attn_weights = torch.softmax(attn_scores, dim=dim)
+    fix = f"either {_OVERFLOW}, or a mask hides every key of a query (an inverted mask?)"
+    return check.finite(attn_weights, "attn_weights", fix)
 
 
 def scaled_dot_product_attention(
@@ -245,45 +196,28 @@ def scaled_dot_product_attention(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Attention of ``queries`` over ``keys``, blending ``values``.
 
-    ``queries``: ``(..., num_tokens, d_k)``; ``keys``: ``(..., num_keys, d_k)``;
-    ``values``: ``(..., num_keys, d_v)``. The weights are
-    :func:`attention_weights` (scores ``queries @ keys^T`` times ``scale``,
-    default ``1 / sqrt(d_k)``; ``causal`` and ``mask`` hide keys). ``dropout``, if
-    given (e.g. an ``nn.Dropout``), is applied to the weights before they blend
-    the values.
+    ``queries``: ``(..., num_queries, d_k)``; ``keys``: ``(..., num_keys, d_k)``;
+    ``values``: ``(..., num_keys, d_v)``. The weights are :func:`attention_weights`
+    (``scale``, ``causal`` and ``mask`` as there). ``dropout``, if given (e.g. an
+    ``nn.Dropout``), is applied to the weights before they blend the values.
 
-    Returns ``(context_vecs, attn_weights)`` of shapes ``(..., num_tokens, d_v)``
-    and ``(..., num_tokens, num_keys)``; ``attn_weights`` is taken before dropout.
+    Returns ``(context_vecs, attn_weights)`` of shapes ``(..., num_queries, d_v)``
+    and ``(..., num_queries, num_keys)``; ``attn_weights`` is taken before dropout.
     """
-    _check_qk(queries, keys)
-    as_float_tensor(values, "values")
-    check_min_rank(values, "values", 2, "(..., num_keys, d_v)")
-    check_nonempty(values, "values", axis=-1, what="feature dimensions")
-    if values.shape[-2] != keys.shape[-2]:
-        raise ValueError(
-            f"values: expected one row per key, {keys.shape[-2]} rows, "
-            f"got shape {tuple(values.shape)}"
-        )
-    if values.dtype != queries.dtype:
-        raise ValueError(f"values: expected dtype {queries.dtype} (as queries), got {values.dtype}")
-    _batch_shape({"queries": queries, "keys": keys, "values": values})
+    check.tensor(values, "values", "(..., num_keys, d_v)", min_rank=2)
     if dropout is not None and not callable(dropout):
         raise ValueError(
-            f"dropout: expected a callable such as torch.nn.Dropout(p), got {describe(dropout)}"
+            f"dropout: expected a callable such as torch.nn.Dropout(p), got "
+            f"{check.describe(dropout)}"
         )
-    attn_weights = _attention_weights(queries, keys, scale=scale, causal=causal, mask=mask, dim=-1)
-    blend = attn_weights if dropout is None else dropout(attn_weights)
-    return blend @ values, attn_weights
+    attn_weights = attention_weights(queries, keys, scale=scale, causal=causal, mask=mask)
+    check.size(values, "values", -2, keys.shape[-2], "one row per key, num_keys")
+    check.like(values, "values", queries, "queries")
+    check.batch_shape(queries=queries, keys=keys, values=values)
 
-
-def _check_mask(mask: torch.Tensor, scores_shape: torch.Size) -> None:
-    if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
-        raise ValueError(f"mask: expected a bool tensor (True = hidden), got {describe(mask)}")
-    try:
-        if torch.broadcast_shapes(mask.shape, scores_shape) != scores_shape:
-            raise RuntimeError
-    except RuntimeError:
-        raise ValueError(
-            f"mask: expected a shape broadcastable to the scores' {tuple(scores_shape)}, "
-            f"got {tuple(mask.shape)}; slice a longer mask with mask[:num_tokens, :num_tokens]"
-        ) from None
+    dropped = attn_weights if dropout is None else dropout(attn_weights)
+    if not isinstance(dropped, torch.Tensor) or dropped.shape != attn_weights.shape:
+        got = check.describe(dropped)
+        raise ValueError(f"dropout: expected it to return the weights' shape, got {got}")
+    context_vecs = dropped @ values
+    return context_vecs, attn_weights

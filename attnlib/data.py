@@ -7,7 +7,7 @@ import zlib
 
 import torch
 
-from attnlib._validate import check_int, describe
+from attnlib import _validate as check
 
 #: The six tokens of the running example, in order (index 1 is "journey").
 TOKENS: tuple[str, ...] = ("Your", "journey", "starts", "with", "one", "step")
@@ -43,8 +43,7 @@ def tokenize(sentence: str) -> list[str]:
     >>> tokenize("Hello, world!")
     ['Hello', ',', 'world', '!']
     """
-    if not isinstance(sentence, str):
-        raise ValueError(f"sentence: expected a str, got {describe(sentence)}")
+    check.text(sentence, "sentence", limit=MAX_TOKENS * check.MAX_TEXT)
     return _TOKEN_RE.findall(sentence)
 
 
@@ -59,10 +58,10 @@ def embed(sentence: str, d: int = 3, seed: int = 123) -> tuple[list[str], torch.
 
     Returns ``(tokens, inputs)`` with ``inputs`` of shape ``(num_tokens, d)``.
     Raises ``ValueError`` for an empty sentence, more than ``MAX_TOKENS`` tokens,
-    or ``d`` < 1.
+    a token longer than 100 characters, or ``d`` outside ``[1, 65536]``.
     """
-    check_int(d, "d", minimum=1)
-    check_int(seed, "seed", minimum=0)
+    d = check.integer(d, "d", 1, check.MAX_DIM)
+    seed = check.integer(seed, "seed", 0, 2**63 - 1)
     tokens = tokenize(sentence)
     if not tokens:
         raise ValueError(f"sentence: expected at least one word, got {sentence!r}")
@@ -71,6 +70,7 @@ def embed(sentence: str, d: int = 3, seed: int = 123) -> tuple[list[str], torch.
             f"sentence: expected at most {MAX_TOKENS} tokens, got {len(tokens)}; "
             "shorten it so the heatmap stays readable"
         )
+    check.tokens(tokens, len(tokens))
     vectors: dict[str, torch.Tensor] = {}
     for token in tokens:
         key = token.lower()
@@ -82,3 +82,21 @@ def embed(sentence: str, d: int = 3, seed: int = 123) -> tuple[list[str], torch.
             )
             vectors[key] = torch.rand(d, generator=gen)
     return tokens, torch.stack([vectors[t.lower()] for t in tokens])
+
+
+#: The book's sentence; any case and spacing of it gets the book's embeddings.
+EXAMPLE_SENTENCE = " ".join(TOKENS)
+
+
+def sentence_inputs(sentence: str, seed: int = 123) -> tuple[tuple[str, ...], torch.Tensor]:
+    """The tokens of ``sentence`` and their ``inputs`` ``(num_tokens, 3)``.
+
+    The book's sentence (in any case, with any spacing) gets the book's
+    embeddings, :func:`example_inputs`, so an explorer shows the book's numbers;
+    any other sentence gets :func:`embed` with ``d=3`` and ``seed``.
+    """
+    if " ".join(tokenize(sentence)).lower() == EXAMPLE_SENTENCE.lower():
+        check.integer(seed, "seed", 0, 2**63 - 1)
+        return tuple(tokenize(sentence)), example_inputs()
+    tokens, inputs = embed(sentence, d=3, seed=seed)
+    return tuple(tokens), inputs

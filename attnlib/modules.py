@@ -25,103 +25,59 @@ It is ``None`` until the first forward pass.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
 from torch import nn
 
-from attnlib._validate import as_float_tensor, check_int, check_nonempty, check_rank, describe
+from attnlib import _validate as check
 from attnlib.attention import causal_mask, scaled_dot_product_attention
 
 __all__ = [
     "CausalAttention",
+    "HeadProjections",
     "MultiHeadAttention",
     "MultiHeadAttentionWrapper",
     "SelfAttentionV1",
     "SelfAttentionV2",
+    "head_projections",
+    "split_heads",
 ]
 
-
-# --- argument checks -------------------------------------------------------------------
-
-
-def _check_bool(value: object, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"{name}: expected True or False, got {describe(value)}")
-    return value
+_RANK_HINTS = {
+    (3, 2): "; add a batch axis with x.unsqueeze(0)",
+    (2, 3): "; this module takes one sequence at a time, "
+    "CausalAttention and the multi-head modules take batches",
+}
 
 
-def _check_dropout(value: object) -> float:
-    # An int 0 is accepted as 0.0; True/False are refused (they are ints in Python).
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"dropout: expected a float in [0, 1), got {describe(value)}")
-    # Written so that NaN fails too. p = 1 would drop every weight and scale by 1/0.
-    if not 0.0 <= value < 1.0:
-        raise ValueError(f"dropout: expected a float in [0, 1), got {value!r}")
-    return float(value)
-
-
-def _check_heads(d_out: int, num_heads: int) -> int:
-    check_int(num_heads, "num_heads", minimum=1)
-    if d_out % num_heads != 0:
+def _check_x(module: nn.Module, x: object, context_length: int | None = None) -> torch.Tensor:
+    """Validate a forward input ``x`` against ``module`` before torch can fail on it."""
+    rank, shape = (
+        (2, "(num_tokens, d_in)") if context_length is None else (3, "(b, num_tokens, d_in)")
+    )
+    try:
+        check.tensor(x, "x", shape, (rank,))
+    except ValueError as err:
+        hint = _RANK_HINTS.get((rank, getattr(x, "ndim", None)), "")
+        raise ValueError(f"{err}{hint}") from None
+    check.size(x, "x", -1, module.d_in, "last dimension d_in")
+    if context_length is not None and x.shape[1] > context_length:
         raise ValueError(
-            f"d_out ({d_out}) must be divisible by num_heads ({num_heads}): "
-            f"each of the {num_heads} heads gets d_out // num_heads dimensions"
-        )
-    return num_heads
-
-
-def _check_x(
-    module: nn.Module,
-    x: object,
-    d_in: int,
-    batched: bool,
-    context_length: int | None = None,
-) -> torch.Tensor:
-    """Validate a forward input before any torch operation can fail on it."""
-    x = as_float_tensor(x, "x")
-    if batched:
-        try:
-            check_rank(x, "x", (3,), "(b, num_tokens, d_in)")
-        except ValueError as err:
-            hint = "; add a batch axis with x.unsqueeze(0)" if x.dim() == 2 else ""
-            raise ValueError(f"{err}{hint}") from None
-        if x.shape[0] == 0:
-            raise ValueError(
-                f"x: expected at least one sequence in the batch, got shape {tuple(x.shape)}"
-            )
-    else:
-        try:
-            check_rank(x, "x", (2,), "(num_tokens, d_in)")
-        except ValueError as err:
-            hint = (
-                "; this module takes one sequence at a time, "
-                "CausalAttention and the multi-head modules take batches"
-                if x.dim() == 3
-                else ""
-            )
-            raise ValueError(f"{err}{hint}") from None
-    # Checked before the zero-token test so that a (0, d_in) input is named as such.
-    if x.shape[-1] != d_in:
-        raise ValueError(
-            f"x: expected last dimension d_in = {d_in}, got {x.shape[-1]} (shape {tuple(x.shape)})"
-        )
-    check_nonempty(x, "x", axis=-2, what="tokens")
-    num_tokens = x.shape[-2]
-    if context_length is not None and num_tokens > context_length:
-        raise ValueError(
-            f"x: num_tokens ({num_tokens}) exceeds context_length ({context_length}); "
+            f"x: num_tokens ({x.shape[1]}) exceeds context_length ({context_length}); "
             "the causal mask was built for at most context_length tokens"
         )
-    weight = next(module.parameters())
-    if x.dtype != weight.dtype or x.device != weight.device:
-        raise ValueError(
-            f"x: expected dtype {weight.dtype} on {weight.device} (as the module's "
-            f"parameters), got dtype {x.dtype} on {x.device}; convert with "
-            f"x.to({weight.dtype}) or the module with .to({x.dtype})"
-        )
-    return x
+    return check.like(x, "x", next(module.parameters()), "the module's parameters")
 
 
-# --- single-head self-attention --------------------------------------------------------
+def _sizes(d_in: object, d_out: object, context_length: object = None) -> tuple[int, ...]:
+    sizes = (
+        check.integer(d_in, "d_in", 1, check.MAX_DIM),
+        check.integer(d_out, "d_out", 1, check.MAX_DIM),
+    )
+    if context_length is None:
+        return sizes
+    return sizes + (check.integer(context_length, "context_length", 1, check.MAX_NUM_TOKENS),)
 
 
 class SelfAttentionV1(nn.Module):
@@ -135,15 +91,14 @@ class SelfAttentionV1(nn.Module):
 
     def __init__(self, d_in: int, d_out: int) -> None:
         super().__init__()
-        self.d_in = check_int(d_in, "d_in", minimum=1)
-        self.d_out = check_int(d_out, "d_out", minimum=1)
+        self.d_in, self.d_out = _sizes(d_in, d_out)
         self.W_query = nn.Parameter(torch.rand(d_in, d_out))
         self.W_key = nn.Parameter(torch.rand(d_in, d_out))
         self.W_value = nn.Parameter(torch.rand(d_in, d_out))
         self.last_attn_weights: torch.Tensor | None = None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = _check_x(self, x, self.d_in, batched=False)
+        _check_x(self, x)
         # (num_tokens, d_in) @ (d_in, d_out) -> (num_tokens, d_out), one row per token.
         queries = x @ self.W_query
         keys = x @ self.W_key
@@ -168,25 +123,21 @@ class SelfAttentionV2(nn.Module):
 
     def __init__(self, d_in: int, d_out: int, qkv_bias: bool = False) -> None:
         super().__init__()
-        self.d_in = check_int(d_in, "d_in", minimum=1)
-        self.d_out = check_int(d_out, "d_out", minimum=1)
-        _check_bool(qkv_bias, "qkv_bias")
+        self.d_in, self.d_out = _sizes(d_in, d_out)
+        check.flag(qkv_bias, "qkv_bias")
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.last_attn_weights: torch.Tensor | None = None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = _check_x(self, x, self.d_in, batched=False)
+        _check_x(self, x)
         queries = self.W_query(x)  # (num_tokens, d_out)
         keys = self.W_key(x)
         values = self.W_value(x)
         context_vec, attn_weights = scaled_dot_product_attention(queries, keys, values)
         self.last_attn_weights = attn_weights.detach()  # (num_tokens, num_tokens)
         return context_vec
-
-
-# --- causal attention ------------------------------------------------------------------
 
 
 class CausalAttention(nn.Module):
@@ -211,11 +162,9 @@ class CausalAttention(nn.Module):
         qkv_bias: bool = False,
     ) -> None:
         super().__init__()
-        self.d_in = check_int(d_in, "d_in", minimum=1)
-        self.d_out = check_int(d_out, "d_out", minimum=1)
-        self.context_length = check_int(context_length, "context_length", minimum=1)
-        p = _check_dropout(dropout)
-        _check_bool(qkv_bias, "qkv_bias")
+        self.d_in, self.d_out, self.context_length = _sizes(d_in, d_out, context_length)
+        p = check.probability(dropout, "dropout")
+        check.flag(qkv_bias, "qkv_bias")
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
@@ -224,7 +173,11 @@ class CausalAttention(nn.Module):
         self.last_attn_weights: torch.Tensor | None = None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = _check_x(self, x, self.d_in, batched=True, context_length=self.context_length)
+        _check_x(self, x, self.context_length)
+        return self.attend(x)
+
+    def attend(self, x: torch.Tensor) -> torch.Tensor:
+        """:meth:`forward` for an ``x`` already checked (the wrapper checks it once)."""
         num_tokens = x.shape[1]
         queries = self.W_query(x)  # (b, num_tokens, d_out)
         keys = self.W_key(x)
@@ -239,9 +192,6 @@ class CausalAttention(nn.Module):
         )
         self.last_attn_weights = attn_weights.detach()  # (b, num_tokens, num_tokens)
         return context_vec
-
-
-# --- multi-head attention --------------------------------------------------------------
 
 
 class MultiHeadAttentionWrapper(nn.Module):
@@ -266,10 +216,8 @@ class MultiHeadAttentionWrapper(nn.Module):
         qkv_bias: bool = False,
     ) -> None:
         super().__init__()
-        self.d_in = check_int(d_in, "d_in", minimum=1)
-        self.d_out = check_int(d_out, "d_out", minimum=1)  # per head: the output has num_heads x
-        self.context_length = check_int(context_length, "context_length", minimum=1)
-        self.num_heads = check_int(num_heads, "num_heads", minimum=1)
+        self.d_in, self.d_out, self.context_length = _sizes(d_in, d_out, context_length)
+        self.num_heads = check.integer(num_heads, "num_heads", 1, check.MAX_DIM // self.d_out)
         self.heads = nn.ModuleList(
             [
                 CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)
@@ -279,12 +227,22 @@ class MultiHeadAttentionWrapper(nn.Module):
         self.last_attn_weights: torch.Tensor | None = None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        # Checked here too so that an error names the wrapper's input, not a head's.
-        x = _check_x(self, x, self.d_in, batched=True, context_length=self.context_length)
+        _check_x(self, x, self.context_length)
         # Each head: (b, num_tokens, d_out); concatenated: (b, num_tokens, num_heads * d_out).
-        context_vec = torch.cat([head(x) for head in self.heads], dim=-1)
+        context_vec = torch.cat([head.attend(x) for head in self.heads], dim=-1)
         self.last_attn_weights = torch.stack([head.last_attn_weights for head in self.heads], dim=1)
         return context_vec
+
+
+def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
+    """``(b, num_tokens, d_out)`` -> ``(b, num_heads, num_tokens, head_dim)``.
+
+    The last axis is cut into ``num_heads`` consecutive pieces of ``head_dim =
+    d_out // num_heads``; ``transpose(1, 2)`` then puts the heads before the
+    tokens, so each head is one batch of matrices for attention.
+    """
+    b, num_tokens, d_out = x.shape
+    return x.view(b, num_tokens, num_heads, d_out // num_heads).transpose(1, 2)
 
 
 class MultiHeadAttention(nn.Module):
@@ -309,12 +267,15 @@ class MultiHeadAttention(nn.Module):
         qkv_bias: bool = False,
     ) -> None:
         super().__init__()
-        self.d_in = check_int(d_in, "d_in", minimum=1)
-        self.d_out = check_int(d_out, "d_out", minimum=1)
-        self.context_length = check_int(context_length, "context_length", minimum=1)
-        p = _check_dropout(dropout)
-        self.num_heads = _check_heads(d_out, num_heads)
-        _check_bool(qkv_bias, "qkv_bias")
+        self.d_in, self.d_out, self.context_length = _sizes(d_in, d_out, context_length)
+        p = check.probability(dropout, "dropout")
+        self.num_heads = check.integer(num_heads, "num_heads", 1, self.d_out)
+        if d_out % num_heads:
+            raise ValueError(
+                f"d_out ({d_out}) must be divisible by num_heads ({num_heads}): "
+                f"each of the {num_heads} heads gets d_out // num_heads dimensions"
+            )
+        check.flag(qkv_bias, "qkv_bias")
         self.head_dim = d_out // num_heads
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
@@ -324,20 +285,12 @@ class MultiHeadAttention(nn.Module):
         self.register_buffer("mask", causal_mask(context_length))
         self.last_attn_weights: torch.Tensor | None = None
 
-    def _split_heads(self, t: torch.Tensor) -> torch.Tensor:
-        b, num_tokens, _ = t.shape
-        # (b, num_tokens, d_out) -> (b, num_tokens, num_heads, head_dim): the last axis is cut
-        # into consecutive pieces, one per head. Then transpose(1, 2) puts the heads before
-        # the tokens, (b, num_heads, num_tokens, head_dim), so each head is one batch of
-        # matrices for the attention below.
-        return t.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
-
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = _check_x(self, x, self.d_in, batched=True, context_length=self.context_length)
+        _check_x(self, x, self.context_length)
         b, num_tokens, _ = x.shape
-        queries = self._split_heads(self.W_query(x))  # (b, num_heads, num_tokens, head_dim)
-        keys = self._split_heads(self.W_key(x))
-        values = self._split_heads(self.W_value(x))
+        queries = split_heads(self.W_query(x), self.num_heads)  # (b, num_heads, T, head_dim)
+        keys = split_heads(self.W_key(x), self.num_heads)
+        values = split_heads(self.W_value(x), self.num_heads)
         # keys' last dimension is head_dim, so the scores are scaled by 1/sqrt(head_dim).
         # The (num_tokens, num_tokens) mask broadcasts over batch and heads.
         context_vec, attn_weights = scaled_dot_product_attention(
@@ -349,7 +302,35 @@ class MultiHeadAttention(nn.Module):
         )
         self.last_attn_weights = attn_weights.detach()  # (b, num_heads, num_tokens, num_tokens)
         # Back to (b, num_tokens, num_heads, head_dim). The transpose only changes strides,
-        # so the memory is no longer in row order; .contiguous() copies it into order,
-        # which .view() needs to merge the heads into one d_out axis.
+        # so .contiguous() copies the memory into row order, which .view() needs to merge
+        # the heads into one d_out axis.
         context_vec = context_vec.transpose(1, 2).contiguous().view(b, num_tokens, self.d_out)
         return self.out_proj(context_vec)
+
+
+class HeadProjections(NamedTuple):
+    """Every head's query, key and value weights, each ``(num_heads, d_in, head_dim)``.
+
+    Head ``h`` projects ``inputs`` ``(num_tokens, d_in)`` to its queries
+    ``inputs @ W_query[h]``, ``(num_tokens, head_dim)``, and likewise keys and values.
+    """
+
+    W_query: torch.Tensor
+    W_key: torch.Tensor
+    W_value: torch.Tensor
+
+
+def head_projections(module: MultiHeadAttention) -> HeadProjections:
+    """The per-head weights of ``module`` (built with ``qkv_bias=False``), detached."""
+    if not isinstance(module, MultiHeadAttention):
+        got = check.describe(module)
+        raise ValueError(f"module: expected an attnlib.modules.MultiHeadAttention, got {got}")
+    if module.W_query.bias is not None:
+        raise ValueError("module: expected qkv_bias=False (no bias to add), got qkv_bias=True")
+    # nn.Linear computes x @ weight.T; its (d_in, d_out) columns split like the outputs do.
+    return HeadProjections(
+        *(
+            split_heads(linear.weight.detach().T.unsqueeze(0), module.num_heads)[0]
+            for linear in (module.W_query, module.W_key, module.W_value)
+        )
+    )

@@ -1,21 +1,11 @@
 """Static matplotlib figures of the course: arrays in, a ``Figure`` out.
 
 Every function takes matrices that are already computed (nothing here computes
-attention), draws them and returns the ``matplotlib.figure.Figure``:
-
-- without ``ax``, on a new Figure whose main Axes is ``fig.axes[0]``;
-- with ``ax``, on that Axes, returning ``ax.figure``.
-
-Nothing is shown or saved. The new Figures are not registered with pyplot, so
-a Figure that ends a Jupyter cell is displayed exactly once (``display(fig)``
-anywhere else), with any backend, Agg included. Inputs may be torch tensors or
-numpy arrays.
-
-The public functions are :func:`heatmap`, :func:`weights_bar`, :func:`vectors_3d`
-and :func:`new_figure` (an empty Figure for several of them side by side). The
-private colour and validation helpers (``_color_limits``, ``_cell_colors``,
-``_check_fmt``, ...) are shared with ``attnlib.widgets`` so that the live HTML
-heatmaps use the same colours and refuse the same bad arguments.
+attention), draws them and returns the ``matplotlib.figure.Figure``: on a new
+Figure whose main Axes is ``fig.axes[0]``, or on ``ax`` when given. Nothing is
+shown or saved; a returned Figure that ends a Jupyter cell is displayed exactly
+once. Inputs may be torch tensors or numpy arrays. Every text a caller passes
+(tokens, labels, titles) is drawn as written, never as math.
 """
 
 from __future__ import annotations
@@ -25,7 +15,6 @@ from typing import Any
 
 import matplotlib
 import numpy as np
-import torch
 from matplotlib.axes import Axes
 from matplotlib.colors import Colormap, Normalize
 from matplotlib.figure import Figure
@@ -33,6 +22,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.patheffects import withStroke
 
+from attnlib import _validate as check
 from attnlib._validate import describe
 
 #: Cells that hold +-inf (masked scores) are drawn in this grey, with the text "-inf".
@@ -46,84 +36,12 @@ CONTEXT_COLOR = "#D55E00"
 
 # WCAG: above this relative luminance black text contrasts more than white text.
 _LUMINANCE_THRESHOLD = 0.179
-
-
-# ----------------------------------------------------------------------------- validation
-
-
-def _as_array(x: Any, name: str) -> np.ndarray:
-    """``x`` (tensor, array or nested list of numbers) as a float64 numpy array."""
-    if isinstance(x, torch.Tensor):
-        x = x.detach().cpu()
-        # numpy has no bfloat16; float64 holds every torch float exactly.
-        x = (x.double() if x.is_floating_point() else x).numpy()
-    try:
-        array = np.asarray(x)
-    except (ValueError, TypeError):
-        raise ValueError(
-            f"{name}: expected a tensor or array of numbers, got {describe(x)}"
-        ) from None
-    if array.dtype.kind not in "biuf":
-        raise ValueError(
-            f"{name}: expected a tensor or array of numbers, got dtype {array.dtype} "
-            f"({describe(x)})"
-        )
-    return array.astype(np.float64)
-
-
-def _as_shaped(x: Any, name: str, ndim: int, shape_doc: str) -> np.ndarray:
-    array = _as_array(x, name)
-    if array.ndim != ndim:
-        raise ValueError(
-            f"{name}: expected shape {shape_doc} ({ndim}-d), got {array.ndim}-d shape {array.shape}"
-        )
-    if array.size == 0:
-        raise ValueError(f"{name}: expected at least one entry, got shape {array.shape}")
-    return array
-
-
-def _count(number: int, noun: str) -> str:
-    """``'1 token'``, ``'6 tokens'``: ``number`` and ``noun``, plural unless it is one."""
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
-
-
-def _check_finite(values: np.ndarray, name: str) -> np.ndarray:
-    """``values`` if every entry is finite, else a ``ValueError`` naming the first bad one."""
-    bad = ~np.isfinite(values)
-    if bad.any():
-        first = tuple(int(k) for k in np.argwhere(bad)[0])
-        where = first[0] if len(first) == 1 else first
-        raise ValueError(
-            f"{name}: expected finite numbers, got {values[first]} at index {where} "
-            f"({int(bad.sum())} of {values.size} not finite)"
-        )
-    return values
-
-
-def _check_labels(labels: Any, name: str, expected: int, what: str) -> list[str]:
-    """Labels as a list of str; ``what`` says what they label, e.g. 'one per row of ...'."""
-    if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
-        raise ValueError(
-            f"{name}: expected a list of {_count(expected, 'label')} ({what}), "
-            f"got {describe(labels)}"
-        )
-    if len(labels) != expected:
-        raise ValueError(
-            f"{name}: expected {_count(expected, 'label')} ({what}), got {len(labels)}"
-        )
-    return [str(label) for label in labels]
-
-
-def _check_index(value: Any, name: str, size: int) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(
-            f"{name}: expected None or an int in [0, {size - 1}], got {describe(value)}"
-        )
-    if not 0 <= value < size:
-        raise ValueError(f"{name}: expected None or an int in [0, {size - 1}], got {value}")
-    return int(value)
+# Beyond this, the colour scale's width (vmax - vmin) overflows float64.
+_LARGEST = 1e300
+#: The most rows or columns a heatmap draws, with a number in every cell.
+MAX_CELLS = 64
+# Text that a caller passes is drawn as written: no $...$ math, whatever it holds.
+_PLAIN = {"parse_math": False}
 
 
 def _check_cell(value: Any, name: str, rows: int, cols: int) -> tuple[int, int] | None:
@@ -134,36 +52,39 @@ def _check_cell(value: Any, name: str, rows: int, cols: int) -> tuple[int, int] 
         raise ValueError(
             f"{name}: expected None or a pair of ints (row, col), got {describe(value)}"
         )
-    row = _check_index(value[0], f"{name}[0]", rows)
-    col = _check_index(value[1], f"{name}[1]", cols)
-    return row, col
-
-
-def _check_str(value: Any, name: str) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"{name}: expected a str, got {describe(value)}")
-    return value
+    row = check.optional_index(value[0], f"{name}[0]", rows)
+    return row, check.optional_index(value[1], f"{name}[1]", cols)
 
 
 def _check_limit(value: Any, name: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name}: expected None or a finite number, got {describe(value)}")
-    if not np.isfinite(value):
-        raise ValueError(f"{name}: expected None or a finite number, got {value}")
+        value = describe(value)
+    if isinstance(value, str) or not abs(value) <= _LARGEST:
+        raise ValueError(f"{name}: expected None or a finite number within ±1e300, got {value}")
     return float(value)
 
 
+def _drawable(values: np.ndarray, name: str) -> np.ndarray:
+    """``values`` if finite and small enough to lay out (no overflow in axis limits)."""
+    if np.abs(check.finite_array(values, name)).max() > _LARGEST:
+        raise ValueError(f"{name}: expected values within ±1e300 to draw, got {values.max()!r}")
+    return values
+
+
 def _check_fmt(fmt: Any) -> str:
+    """A format for one number whose output stays short enough to fit in a cell."""
     try:
-        if not isinstance(fmt, str):
-            raise TypeError
-        fmt.format(0.5)
+        shown = check.text(fmt, "fmt", 32).format(-0.5)
     except (TypeError, ValueError, IndexError, KeyError, AttributeError):
+        shown = None
+    if shown is None or len(shown) > 32:
+        got = describe(fmt)
         raise ValueError(
-            f"fmt: expected a format string such as '{{:.2f}}', got {describe(fmt)}"
-        ) from None
+            f"fmt: expected a format string such as '{{:.2f}}' (32 characters out at most), "
+            f"got {got}"
+        )
     return fmt
 
 
@@ -242,7 +163,7 @@ def _color_limits(
     finite entries. A flat matrix (e.g. one token's weight 1.0) gets a range of
     width 1 around its value so that it still has a colour.
     """
-    values = _as_array(matrix, "matrix")
+    values = np.asarray(matrix, dtype=np.float64)
     vmin, vmax = _check_limit(vmin, "vmin"), _check_limit(vmax, "vmax")
     if vmin is not None and vmax is not None and not vmin < vmax:
         raise ValueError(f"vmin, vmax: expected vmin < vmax, got vmin={vmin}, vmax={vmax}")
@@ -286,7 +207,7 @@ def _cell_colors(
     'black' or 'white'. NaN cells (no value, e.g. not computed yet) are
     transparent; +-inf cells (masked) are :data:`MASKED_COLOR`.
     """
-    values = _as_array(matrix, "matrix")
+    values = np.asarray(matrix, dtype=np.float64)
     colormap = _get_cmap(cmap)
     rgba = colormap(Normalize(vmin, vmax)(np.where(np.isfinite(values), values, vmin)))
     rgba = np.array(rgba, dtype=np.float64).reshape(values.shape + (4,))
@@ -355,13 +276,23 @@ def heatmap(
     row, a column or one cell. Returns the Figure (the heatmap's Axes is ``ax``
     or ``fig.axes[0]``, the colorbar's is the Figure's last Axes).
     """
-    values = _as_shaped(matrix, "matrix", 2, "(rows, cols)")
+    values = check.array(matrix, "matrix", 2, "(rows, cols)")
+    if max(values.shape) > MAX_CELLS:
+        raise ValueError(
+            f"matrix: expected at most {MAX_CELLS} rows and columns (each cell shows its number), "
+            f"got shape {values.shape}; draw a slice"
+        )
+    finite = values[np.isfinite(values)]
+    if finite.size and np.abs(finite).max() > _LARGEST:
+        raise ValueError(
+            f"matrix: expected values within ±1e300 to colour, got {np.abs(finite).max()}"
+        )
     rows, cols = values.shape
     shape = f"shape {values.shape}"
-    row_labels = _check_labels(row_labels, "row_labels", rows, f"one per row of matrix, {shape}")
-    col_labels = _check_labels(col_labels, "col_labels", cols, f"one per column of matrix, {shape}")
-    highlight_row = _check_index(highlight_row, "highlight_row", rows)
-    highlight_col = _check_index(highlight_col, "highlight_col", cols)
+    row_labels = check.labels(row_labels, "row_labels", rows, f"one per row of matrix, {shape}")
+    col_labels = check.labels(col_labels, "col_labels", cols, f"one per column of matrix, {shape}")
+    highlight_row = check.optional_index(highlight_row, "highlight_row", rows)
+    highlight_col = check.optional_index(highlight_col, "highlight_col", cols)
     highlight_cell = _check_cell(highlight_cell, "highlight_cell", rows, cols)
     fmt = _check_fmt(fmt)
     colormap = _get_cmap(cmap)
@@ -384,7 +315,16 @@ def heatmap(
                 )
             label = _format_value(values[i, j], fmt)
             if label:
-                ax.text(j, i, label, ha="center", va="center", color=text[i, j], fontsize=fontsize)
+                ax.text(
+                    j,
+                    i,
+                    label,
+                    ha="center",
+                    va="center",
+                    color=text[i, j],
+                    fontsize=fontsize,
+                    **_PLAIN,
+                )
 
     if highlight_row is not None:
         _highlight(ax, (-0.5, highlight_row - 0.5), cols, 1, "highlight_row")
@@ -393,13 +333,15 @@ def heatmap(
     if highlight_cell is not None:
         _highlight(ax, (highlight_cell[1] - 0.5, highlight_cell[0] - 0.5), 1, 1, "highlight_cell")
 
-    ax.set_xticks(range(cols), labels=col_labels, rotation=45, ha="right", rotation_mode="anchor")
-    ax.set_yticks(range(rows), labels=row_labels)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    ax.set_xticks(
+        range(cols), labels=col_labels, rotation=45, ha="right", rotation_mode="anchor", **_PLAIN
+    )
+    ax.set_yticks(range(rows), labels=row_labels, **_PLAIN)
+    ax.set_xlabel(check.text(xlabel, "xlabel"), **_PLAIN)
+    ax.set_ylabel(check.text(ylabel, "ylabel"), **_PLAIN)
     if title is not None:
-        ax.set_title(title)
-    fig.colorbar(image, ax=ax, label=colorbar_label)
+        ax.set_title(check.text(title, "title"), **_PLAIN)
+    fig.colorbar(image, ax=ax).set_label(check.text(colorbar_label, "colorbar_label"), **_PLAIN)
     return fig
 
 
@@ -418,11 +360,11 @@ def weights_bar(
     bar is hatched and the default title names it. Returns the Figure (the Axes
     is ``ax`` or ``fig.axes[0]``).
     """
-    values = _as_shaped(weights, "weights", 1, "(num_tokens,)")
+    values = check.array(weights, "weights", 1, "(num_tokens,)")
     num_tokens = values.shape[0]
-    tokens = _check_labels(tokens, "tokens", num_tokens, f"one per weight, shape {values.shape}")
-    query = _check_index(query, "query", num_tokens)
-    _check_finite(values, "weights")
+    tokens = check.labels(tokens, "tokens", num_tokens, f"one per weight, shape {values.shape}")
+    query = check.optional_index(query, "query", num_tokens)
+    _drawable(values, "weights")
 
     fig, ax = _figure_and_axes(ax, figsize=(min(2.5 + 0.8 * num_tokens, 16), 3.2))
     bars = ax.bar(range(num_tokens), values, color=INPUT_COLOR, edgecolor="black", linewidth=0.6)
@@ -430,7 +372,9 @@ def weights_bar(
         bars[query].set_hatch("//")
         bars[query].set_facecolor(QUERY_COLOR)
     ax.bar_label(bars, labels=[f"{v:.4f}" for v in values], padding=2, fontsize=8)
-    ax.set_xticks(range(num_tokens), labels=tokens, rotation=45, ha="right", rotation_mode="anchor")
+    ax.set_xticks(
+        range(num_tokens), labels=tokens, rotation=45, ha="right", rotation_mode="anchor", **_PLAIN
+    )
     ax.set_xlabel("key (input token)")
     ax.set_ylabel("attention weight")
     # Room above the tallest bar for its label and the sum.
@@ -451,7 +395,7 @@ def weights_bar(
             if query is None
             else (f"attention weights of query {query} ({tokens[query]!r})")
         )
-    ax.set_title(title)
+    ax.set_title(check.text(title, "title"), **_PLAIN)
     return fig
 
 
@@ -473,30 +417,30 @@ def vectors_3d(
     third colour). ``ax``, if given, must be a 3-d Axes
     (``fig.add_subplot(projection="3d")``). Returns the Figure.
     """
-    points = _as_shaped(inputs, "inputs", 2, "(num_tokens, 3)")
+    points = check.array(inputs, "inputs", 2, "(num_tokens, 3)")
     if points.shape[1] != 3:
         raise ValueError(
             f"inputs: expected shape (num_tokens, 3), 3-d embeddings, got shape {points.shape}"
         )
-    _check_finite(points, "inputs")
+    _drawable(points, "inputs")
     num_tokens = points.shape[0]
-    tokens = _check_labels(tokens, "tokens", num_tokens, f"one per input, shape {points.shape}")
-    query = _check_index(query, "query", num_tokens)
+    tokens = check.labels(tokens, "tokens", num_tokens, f"one per input, shape {points.shape}")
+    query = check.optional_index(query, "query", num_tokens)
     context = None
     if context_vec is not None:
-        context = _as_shaped(context_vec, "context_vec", 1, "(3,)")
+        context = check.array(context_vec, "context_vec", 1, "(3,)")
         if context.shape != (3,):
             raise ValueError(f"context_vec: expected shape (3,), got shape {context.shape}")
-        _check_finite(context, "context_vec")
+        _drawable(context, "context_vec")
     weight_values = None
     if weights is not None:
-        weight_values = _as_shaped(weights, "weights", 1, f"({num_tokens},)")
+        weight_values = check.array(weights, "weights", 1, f"({num_tokens},)")
         if weight_values.shape != (num_tokens,):
             raise ValueError(
                 f"weights: expected shape ({num_tokens},), one per input, "
                 f"got shape {weight_values.shape}"
             )
-        _check_finite(weight_values, "weights")
+        _drawable(weight_values, "weights")
 
     fig, ax = _figure_and_axes(ax, (6, 5), projection="3d")
     heaviest = float(np.abs(weight_values).max()) if weight_values is not None else 0.0
@@ -507,11 +451,13 @@ def vectors_3d(
             width = 0.8 + 3.0 * abs(weight_values[k]) / (heaviest or 1.0)
         color = QUERY_COLOR if k == query else INPUT_COLOR
         ax.quiver(0, 0, 0, *point, color=color, linewidth=width, arrow_length_ratio=0.08)
-        ax.text(*(point * 1.05), label, color=color, fontsize=9)
+        ax.text(*(point * 1.05), label, color=color, fontsize=9, **_PLAIN)
     if context is not None:
         name = "z" if query is None else f"z({tokens[query]})"
         ax.quiver(0, 0, 0, *context, color=CONTEXT_COLOR, linewidth=3.0, arrow_length_ratio=0.1)
-        ax.text(*(context * 1.05), name, color=CONTEXT_COLOR, fontsize=10, fontweight="bold")
+        ax.text(
+            *(context * 1.05), name, color=CONTEXT_COLOR, fontsize=10, fontweight="bold", **_PLAIN
+        )
 
     everything = points if context is None else np.vstack([points, context])
     lo, hi = min(float(everything.min()), 0.0), max(float(everything.max()), 0.0)
@@ -526,6 +472,7 @@ def vectors_3d(
         handles.append(Line2D([], [], color=QUERY_COLOR, lw=2, label=f"query x({tokens[query]})"))
     if context is not None:
         handles.append(Line2D([], [], color=CONTEXT_COLOR, lw=3, label="context vector z"))
-    ax.legend(handles=handles, loc="upper left", fontsize=8)
+    for legend_text in ax.legend(handles=handles, loc="upper left", fontsize=8).get_texts():
+        legend_text.set_parse_math(False)
     ax.set_title("inputs and their weighted blend" if context is not None else "inputs")
     return fig

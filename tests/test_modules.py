@@ -540,7 +540,7 @@ def test_single_sequence_forward_errors(make, x, message):
         (torch.rand(2, 6, 4), "x: expected last dimension d_in = 3, got 4 (shape (2, 6, 4))"),
         (torch.rand(2, 7, 3), "num_tokens (7) exceeds context_length (6)"),
         (torch.rand(2, 0, 3), "x: expected at least one of the tokens, got shape (2, 0, 3)"),
-        (torch.rand(0, 6, 3), "x: expected at least one sequence in the batch"),
+        (torch.rand(0, 6, 3), "x: expected no empty axis in (b, num_tokens, d_in)"),
         (torch.ones(2, 6, 3, dtype=torch.int64), "got torch.int64"),
         (torch.rand(2, 6, 3, dtype=torch.float64), "got dtype torch.float64"),
         (None, "x: expected a torch.Tensor of floats, got NoneType"),
