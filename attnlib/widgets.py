@@ -42,8 +42,34 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from attnlib import plots
-from attnlib._validate import as_float_tensor, check_int, check_rank, describe
+from attnlib import plots as _plots
+from attnlib._validate import describe
+from attnlib import _validate as _v
+
+
+# Temporary bridge to the shared validators while the explorers are rebuilt (issue #10).
+def as_float_tensor(x, name):
+    return _v.tensor(x, name, "(...)", min_rank=0) if isinstance(x, torch.Tensor) and x.numel() else _v.tensor(x, name, "(...)")
+
+
+def check_int(value, name, minimum=0):
+    return _v.integer(value, name, minimum)
+
+
+def check_rank(x, name, ranks, shape_doc):
+    return _v.tensor(x, name, shape_doc, ranks)
+
+
+class _PlotsBridge:
+    def __getattr__(self, name):
+        table = {
+            "_as_shaped": lambda x, n, nd, doc: _v.array(x, n, nd, doc),
+            "_check_labels": lambda v, n, e, w: _v.labels(v, n, e, w),
+            "_check_index": lambda v, n, s: _v.optional_index(v, n, s),
+            "_check_str": lambda v, n: _v.text(v, n, 10_000),
+            "_count": lambda k, noun: f"{k} {noun}" if k == 1 else f"{k} {noun}s",
+        }
+        return table[name] if name in table else getattr(_plots, name)
 from attnlib.attention import (
     attention_scores,
     attention_weights,
@@ -54,6 +80,8 @@ from attnlib.attention import (
 )
 from attnlib.data import MAX_TOKENS, TOKENS, embed, example_inputs, tokenize
 from attnlib.modules import MultiHeadAttention
+
+plots = _PlotsBridge()
 
 __all__ = [
     "DEFAULT_SENTENCE",

@@ -1,0 +1,1 @@
+"""Mistaken answers to the exercises, one module per notebook (see test_exercises.py)."""
