@@ -1,26 +1,15 @@
-"""The attention layers of chapter 3 as ``torch.nn.Module``s.
+"""The attention layers of chapter 3 as ``torch.nn.Module``s: the reference the notebooks check.
 
 Each class keeps the book's constructor signature and creates its parameters in
-the book's order, so ``torch.manual_seed(123)`` right before construction gives
-the numbers printed in the book. The arithmetic itself lives in one place,
-:func:`attnlib.attention.scaled_dot_product_attention`; these modules only
-project the inputs into queries, keys and values, hand them over, and (for the
-multi-head versions) split and merge heads.
+the book's order, so the book's seed right before construction gives the book's
+numbers. The arithmetic lives in one place,
+:func:`attnlib.attention.scaled_dot_product_attention`; these modules project the
+inputs into queries, keys and values, hand them over, and split or merge heads.
 
-After every forward pass a module keeps its attention weights, detached and
-taken *before* dropout, in ``last_attn_weights`` so that a notebook or a widget
-can draw them:
-
-=============================  ===================================
-module                         ``last_attn_weights`` shape
-=============================  ===================================
-``SelfAttentionV1``/``V2``     ``(num_tokens, num_tokens)``
-``CausalAttention``            ``(b, num_tokens, num_tokens)``
-``MultiHeadAttentionWrapper``  ``(b, num_heads, num_tokens, num_tokens)``
-``MultiHeadAttention``         ``(b, num_heads, num_tokens, num_tokens)``
-=============================  ===================================
-
-It is ``None`` until the first forward pass.
+After each forward pass a module keeps its attention weights (detached, before
+dropout) in ``last_attn_weights``, ``None`` until then: ``(num_tokens, num_tokens)``
+for V1/V2, ``(b, num_tokens, num_tokens)`` for ``CausalAttention``, ``(b, num_heads,
+num_tokens, num_tokens)`` for the multi-head modules.
 """
 
 from __future__ import annotations
@@ -33,17 +22,6 @@ from torch import nn
 from attnlib import _validate as check
 from attnlib.attention import causal_mask, scaled_dot_product_attention
 
-__all__ = [
-    "CausalAttention",
-    "HeadProjections",
-    "MultiHeadAttention",
-    "MultiHeadAttentionWrapper",
-    "SelfAttentionV1",
-    "SelfAttentionV2",
-    "head_projections",
-    "split_heads",
-]
-
 _RANK_HINTS = {
     (3, 2): "; add a batch axis with x.unsqueeze(0)",
     (2, 3): "; this module takes one sequence at a time, "
@@ -51,51 +29,63 @@ _RANK_HINTS = {
 }
 
 
-def _check_x(module: nn.Module, x: object, context_length: int | None = None) -> torch.Tensor:
+def _check_x(module: nn.Module, x: object, context_length: int | None = None) -> None:
     """Validate a forward input ``x`` against ``module`` before torch can fail on it."""
-    rank, shape = (
-        (2, "(num_tokens, d_in)") if context_length is None else (3, "(b, num_tokens, d_in)")
-    )
+    rank = 2 if context_length is None else 3
+    shape = "(num_tokens, d_in)" if rank == 2 else "(b, num_tokens, d_in)"
     try:
         check.tensor(x, "x", shape, (rank,))
     except ValueError as err:
-        hint = _RANK_HINTS.get((rank, getattr(x, "ndim", None)), "")
-        raise ValueError(f"{err}{hint}") from None
+        raise ValueError(f"{err}{_RANK_HINTS.get((rank, getattr(x, 'ndim', None)), '')}") from None
     check.size(x, "x", -1, module.d_in, "last dimension d_in")
     if context_length is not None and x.shape[1] > context_length:
         raise ValueError(
             f"x: num_tokens ({x.shape[1]}) exceeds context_length ({context_length}); "
             "the causal mask was built for at most context_length tokens"
         )
-    return check.like(x, "x", next(module.parameters()), "the module's parameters")
+    check.like(x, "x", next(module.parameters()), "the module's parameters")
 
 
-def _sizes(d_in: object, d_out: object, context_length: object = None) -> tuple[int, ...]:
-    sizes = (
-        check.integer(d_in, "d_in", 1, check.MAX_DIM),
-        check.integer(d_out, "d_out", 1, check.MAX_DIM),
-    )
-    if context_length is None:
-        return sizes
-    return sizes + (check.integer(context_length, "context_length", 1, check.MAX_NUM_TOKENS),)
+class _Attention(nn.Module):
+    """What the layers share: checked sizes, and the book's order of creating parameters."""
+
+    def _sizes(self, d_in: object, d_out: object, context_length: object = None) -> None:
+        self.d_in = check.integer(d_in, "d_in", 1, check.MAX_DIM)
+        self.d_out = check.integer(d_out, "d_out", 1, check.MAX_DIM)
+        if context_length is not None:
+            self.context_length = check.integer(
+                context_length, "context_length", 1, check.MAX_NUM_TOKENS
+            )
+        self.last_attn_weights: torch.Tensor | None = None
+
+    def _linear_projections(self, qkv_bias: object) -> None:
+        bias = check.flag(qkv_bias, "qkv_bias")
+        self.W_query = nn.Linear(self.d_in, self.d_out, bias=bias)
+        self.W_key = nn.Linear(self.d_in, self.d_out, bias=bias)
+        self.W_value = nn.Linear(self.d_in, self.d_out, bias=bias)
+
+    def _causal(self, dropout: object) -> None:
+        self.dropout = nn.Dropout(check.probability(dropout, "dropout"))
+        # A buffer moves with .to(device) and is saved in state_dict, but is not trained.
+        self.register_buffer("mask", causal_mask(self.context_length))
+
+    def extra_repr(self) -> str:
+        return f"d_in={self.d_in}, d_out={self.d_out}"
 
 
-class SelfAttentionV1(nn.Module):
-    """Self-attention with the weight matrices as raw ``nn.Parameter``s.
+class SelfAttentionV1(_Attention):
+    """Self-attention with ``W_query``, ``W_key``, ``W_value`` as raw ``(d_in, d_out)`` parameters.
 
-    ``W_query``, ``W_key``, ``W_value``: ``(d_in, d_out)``, filled with
-    ``torch.rand`` in that order (as in the book, so the book's seed reproduces
-    its numbers). ``forward(x)``: ``x`` of shape ``(num_tokens, d_in)`` ->
-    ``context_vec`` of shape ``(num_tokens, d_out)``.
+    Filled with ``torch.rand`` in that order. ``forward(x)``: ``(num_tokens, d_in)``
+    -> ``context_vec`` ``(num_tokens, d_out)``.
     """
 
     def __init__(self, d_in: int, d_out: int) -> None:
         super().__init__()
-        self.d_in, self.d_out = _sizes(d_in, d_out)
+        self._sizes(d_in, d_out)
         self.W_query = nn.Parameter(torch.rand(d_in, d_out))
         self.W_key = nn.Parameter(torch.rand(d_in, d_out))
         self.W_value = nn.Parameter(torch.rand(d_in, d_out))
-        self.last_attn_weights: torch.Tensor | None = None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         _check_x(self, x)
@@ -105,30 +95,21 @@ class SelfAttentionV1(nn.Module):
         values = x @ self.W_value
         # Scaled by 1/sqrt(d_out): d_k is the keys' last dimension.
         context_vec, attn_weights = scaled_dot_product_attention(queries, keys, values)
-        self.last_attn_weights = attn_weights.detach()  # (num_tokens, num_tokens)
+        self.last_attn_weights = attn_weights.detach()
         return context_vec
 
-    def extra_repr(self) -> str:
-        return f"d_in={self.d_in}, d_out={self.d_out}"
 
+class SelfAttentionV2(_Attention):
+    """Self-attention with ``nn.Linear(d_in, d_out, bias=qkv_bias)`` projections.
 
-class SelfAttentionV2(nn.Module):
-    """Self-attention with ``nn.Linear`` projections (better initialisation, optional bias).
-
-    ``W_query``, ``W_key``, ``W_value``: ``nn.Linear(d_in, d_out, bias=qkv_bias)``,
-    created in that order. A ``Linear`` stores its weight as ``(d_out, d_in)``,
-    the transpose of ``SelfAttentionV1``'s matrices. ``forward(x)``: ``x`` of
-    shape ``(num_tokens, d_in)`` -> ``(num_tokens, d_out)``.
+    A ``Linear`` stores its weight as ``(d_out, d_in)``, the transpose of V1's
+    matrices. ``forward(x)``: ``(num_tokens, d_in)`` -> ``(num_tokens, d_out)``.
     """
 
     def __init__(self, d_in: int, d_out: int, qkv_bias: bool = False) -> None:
         super().__init__()
-        self.d_in, self.d_out = _sizes(d_in, d_out)
-        check.flag(qkv_bias, "qkv_bias")
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.last_attn_weights: torch.Tensor | None = None
+        self._sizes(d_in, d_out)
+        self._linear_projections(qkv_bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         _check_x(self, x)
@@ -136,41 +117,26 @@ class SelfAttentionV2(nn.Module):
         keys = self.W_key(x)
         values = self.W_value(x)
         context_vec, attn_weights = scaled_dot_product_attention(queries, keys, values)
-        self.last_attn_weights = attn_weights.detach()  # (num_tokens, num_tokens)
+        self.last_attn_weights = attn_weights.detach()
         return context_vec
 
 
-class CausalAttention(nn.Module):
+class CausalAttention(_Attention):
     """Single-head attention that hides later tokens, with dropout on the weights.
 
-    ``W_query``, ``W_key``, ``W_value``: ``nn.Linear(d_in, d_out, bias=qkv_bias)``;
-    ``dropout``: ``nn.Dropout(dropout)``; buffer ``mask``: ``(context_length,
-    context_length)`` bool, ``True`` above the diagonal (see
-    :func:`attnlib.attention.causal_mask`). A buffer moves with ``.to(device)``
-    and is saved in ``state_dict`` but is not trained.
-
-    ``forward(x)``: ``x`` of shape ``(b, num_tokens, d_in)`` with
-    ``num_tokens <= context_length`` -> ``(b, num_tokens, d_out)``.
+    Projections as :class:`SelfAttentionV2`, then ``dropout`` (``nn.Dropout``) and the
+    buffer ``mask``, ``(context_length, context_length)``, ``True`` above the diagonal.
+    ``forward(x)``: ``(b, num_tokens, d_in)``, ``num_tokens <= context_length`` ->
+    ``(b, num_tokens, d_out)``.
     """
 
     def __init__(
-        self,
-        d_in: int,
-        d_out: int,
-        context_length: int,
-        dropout: float,
-        qkv_bias: bool = False,
+        self, d_in: int, d_out: int, context_length: int, dropout: float, qkv_bias: bool = False
     ) -> None:
         super().__init__()
-        self.d_in, self.d_out, self.context_length = _sizes(d_in, d_out, context_length)
-        p = check.probability(dropout, "dropout")
-        check.flag(qkv_bias, "qkv_bias")
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.dropout = nn.Dropout(p)
-        self.register_buffer("mask", causal_mask(context_length))
-        self.last_attn_weights: torch.Tensor | None = None
+        self._sizes(d_in, d_out, context_length)
+        self._linear_projections(qkv_bias)
+        self._causal(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         _check_x(self, x, self.context_length)
@@ -183,27 +149,19 @@ class CausalAttention(nn.Module):
         keys = self.W_key(x)
         values = self.W_value(x)
         # The mask is built for context_length tokens; a shorter input uses its top-left corner.
+        mask = self.mask[:num_tokens, :num_tokens]
         context_vec, attn_weights = scaled_dot_product_attention(
-            queries,
-            keys,
-            values,
-            mask=self.mask[:num_tokens, :num_tokens],
-            dropout=self.dropout,
+            queries, keys, values, mask=mask, dropout=self.dropout
         )
-        self.last_attn_weights = attn_weights.detach()  # (b, num_tokens, num_tokens)
+        self.last_attn_weights = attn_weights.detach()
         return context_vec
 
 
-class MultiHeadAttentionWrapper(nn.Module):
+class MultiHeadAttentionWrapper(_Attention):
     """``num_heads`` independent ``CausalAttention`` heads, outputs side by side.
 
-    Each head has its own projections of size ``d_out``, so the result has
-    ``num_heads * d_out`` features: ``d_out`` is *per head* here (unlike
-    :class:`MultiHeadAttention`, where it is the total). ``forward(x)``: ``x`` of
-    shape ``(b, num_tokens, d_in)`` -> ``(b, num_tokens, num_heads * d_out)``.
-
-    ``last_attn_weights`` stacks the heads' weights: ``(b, num_heads, num_tokens,
-    num_tokens)``; each head also keeps its own ``(b, num_tokens, num_tokens)``.
+    ``d_out`` is *per head* here (unlike :class:`MultiHeadAttention`, where it is the
+    total). ``forward(x)``: ``(b, num_tokens, d_in)`` -> ``(b, num_tokens, num_heads * d_out)``.
     """
 
     def __init__(
@@ -216,15 +174,12 @@ class MultiHeadAttentionWrapper(nn.Module):
         qkv_bias: bool = False,
     ) -> None:
         super().__init__()
-        self.d_in, self.d_out, self.context_length = _sizes(d_in, d_out, context_length)
+        self._sizes(d_in, d_out, context_length)
         self.num_heads = check.integer(num_heads, "num_heads", 1, check.MAX_DIM // self.d_out)
         self.heads = nn.ModuleList(
-            [
-                CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)
-                for _ in range(num_heads)
-            ]
+            CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)
+            for _ in range(num_heads)
         )
-        self.last_attn_weights: torch.Tensor | None = None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         _check_x(self, x, self.context_length)
@@ -237,24 +192,19 @@ class MultiHeadAttentionWrapper(nn.Module):
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     """``(b, num_tokens, d_out)`` -> ``(b, num_heads, num_tokens, head_dim)``.
 
-    The last axis is cut into ``num_heads`` consecutive pieces of ``head_dim =
-    d_out // num_heads``; ``transpose(1, 2)`` then puts the heads before the
-    tokens, so each head is one batch of matrices for attention.
+    ``view`` cuts the last axis into ``num_heads`` consecutive pieces of ``head_dim``;
+    ``transpose(1, 2)`` puts the heads before the tokens, one batch of matrices each.
     """
     b, num_tokens, d_out = x.shape
     return x.view(b, num_tokens, num_heads, d_out // num_heads).transpose(1, 2)
 
 
-class MultiHeadAttention(nn.Module):
-    """Multi-head causal attention with one projection per role, split into heads.
+class MultiHeadAttention(_Attention):
+    """Multi-head causal attention: one projection per role, split into heads.
 
-    ``W_query``, ``W_key``, ``W_value``: ``nn.Linear(d_in, d_out, bias=qkv_bias)``;
-    ``out_proj``: ``nn.Linear(d_out, d_out)``; created in that order. ``d_out`` is
-    the *total*: it is split into ``num_heads`` heads of ``head_dim = d_out //
-    num_heads`` dimensions, which is why it must be divisible by ``num_heads``.
-
-    ``forward(x)``: ``x`` of shape ``(b, num_tokens, d_in)`` with
-    ``num_tokens <= context_length`` -> ``(b, num_tokens, d_out)``.
+    Projections as :class:`CausalAttention`, then ``out_proj`` ``nn.Linear(d_out,
+    d_out)``. ``d_out`` is the *total*, split into ``num_heads`` heads of ``head_dim =
+    d_out // num_heads``. ``forward(x)``: ``(b, num_tokens, d_in)`` -> ``(b, num_tokens, d_out)``.
     """
 
     def __init__(
@@ -267,23 +217,17 @@ class MultiHeadAttention(nn.Module):
         qkv_bias: bool = False,
     ) -> None:
         super().__init__()
-        self.d_in, self.d_out, self.context_length = _sizes(d_in, d_out, context_length)
-        p = check.probability(dropout, "dropout")
+        self._sizes(d_in, d_out, context_length)
         self.num_heads = check.integer(num_heads, "num_heads", 1, self.d_out)
         if d_out % num_heads:
             raise ValueError(
                 f"d_out ({d_out}) must be divisible by num_heads ({num_heads}): "
                 f"each of the {num_heads} heads gets d_out // num_heads dimensions"
             )
-        check.flag(qkv_bias, "qkv_bias")
         self.head_dim = d_out // num_heads
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
+        self._linear_projections(qkv_bias)
         self.out_proj = nn.Linear(d_out, d_out)  # mixes what the heads found
-        self.dropout = nn.Dropout(p)
-        self.register_buffer("mask", causal_mask(context_length))
-        self.last_attn_weights: torch.Tensor | None = None
+        self._causal(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         _check_x(self, x, self.context_length)
@@ -291,19 +235,14 @@ class MultiHeadAttention(nn.Module):
         queries = split_heads(self.W_query(x), self.num_heads)  # (b, num_heads, T, head_dim)
         keys = split_heads(self.W_key(x), self.num_heads)
         values = split_heads(self.W_value(x), self.num_heads)
-        # keys' last dimension is head_dim, so the scores are scaled by 1/sqrt(head_dim).
-        # The (num_tokens, num_tokens) mask broadcasts over batch and heads.
+        # Scaled by 1/sqrt(head_dim); the (T, T) mask broadcasts over batch and heads.
+        mask = self.mask[:num_tokens, :num_tokens]
         context_vec, attn_weights = scaled_dot_product_attention(
-            queries,
-            keys,
-            values,
-            mask=self.mask[:num_tokens, :num_tokens],
-            dropout=self.dropout,
+            queries, keys, values, mask=mask, dropout=self.dropout
         )
-        self.last_attn_weights = attn_weights.detach()  # (b, num_heads, num_tokens, num_tokens)
-        # Back to (b, num_tokens, num_heads, head_dim). The transpose only changes strides,
-        # so .contiguous() copies the memory into row order, which .view() needs to merge
-        # the heads into one d_out axis.
+        self.last_attn_weights = attn_weights.detach()
+        # transpose only changes strides; .contiguous() puts the memory in row order,
+        # which .view() needs to merge the heads back into one d_out axis.
         context_vec = context_vec.transpose(1, 2).contiguous().view(b, num_tokens, self.d_out)
         return self.out_proj(context_vec)
 
@@ -311,8 +250,7 @@ class MultiHeadAttention(nn.Module):
 class HeadProjections(NamedTuple):
     """Every head's query, key and value weights, each ``(num_heads, d_in, head_dim)``.
 
-    Head ``h`` projects ``inputs`` ``(num_tokens, d_in)`` to its queries
-    ``inputs @ W_query[h]``, ``(num_tokens, head_dim)``, and likewise keys and values.
+    Head ``h``'s queries are ``inputs @ W_query[h]``, ``(num_tokens, head_dim)``.
     """
 
     W_query: torch.Tensor
@@ -322,15 +260,13 @@ class HeadProjections(NamedTuple):
 
 def head_projections(module: MultiHeadAttention) -> HeadProjections:
     """The per-head weights of ``module`` (built with ``qkv_bias=False``), detached."""
-    if not isinstance(module, MultiHeadAttention):
-        got = check.describe(module)
-        raise ValueError(f"module: expected an attnlib.modules.MultiHeadAttention, got {got}")
-    if module.W_query.bias is not None:
-        raise ValueError("module: expected qkv_bias=False (no bias to add), got qkv_bias=True")
-    # nn.Linear computes x @ weight.T; its (d_in, d_out) columns split like the outputs do.
-    return HeadProjections(
-        *(
-            split_heads(linear.weight.detach().T.unsqueeze(0), module.num_heads)[0]
-            for linear in (module.W_query, module.W_key, module.W_value)
+    if not isinstance(module, MultiHeadAttention) or module.W_query.bias is not None:
+        raise ValueError(
+            "module: expected an attnlib.modules.MultiHeadAttention with qkv_bias=False, "
+            f"got {check.describe(module)}"
         )
+    # nn.Linear computes x @ weight.T: its (d_in, d_out) columns split like the outputs do.
+    linears = (module.W_query, module.W_key, module.W_value)
+    return HeadProjections(
+        *(split_heads(lin.weight.detach().T.unsqueeze(0), module.num_heads)[0] for lin in linears)
     )

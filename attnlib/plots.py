@@ -33,22 +33,27 @@ HIGHLIGHT_COLOR = "black"
 INPUT_COLOR = "#0072B2"
 QUERY_COLOR = "#009E73"
 CONTEXT_COLOR = "#D55E00"
+#: The most rows or columns a heatmap draws, with a number in every cell.
+MAX_CELLS = 64
 
 # WCAG: above this relative luminance black text contrasts more than white text.
 _LUMINANCE_THRESHOLD = 0.179
-# Beyond this, the colour scale's width (vmax - vmin) overflows float64.
+# Beyond this, a colour scale's or an axis's width overflows float64.
 _LARGEST = 1e300
-#: The most rows or columns a heatmap draws, with a number in every cell.
-MAX_CELLS = 64
 # Text that a caller passes is drawn as written: no $...$ math, whatever it holds.
 _PLAIN = {"parse_math": False}
+# Axes on which x and y are not plain Cartesian coordinates (matplotlib's own projections).
+_CURVED = ("polar", "aitoff", "hammer", "lambert", "mollweide")
+
+
+# ----------------------------------------------------------------------------- arguments
 
 
 def _check_cell(value: Any, name: str, rows: int, cols: int) -> tuple[int, int] | None:
     """``None`` or a pair ``(row, col)`` of ints indexing a ``(rows, cols)`` matrix."""
     if value is None:
         return None
-    if not isinstance(value, (tuple, list)) or len(value) != 2 or any(v is None for v in value):
+    if not isinstance(value, (tuple, list)) or len(value) != 2 or None in value:
         raise ValueError(
             f"{name}: expected None or a pair of ints (row, col), got {describe(value)}"
         )
@@ -59,10 +64,12 @@ def _check_cell(value: Any, name: str, rows: int, cols: int) -> tuple[int, int] 
 def _check_limit(value: Any, name: str) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        value = describe(value)
-    if isinstance(value, str) or not abs(value) <= _LARGEST:
-        raise ValueError(f"{name}: expected None or a finite number within ±1e300, got {value}")
+    number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, bool
+    )
+    if not number or not abs(value) <= _LARGEST:
+        got = value if number else describe(value)
+        raise ValueError(f"{name}: expected None or a finite number within ±1e300, got {got}")
     return float(value)
 
 
@@ -80,19 +87,16 @@ def _check_fmt(fmt: Any) -> str:
     except (TypeError, ValueError, IndexError, KeyError, AttributeError):
         shown = None
     if shown is None or len(shown) > 32:
-        got = describe(fmt)
         raise ValueError(
-            f"fmt: expected a format string such as '{{:.2f}}' (32 characters out at most), "
-            f"got {got}"
+            "fmt: expected a format string such as '{:.2f}' (32 characters out at most), "
+            f"got {describe(fmt)}"
         )
     return fmt
 
 
 def _get_cmap(cmap: Any) -> Colormap:
-    if isinstance(cmap, Colormap):
-        return cmap
     try:
-        return matplotlib.colormaps[cmap]
+        return cmap if isinstance(cmap, Colormap) else matplotlib.colormaps[cmap]
     except (KeyError, TypeError):
         raise ValueError(
             "cmap: expected a matplotlib colormap or its name (e.g. 'viridis'), "
@@ -103,20 +107,13 @@ def _get_cmap(cmap: Any) -> Colormap:
 def new_figure(figsize: tuple[float, float]) -> Figure:
     """An empty Figure of ``figsize`` ``(width, height)`` inches that shows exactly once.
 
-    For several plots side by side: ``left, right = new_figure((12, 4.6)).subplots(1, 2)``,
-    then pass each as ``ax``. Made through pyplot so that Jupyter's inline backend is
-    switched on and renders the returned figure, then closed at once so that pyplot
-    neither keeps it nor shows it a second time at the end of the cell.
+    For plots side by side: ``left, right = new_figure((12, 4.6)).subplots(1, 2)``.
+    Made through pyplot so that Jupyter's inline backend renders it, then closed at
+    once so that pyplot neither keeps it nor shows it twice.
     """
-    if (
-        not isinstance(figsize, (tuple, list))
-        or len(figsize) != 2
-        or not all(
-            isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
-            for x in figsize
-        )
-        or not all(0 < x < np.inf for x in figsize)
-    ):
+    sizes = figsize if isinstance(figsize, (tuple, list)) and len(figsize) == 2 else [None]
+    numbers = (int, float, np.integer, np.floating)
+    if not all(isinstance(x, numbers) and x is not True and 0 < x < np.inf for x in sizes):
         raise ValueError(
             "figsize: expected a pair (width, height) of positive finite inches, "
             f"got {describe(figsize)}"
@@ -128,10 +125,6 @@ def new_figure(figsize: tuple[float, float]) -> Figure:
     return fig
 
 
-# Axes on which x and y are not plain Cartesian coordinates (matplotlib's own projections).
-_CURVED = ("polar", "aitoff", "hammer", "lambert", "mollweide")
-
-
 def _figure_and_axes(
     ax: Axes | None, figsize: tuple[float, float], projection: str | None = None
 ) -> tuple[Figure, Axes]:
@@ -139,8 +132,8 @@ def _figure_and_axes(
     if ax is None:
         fig = new_figure(figsize)
         return fig, fig.add_subplot(projection=projection)
+    kind = "a 3-d Axes" if projection == "3d" else "a matplotlib Axes"
     if not isinstance(ax, Axes):
-        kind = "a 3-d Axes" if projection == "3d" else "a matplotlib Axes"
         raise ValueError(f"ax: expected None or {kind}, got {describe(ax)}")
     if projection == "3d" and ax.name != "3d":
         raise ValueError(
@@ -154,14 +147,11 @@ def _figure_and_axes(
 # ----------------------------------------------------------------------------- colours
 
 
-def _color_limits(
-    matrix: Any, vmin: float | None = None, vmax: float | None = None
-) -> tuple[float, float]:
-    """The colour limits ``(vmin, vmax)`` used to draw ``matrix``.
+def _color_limits(matrix: Any, vmin: Any = None, vmax: Any = None) -> tuple[float, float]:
+    """The colour limits ``(vmin, vmax)``: given ones kept, missing ones from the finite data.
 
-    A limit that is given is kept; a missing one is the minimum (maximum) of the
-    finite entries. A flat matrix (e.g. one token's weight 1.0) gets a range of
-    width 1 around its value so that it still has a colour.
+    A flat matrix (e.g. one token's weight 1.0) gets a range of width 1 around its
+    value so that it still has a colour.
     """
     values = np.asarray(matrix, dtype=np.float64)
     vmin, vmax = _check_limit(vmin, "vmin"), _check_limit(vmax, "vmax")
@@ -170,20 +160,11 @@ def _color_limits(
     finite = values[np.isfinite(values)]
     lo = vmin if vmin is not None else (float(finite.min()) if finite.size else 0.0)
     hi = vmax if vmax is not None else (float(finite.max()) if finite.size else 1.0)
-    if not lo < hi:
-        if vmin is None and vmax is None:
-            lo, hi = lo - 0.5, hi + 0.5
-        elif vmin is None:
-            lo = hi - 1.0
-        else:
-            hi = lo + 1.0
-    return lo, hi
-
-
-def _relative_luminance(rgb: np.ndarray) -> np.ndarray:
-    """WCAG relative luminance of sRGB colours ``(..., 3)`` in [0, 1]."""
-    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    return linear @ np.array([0.2126, 0.7152, 0.0722])
+    if lo < hi:
+        return lo, hi
+    if vmin is None and vmax is None:
+        return lo - 0.5, hi + 0.5
+    return (hi - 1.0, hi) if vmin is None else (lo, lo + 1.0)
 
 
 def _text_colors(rgba: np.ndarray) -> np.ndarray:
@@ -192,25 +173,23 @@ def _text_colors(rgba: np.ndarray) -> np.ndarray:
     Transparent backgrounds are taken as drawn over white.
     """
     rgba = np.asarray(rgba, dtype=np.float64)
-    alpha = rgba[..., 3:4]
-    over_white = rgba[..., :3] * alpha + (1.0 - alpha)
-    return np.where(_relative_luminance(over_white) > _LUMINANCE_THRESHOLD, "black", "white")
+    rgb = rgba[..., :3] * rgba[..., 3:4] + (1.0 - rgba[..., 3:4])
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    luminance = linear @ np.array([0.2126, 0.7152, 0.0722])  # WCAG relative luminance
+    return np.where(luminance > _LUMINANCE_THRESHOLD, "black", "white")
 
 
 def _cell_colors(
     matrix: Any, vmin: float, vmax: float, cmap: str | Colormap = "viridis"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Background and text colour of every cell of ``matrix`` ``(rows, cols)``.
+    """Background ``(rows, cols, 4)`` and text colour ``(rows, cols)`` of every cell.
 
-    Returns ``(rgba, text)``: ``rgba`` of shape ``(rows, cols, 4)`` from ``cmap``
-    scaled to ``[vmin, vmax]``, and ``text`` of shape ``(rows, cols)`` holding
-    'black' or 'white'. NaN cells (no value, e.g. not computed yet) are
-    transparent; +-inf cells (masked) are :data:`MASKED_COLOR`.
+    NaN cells (not computed yet) are transparent; +-inf cells (masked) are
+    :data:`MASKED_COLOR`.
     """
     values = np.asarray(matrix, dtype=np.float64)
-    colormap = _get_cmap(cmap)
-    rgba = colormap(Normalize(vmin, vmax)(np.where(np.isfinite(values), values, vmin)))
-    rgba = np.array(rgba, dtype=np.float64).reshape(values.shape + (4,))
+    normed = Normalize(vmin, vmax)(np.where(np.isfinite(values), values, vmin))
+    rgba = np.array(_get_cmap(cmap)(normed), dtype=np.float64).reshape(values.shape + (4,))
     rgba[np.isnan(values)] = (0.0, 0.0, 0.0, 0.0)
     rgba[np.isinf(values)] = matplotlib.colors.to_rgba(MASKED_COLOR)
     return rgba, _text_colors(rgba)
@@ -220,29 +199,57 @@ def _format_value(value: float, fmt: str) -> str:
     """A cell's text: ``fmt`` for finite values, '-inf'/'inf' for masked, '' for NaN."""
     if np.isnan(value):
         return ""
-    if np.isinf(value):
-        return "-inf" if value < 0 else "inf"
-    return fmt.format(value)
+    return ("-inf" if value < 0 else "inf") if np.isinf(value) else fmt.format(value)
+
+
+# ----------------------------------------------------------------------------- heatmap
 
 
 def _highlight(ax: Axes, xy: tuple[float, float], width: float, height: float, gid: str) -> None:
-    ax.add_patch(
-        Rectangle(
-            xy,
-            width,
-            height,
-            fill=False,
-            edgecolor=HIGHLIGHT_COLOR,
-            linewidth=2.5,
-            path_effects=[withStroke(linewidth=5, foreground="white")],
-            gid=gid,
-            zorder=3,
-            clip_on=False,
-        )
+    halo = [withStroke(linewidth=5, foreground="white")]
+    outline = Rectangle(xy, width, height, fill=False, edgecolor=HIGHLIGHT_COLOR, linewidth=2.5)
+    outline.set(path_effects=halo, gid=gid, zorder=3, clip_on=False)
+    ax.add_patch(outline)
+
+
+def _draw_cells(ax: Axes, values: np.ndarray, vmin: float, vmax: float, cmap, fmt: str):
+    """The coloured grid with every cell's number; returns the image for the colorbar."""
+    rows, cols = values.shape
+    norm = Normalize(vmin, vmax)
+    image = ax.imshow(
+        np.ma.masked_invalid(values), cmap=cmap.with_extremes(bad=(0, 0, 0, 0)), norm=norm
     )
+    _, text = _cell_colors(values, vmin, vmax, cmap)
+    fontsize = 9 if max(rows, cols) <= 8 else 7 if max(rows, cols) <= 16 else 5
+    for (i, j), value in np.ndenumerate(values):
+        if np.isinf(value):  # masked: a grey patch under the text "-inf"
+            ax.add_patch(
+                Rectangle((j - 0.5, i - 0.5), 1, 1, color=MASKED_COLOR, gid="masked", zorder=0)
+            )
+        label = _format_value(value, fmt)
+        if label:
+            ax.text(
+                j, i, label, ha="center", va="center", color=text[i, j], fontsize=fontsize, **_PLAIN
+            )
+    return image
 
 
-# ----------------------------------------------------------------------------- figures
+def _check_heatmap(values: np.ndarray, highlights: dict[str, Any]) -> dict[str, Any]:
+    """The checked highlights of a ``(rows, cols)`` matrix, refusing sizes it cannot draw."""
+    rows, cols = values.shape
+    if max(rows, cols) > MAX_CELLS:
+        raise ValueError(
+            f"matrix: expected at most {MAX_CELLS} rows and columns (each cell shows its number), "
+            f"got shape {values.shape}; draw a slice"
+        )
+    finite = np.abs(values[np.isfinite(values)])
+    if finite.size and finite.max() > _LARGEST:
+        raise ValueError(f"matrix: expected values within ±1e300 to colour, got {finite.max()}")
+    return {
+        "highlight_row": check.optional_index(highlights["highlight_row"], "highlight_row", rows),
+        "highlight_col": check.optional_index(highlights["highlight_col"], "highlight_col", cols),
+        "highlight_cell": _check_cell(highlights["highlight_cell"], "highlight_cell", rows, cols),
+    }
 
 
 def heatmap(
@@ -268,81 +275,57 @@ def heatmap(
     Rows are labelled with ``row_labels`` (queries), columns with ``col_labels``
     (keys); every cell shows its value formatted with ``fmt`` in black or white,
     whichever reads better on its colour. Colours come from ``cmap`` (viridis:
-    sequential and colour-blind safe) between ``vmin`` and ``vmax`` (default: the
-    finite minimum and maximum), explained by a labelled colorbar. NaN cells are
-    left blank; ``-inf`` cells (masked scores) are grey and read "-inf".
-
-    ``highlight_row``, ``highlight_col`` and ``highlight_cell=(i, j)`` outline a
-    row, a column or one cell. Returns the Figure (the heatmap's Axes is ``ax``
-    or ``fig.axes[0]``, the colorbar's is the Figure's last Axes).
+    colour-blind safe) between ``vmin`` and ``vmax`` (default: the finite minimum
+    and maximum), explained by a labelled colorbar. NaN cells are blank; ``-inf``
+    cells (masked scores) are grey and read "-inf". ``highlight_row``,
+    ``highlight_col`` and ``highlight_cell=(i, j)`` outline a row, a column or a cell.
     """
     values = check.array(matrix, "matrix", 2, "(rows, cols)")
-    if max(values.shape) > MAX_CELLS:
-        raise ValueError(
-            f"matrix: expected at most {MAX_CELLS} rows and columns (each cell shows its number), "
-            f"got shape {values.shape}; draw a slice"
-        )
-    finite = values[np.isfinite(values)]
-    if finite.size and np.abs(finite).max() > _LARGEST:
-        raise ValueError(
-            f"matrix: expected values within ±1e300 to colour, got {np.abs(finite).max()}"
-        )
-    rows, cols = values.shape
     shape = f"shape {values.shape}"
-    row_labels = check.labels(row_labels, "row_labels", rows, f"one per row of matrix, {shape}")
-    col_labels = check.labels(col_labels, "col_labels", cols, f"one per column of matrix, {shape}")
-    highlight_row = check.optional_index(highlight_row, "highlight_row", rows)
-    highlight_col = check.optional_index(highlight_col, "highlight_col", cols)
-    highlight_cell = _check_cell(highlight_cell, "highlight_cell", rows, cols)
-    fmt = _check_fmt(fmt)
-    colormap = _get_cmap(cmap)
+    row_labels = check.labels(
+        row_labels, "row_labels", values.shape[0], f"one per row of matrix, {shape}"
+    )
+    col_labels = check.labels(
+        col_labels, "col_labels", values.shape[1], f"one per column of matrix, {shape}"
+    )
+    marks = _check_heatmap(
+        values,
+        {
+            "highlight_row": highlight_row,
+            "highlight_col": highlight_col,
+            "highlight_cell": highlight_cell,
+        },
+    )
+    texts = {
+        k: check.text(v, k)
+        for k, v in (("xlabel", xlabel), ("ylabel", ylabel), ("colorbar_label", colorbar_label))
+    }
+    fmt, cmap = _check_fmt(fmt), _get_cmap(cmap)
     vmin, vmax = _color_limits(values, vmin, vmax)
 
+    rows, cols = values.shape
     fig, ax = _figure_and_axes(ax, figsize=(min(2.5 + 0.8 * cols, 16), min(1.8 + 0.6 * rows, 14)))
-    # NaN and inf are masked: transparent in the image, inf cells get a grey patch below.
-    image = ax.imshow(
-        np.ma.masked_invalid(values),
-        cmap=colormap.with_extremes(bad=(0, 0, 0, 0)),
-        norm=Normalize(vmin, vmax),
-    )
-    _, text = _cell_colors(values, vmin, vmax, colormap)
-    fontsize = 9 if max(rows, cols) <= 8 else 7 if max(rows, cols) <= 16 else 5
-    for i in range(rows):
-        for j in range(cols):
-            if np.isinf(values[i, j]):
-                ax.add_patch(
-                    Rectangle((j - 0.5, i - 0.5), 1, 1, color=MASKED_COLOR, gid="masked", zorder=0)
-                )
-            label = _format_value(values[i, j], fmt)
-            if label:
-                ax.text(
-                    j,
-                    i,
-                    label,
-                    ha="center",
-                    va="center",
-                    color=text[i, j],
-                    fontsize=fontsize,
-                    **_PLAIN,
-                )
-
-    if highlight_row is not None:
-        _highlight(ax, (-0.5, highlight_row - 0.5), cols, 1, "highlight_row")
-    if highlight_col is not None:
-        _highlight(ax, (highlight_col - 0.5, -0.5), 1, rows, "highlight_col")
-    if highlight_cell is not None:
-        _highlight(ax, (highlight_cell[1] - 0.5, highlight_cell[0] - 0.5), 1, 1, "highlight_cell")
-
+    image = _draw_cells(ax, values, vmin, vmax, cmap, fmt)
+    if marks["highlight_row"] is not None:
+        _highlight(ax, (-0.5, marks["highlight_row"] - 0.5), cols, 1, "highlight_row")
+    if marks["highlight_col"] is not None:
+        _highlight(ax, (marks["highlight_col"] - 0.5, -0.5), 1, rows, "highlight_col")
+    if marks["highlight_cell"] is not None:
+        i, j = marks["highlight_cell"]
+        _highlight(ax, (j - 0.5, i - 0.5), 1, 1, "highlight_cell")
     ax.set_xticks(
         range(cols), labels=col_labels, rotation=45, ha="right", rotation_mode="anchor", **_PLAIN
     )
     ax.set_yticks(range(rows), labels=row_labels, **_PLAIN)
-    ax.set_xlabel(check.text(xlabel, "xlabel"), **_PLAIN)
-    ax.set_ylabel(check.text(ylabel, "ylabel"), **_PLAIN)
+    ax.set_xlabel(texts["xlabel"], **_PLAIN)
+    ax.set_ylabel(texts["ylabel"], **_PLAIN)
     if title is not None:
         ax.set_title(check.text(title, "title"), **_PLAIN)
-    fig.colorbar(image, ax=ax).set_label(check.text(colorbar_label, "colorbar_label"), **_PLAIN)
+    fig.colorbar(image, ax=ax).set_label(texts["colorbar_label"], **_PLAIN)
     return fig
+
+
+# ----------------------------------------------------------------------------- bars, arrows
 
 
 def weights_bar(
@@ -356,47 +339,70 @@ def weights_bar(
     """Bar chart of one query's attention weights ``(num_tokens,)`` over ``tokens``.
 
     Each bar carries its value; a note gives the weights' sum (1 for softmax
-    weights: one distribution per query). With ``query``, the query token's own
-    bar is hatched and the default title names it. Returns the Figure (the Axes
-    is ``ax`` or ``fig.axes[0]``).
+    weights). With ``query``, the query token's own bar is hatched and the
+    default title names it.
     """
-    values = check.array(weights, "weights", 1, "(num_tokens,)")
+    values = _drawable(check.array(weights, "weights", 1, "(num_tokens,)"), "weights")
     num_tokens = values.shape[0]
     tokens = check.labels(tokens, "tokens", num_tokens, f"one per weight, shape {values.shape}")
     query = check.optional_index(query, "query", num_tokens)
-    _drawable(values, "weights")
+    if title is None:
+        title = "attention weights" + (
+            "" if query is None else f" of query {query} ({tokens[query]!r})"
+        )
 
     fig, ax = _figure_and_axes(ax, figsize=(min(2.5 + 0.8 * num_tokens, 16), 3.2))
     bars = ax.bar(range(num_tokens), values, color=INPUT_COLOR, edgecolor="black", linewidth=0.6)
     if query is not None:
-        bars[query].set_hatch("//")
-        bars[query].set_facecolor(QUERY_COLOR)
+        bars[query].set(hatch="//", facecolor=QUERY_COLOR)
     ax.bar_label(bars, labels=[f"{v:.4f}" for v in values], padding=2, fontsize=8)
     ax.set_xticks(
         range(num_tokens), labels=tokens, rotation=45, ha="right", rotation_mode="anchor", **_PLAIN
     )
-    ax.set_xlabel("key (input token)")
-    ax.set_ylabel("attention weight")
+    ax.set(xlabel="key (input token)", ylabel="attention weight")
     # Room above the tallest bar for its label and the sum.
-    top = max(float(values.max()), 0.0) * 1.3 or 1.0
-    ax.set_ylim(min(float(values.min()) * 1.3, 0.0), top)
-    ax.text(
-        0.99,
-        0.97,
-        f"sum of weights = {values.sum():.4f}",
-        transform=ax.transAxes,
-        ha="right",
-        va="top",
-        fontsize=9,
-    )
-    if title is None:
-        title = (
-            "attention weights"
-            if query is None
-            else (f"attention weights of query {query} ({tokens[query]!r})")
-        )
+    ax.set_ylim(min(float(values.min()) * 1.3, 0.0), max(float(values.max()), 0.0) * 1.3 or 1.0)
+    note = f"sum of weights = {values.sum():.4f}"
+    ax.text(0.99, 0.97, note, transform=ax.transAxes, ha="right", va="top", fontsize=9)
     ax.set_title(check.text(title, "title"), **_PLAIN)
     return fig
+
+
+def _check_vectors(inputs: Any, tokens: Any, context_vec: Any, weights: Any, query: Any):
+    """The checked arguments of :func:`vectors_3d`, as numpy arrays and labels."""
+    points = _drawable(check.array(inputs, "inputs", 2, "(num_tokens, 3)"), "inputs")
+    if points.shape[1] != 3:
+        raise ValueError(
+            f"inputs: expected shape (num_tokens, 3), 3-d embeddings, got shape {points.shape}"
+        )
+    num_tokens = points.shape[0]
+    tokens = check.labels(tokens, "tokens", num_tokens, f"one per input, shape {points.shape}")
+    query = check.optional_index(query, "query", num_tokens)
+    context = weight_values = None
+    if context_vec is not None:
+        context = check.array(context_vec, "context_vec", 1, "(3,)")
+        if context.shape != (3,):
+            raise ValueError(f"context_vec: expected shape (3,), got shape {context.shape}")
+        _drawable(context, "context_vec")
+    if weights is not None:
+        weight_values = check.array(weights, "weights", 1, f"({num_tokens},)")
+        if weight_values.shape != (num_tokens,):
+            raise ValueError(
+                f"weights: expected shape ({num_tokens},), one per input, "
+                f"got shape {weight_values.shape}"
+            )
+        _drawable(weight_values, "weights")
+    return points, tokens, context, weight_values, query
+
+
+def _legend(ax: Axes, query_label: str | None, with_context: bool) -> None:
+    handles = [Line2D([], [], color=INPUT_COLOR, lw=2, label="input x(token)")]
+    if query_label is not None:
+        handles.append(Line2D([], [], color=QUERY_COLOR, lw=2, label=f"query x({query_label})"))
+    if with_context:
+        handles.append(Line2D([], [], color=CONTEXT_COLOR, lw=3, label="context vector z"))
+    for legend_text in ax.legend(handles=handles, loc="upper left", fontsize=8).get_texts():
+        legend_text.set_parse_math(False)
 
 
 def vectors_3d(
@@ -412,36 +418,12 @@ def vectors_3d(
 
     Each input arrow is labelled with its token (and its weight, if ``weights``
     ``(num_tokens,)`` is given: heavier weights draw thicker arrows). The context
-    vector, the weighted blend of the inputs, is drawn in its own colour and
-    labelled ``z`` (``z(token)`` with ``query``, whose own input is drawn in a
-    third colour). ``ax``, if given, must be a 3-d Axes
-    (``fig.add_subplot(projection="3d")``). Returns the Figure.
+    vector is drawn in its own colour, labelled ``z`` (``z(token)`` with ``query``,
+    whose own input gets a third colour). ``ax``, if given, must be a 3-d Axes.
     """
-    points = check.array(inputs, "inputs", 2, "(num_tokens, 3)")
-    if points.shape[1] != 3:
-        raise ValueError(
-            f"inputs: expected shape (num_tokens, 3), 3-d embeddings, got shape {points.shape}"
-        )
-    _drawable(points, "inputs")
-    num_tokens = points.shape[0]
-    tokens = check.labels(tokens, "tokens", num_tokens, f"one per input, shape {points.shape}")
-    query = check.optional_index(query, "query", num_tokens)
-    context = None
-    if context_vec is not None:
-        context = check.array(context_vec, "context_vec", 1, "(3,)")
-        if context.shape != (3,):
-            raise ValueError(f"context_vec: expected shape (3,), got shape {context.shape}")
-        _drawable(context, "context_vec")
-    weight_values = None
-    if weights is not None:
-        weight_values = check.array(weights, "weights", 1, f"({num_tokens},)")
-        if weight_values.shape != (num_tokens,):
-            raise ValueError(
-                f"weights: expected shape ({num_tokens},), one per input, "
-                f"got shape {weight_values.shape}"
-            )
-        _drawable(weight_values, "weights")
-
+    points, tokens, context, weight_values, query = _check_vectors(
+        inputs, tokens, context_vec, weights, query
+    )
     fig, ax = _figure_and_axes(ax, (6, 5), projection="3d")
     heaviest = float(np.abs(weight_values).max()) if weight_values is not None else 0.0
     for k, (point, token) in enumerate(zip(points, tokens, strict=True)):
@@ -458,21 +440,11 @@ def vectors_3d(
         ax.text(
             *(context * 1.05), name, color=CONTEXT_COLOR, fontsize=10, fontweight="bold", **_PLAIN
         )
-
     everything = points if context is None else np.vstack([points, context])
     lo, hi = min(float(everything.min()), 0.0), max(float(everything.max()), 0.0)
     pad = 0.1 * ((hi - lo) or 1.0)
-    for set_lim in (ax.set_xlim, ax.set_ylim, ax.set_zlim):
-        set_lim(lo - pad, hi + pad)
-    ax.set_xlabel("dim 0")
-    ax.set_ylabel("dim 1")
-    ax.set_zlabel("dim 2")
-    handles = [Line2D([], [], color=INPUT_COLOR, lw=2, label="input x(token)")]
-    if query is not None:
-        handles.append(Line2D([], [], color=QUERY_COLOR, lw=2, label=f"query x({tokens[query]})"))
-    if context is not None:
-        handles.append(Line2D([], [], color=CONTEXT_COLOR, lw=3, label="context vector z"))
-    for legend_text in ax.legend(handles=handles, loc="upper left", fontsize=8).get_texts():
-        legend_text.set_parse_math(False)
+    ax.set(xlim=(lo - pad, hi + pad), ylim=(lo - pad, hi + pad), zlim=(lo - pad, hi + pad))
+    ax.set(xlabel="dim 0", ylabel="dim 1", zlabel="dim 2")
+    _legend(ax, None if query is None else tokens[query], context is not None)
     ax.set_title("inputs and their weighted blend" if context is not None else "inputs")
     return fig
