@@ -1,47 +1,43 @@
 """JupyterLab in headless Chromium: run each notebook with a live explorer, move it, check it.
 
 Adding a notebook is one entry in ``CASES``: an :class:`ExplorerCase` with the
-explorer's root selector and its expected views (see ``tests/browser/__init__.py``).
+explorer's root selector and its expected views (see ``cases.py`` and ``expected.py``).
+The tests without a browser check the pieces the browser tests rely on: the gate,
+the comparison of views, and the expected numbers.
 """
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 import torch
 
-from . import (
+from . import gate as gate_module
+from .cases import (
+    CAUSAL_EXPLORER_06,
+    LOOP_STEPPER_01,
+    QUERY_EXPLORER_04,
+    SENTENCE_EXPLORER_08,
+    SOFTMAX_AXIS_03,
+)
+from .expected import (
     ABOVE,
     BOOK_QUERIES,
     BOOK_SCORE_0_1,
-    CAUSAL_EXPLORER_06,
     CAUSAL_ROW_1,
     CAUSAL_WEIGHTS,
     INPUTS,
-    LOOP_STEPPER_01,
-    QUERY_EXPLORER_04,
     SCORES,
-    SENTENCE_EXPLORER_08,
-    SOFTMAX_AXIS_03,
-    TOLERANCE,
-    Expect,
-    ExplorerCase,
-    Gate,
-    ServerProcess,
-    Step,
-    WatchedPage,
-    browser_gate,
-    check_explorer,
-    mismatches,
+    TOKENS,
 )
-
-if TYPE_CHECKING:
-    from playwright.sync_api import Page
+from .gate import Gate, browser_gate
+from .pages import WatchedPage, assert_healthy, assert_nothing_broken, code_sources, is_outside
+from .process import ServerProcess
+from .steps import check_explorer, open_and_run_all, shut_down_sessions
+from .views import TOLERANCE, Expect, ExplorerCase, Step, mismatches
 
 CASES = [
     pytest.param(LOOP_STEPPER_01, id="01-loop-stepper"),
@@ -55,88 +51,6 @@ CASES = [
     #      Step("head 1", (...), slider("head"), ("ArrowRight",)))), id="07-..."),
 ]
 
-RUN_ALL_TIMEOUT_MS = 120_000
-KERNEL_READY_TIMEOUT_MS = 90_000
-IDLE = '.jp-Notebook-ExecutionIndicator[data-status="idle"]'
-STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
-
-# The current notebook panel's kernel, as JupyterLab sees it.
-_KERNEL_IDLE = """(path) => {
-    const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-    if (!panel || !panel.context || panel.context.path !== path) return false;
-    const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
-    return !!kernel && kernel.status === 'idle' && !!document.querySelector(IDLE);
-}""".replace("IDLE", json.dumps(IDLE))
-
-# Prompts of the code cells, as shown: "[ ]:" before a run, "[*]:" while running.
-_PROMPTS = """() => Array.from(
-    document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')
-).map((el) => el.textContent.trim())"""
-
-# Run All is over when every code cell is numbered 1..n in order by the fresh kernel and
-# the kernel is idle; or, to fail fast instead of waiting out the timeout, when an error
-# or stderr output is shown (Run All stops at an error, the later cells stay "[ ]:").
-_RAN_ALL = """([n, path]) => {
-    const prompts = (PROMPTS)();
-    const done = prompts.length === n && prompts.every((p, i) => p === `[${i + 1}]:`);
-    return (done || !!document.querySelector(STDERR)) && (KERNEL_IDLE)(path);
-}"""
-_RAN_ALL = (
-    _RAN_ALL.replace("PROMPTS", _PROMPTS)
-    .replace("KERNEL_IDLE", _KERNEL_IDLE)
-    .replace("STDERR", json.dumps(STDERR))
-)
-
-
-def _code_cells(path: Path) -> int:
-    cells = json.loads(path.read_text())["cells"]
-    return sum(cell["cell_type"] == "code" for cell in cells)
-
-
-def _command(page: Page, command: str) -> None:
-    # Not awaited: Run All resolves only when every cell is done, and that wait belongs
-    # to wait_for_function, which has a timeout.
-    page.evaluate("(id) => { void window.jupyterapp.commands.execute(id); }", command)
-
-
-def open_and_run_all(page: Page, lab: ServerProcess, notebook: str, code_cells: int) -> None:
-    """Open ``notebook`` in Lab, wait for its kernel, clear it, Run All, wait until done.
-
-    Then assert that no cell shows an error or stderr output and every cell ran.
-    """
-    # reset: start from an empty workspace, not with the tabs of earlier tests reopened.
-    page.goto(f"{lab.url}lab/tree/{notebook}?reset&token={lab.token}")
-    # A Run All issued before the kernel is idle is silently dropped.
-    page.wait_for_function(_KERNEL_IDLE, arg=notebook, timeout=KERNEL_READY_TIMEOUT_MS)
-    # The committed notebook has its outputs and counts: clear them so that what is
-    # checked afterwards can only come from this run.
-    _command(page, "notebook:clear-all-cell-outputs")
-    page.wait_for_function(
-        f"() => ({_PROMPTS})().every((p) => p === '[ ]:')", timeout=KERNEL_READY_TIMEOUT_MS
-    )
-    _command(page, "notebook:run-all-cells")
-    try:
-        page.wait_for_function(_RAN_ALL, arg=[code_cells, notebook], timeout=RUN_ALL_TIMEOUT_MS)
-    except Exception as exc:
-        prompts = page.evaluate(_PROMPTS)
-        raise AssertionError(
-            f"{notebook}: Run All did not finish within {RUN_ALL_TIMEOUT_MS / 1000:.0f} s; "
-            f"prompts: {prompts} (expected [1]: .. [{code_cells}]:)"
-        ) from exc
-    errors = page.locator(STDERR).all_inner_texts()
-    assert not errors, f"{notebook}: error or stderr output after Run All: {errors}"
-    prompts = page.evaluate(_PROMPTS)
-    expected = [f"[{k}]:" for k in range(1, code_cells + 1)]
-    assert prompts == expected, f"{notebook}: not every cell ran once, in order: {prompts}"
-
-
-def shut_down_sessions(lab: ServerProcess) -> None:
-    """Delete every session, ending its kernel, so kernels do not pile up across tests."""
-    status, body = lab.request("GET", "/api/sessions")
-    if status == 200:
-        for session in json.loads(body):
-            lab.request("DELETE", f"/api/sessions/{session['id']}")
-
 
 @pytest.mark.browser
 @pytest.mark.parametrize("case", CASES)
@@ -144,16 +58,14 @@ def test_explorer_in_lab(
     case: ExplorerCase, lab_server: ServerProcess, notebooks_copy: Path, watched_page: WatchedPage
 ) -> None:
     """Run All in JupyterLab, no error anywhere, then the explorer follows the keyboard."""
-    page = watched_page.page
+    page, where = watched_page.page, case.notebook
     try:
-        open_and_run_all(
-            page, lab_server, case.notebook, _code_cells(notebooks_copy / case.notebook)
-        )
-        broken = page.get_by_text("Error displaying widget").all_inner_texts()
-        assert not broken, f"{case.notebook}: a widget did not render: {broken}"
+        cells = len(code_sources(notebooks_copy / case.notebook))
+        open_and_run_all(page, lab_server, case.notebook, cells)
+        assert_nothing_broken(page, where)
         check_explorer(page, case)
         watched_page.screenshot(f"lab-{case.stem}")
-        assert not watched_page.errors, f"browser console errors: {watched_page.errors}"
+        assert_healthy(watched_page, where)
     finally:
         shut_down_sessions(lab_server)
 
@@ -169,17 +81,40 @@ def test_expected_values_agree_with_the_book() -> None:
         assert torch.allclose(weights[query], torch.tensor(book_weights), atol=TOLERANCE)
         context = weights[query] @ INPUTS
         assert torch.allclose(context, torch.tensor(book_context), atol=TOLERANCE)
-    assert torch.allclose(torch.softmax(SCORES, dim=0).sum(dim=0), torch.ones(6))
+
+
+def test_softmax_along_dim_0_normalises_columns_not_rows() -> None:
+    """attnlib's dim=0 view holds the weights the browser must see; columns, not rows, sum to 1.
+
+    The expected row sums differ from 1, so the browser's row-sum check tells dim=0 from -1.
+    """
+    from attnlib.widgets import softmax_view
+
+    expected = torch.softmax(SCORES, dim=0)
+    view = softmax_view(SCORES, TOKENS, 0)
+    assert torch.allclose(view.attn_weights, expected, atol=1e-6)
+    assert torch.allclose(view.row_sums, expected.sum(dim=1), atol=1e-6)
+    assert view.cols_sum_to_one and not view.rows_sum_to_one
+    assert not torch.allclose(expected.sum(dim=1), torch.ones(len(TOKENS)), atol=TOLERANCE)
 
 
 def test_causal_weights_are_masked_and_renormalised() -> None:
-    """The causal expectations: zero above the diagonal, rows sum to 1, "journey" as stated."""
-    assert (CAUSAL_WEIGHTS[ABOVE] == 0).all()
-    assert torch.allclose(CAUSAL_WEIGHTS.sum(dim=-1), torch.ones(6))
+    """attnlib's causal view masks exactly the keys after each query and renormalises the rest.
+
+    Its weights are the ones the browser must see, computed here with torch: "journey"
+    as stated, each row the softmax of the scores it may see.
+    """
+    from attnlib.widgets import attention_view
+
     assert torch.allclose(CAUSAL_WEIGHTS[1], torch.tensor(CAUSAL_ROW_1), atol=TOLERANCE)
     # Each row is the softmax of the scores it may see: row 1 of scores 0 and 1 only.
     assert torch.allclose(CAUSAL_WEIGHTS[1, :2], torch.softmax(SCORES[1, :2], dim=-1))
     assert torch.equal(CAUSAL_WEIGHTS[-1], torch.softmax(SCORES[-1], dim=-1))
+    for query in range(len(TOKENS)):
+        view = attention_view(INPUTS, TOKENS, query=query, causal=True)
+        assert torch.equal(view.masked, ABOVE), query
+        assert torch.allclose(view.attn_weights, CAUSAL_WEIGHTS, atol=1e-6), query
+        assert torch.allclose(view.context, CAUSAL_WEIGHTS[query] @ INPUTS, atol=1e-6), query
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -226,6 +161,14 @@ def test_mismatches_compares_every_kind_of_check() -> None:
     assert mismatches(step, {**good, "same": [[[], []]]})
 
 
+def test_requests_to_other_hosts_are_told_from_this_machines() -> None:
+    """A page may fetch from its server and inline data; anything else is another host."""
+    for url in ("https://cdn.jsdelivr.net/npm/x.css", "http://example.org/", "wss://a.b/ws"):
+        assert is_outside(url), url
+    for url in ("http://127.0.0.1:8888/lab", "http://localhost/x", "http://[::1]:1/", "data:,x"):
+        assert not is_outside(url), url
+
+
 # Any executable file will do as a stand-in for Chromium: the gate only checks that it is one.
 STAND_IN = sys.executable
 
@@ -266,7 +209,6 @@ def test_gate_finds_chromium_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_gate_without_any_chromium(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shutil, "which", lambda name, path=None: None)
-    gate_module = sys.modules[browser_gate.__module__]
     monkeypatch.setattr(gate_module, "DEBIAN_CHROMIUM", "/nonexistent/chromium")
     gate = browser_gate({"PATH": "/nowhere", "CI": "yes"}, playwright_installed=True)
     assert gate.chromium is None and gate.must_fail and "not on PATH" in gate.reason

@@ -1,0 +1,69 @@
+"""Where things are in an explorer's DOM: CSS selectors of its controls, heatmap and text.
+
+Controls are found by their CSS class ``attnlib-control-<attribute>`` (see
+:func:`control`), not by their label text; the heatmap's cells by their
+``data-row`` / ``data-col`` (see ``attnlib.widgets``).
+"""
+
+from __future__ import annotations
+
+
+def control(name: str, inner: str = "") -> str:
+    """The explorer control held in attribute ``name`` (class ``attnlib-control-<name>``).
+
+    ``inner``: a selector for the element inside it that takes the keyboard.
+    """
+    return f".attnlib-control-{name} {inner}".strip()
+
+
+def slider(name: str) -> str:
+    """The handle of the slider ``name``: noUiSlider's focusable element, moved by arrows."""
+    return control(name, ".noUi-handle")
+
+
+def toggle(name: str, option: str) -> str:
+    """The button of ToggleButtons ``name`` whose label contains ``option``."""
+    return control(name, f'.widget-toggle-button:has-text("{option}")')
+
+
+def checkbox(name: str) -> str:
+    """The box of Checkbox ``name``: Space ticks or unticks it."""
+    return control(name, 'input[type="checkbox"]')
+
+
+def text_box(name: str) -> str:
+    """The input of Text ``name``."""
+    return control(name, "input")
+
+
+HEATMAP = "table.attnlib-heatmap"
+GRID = f'{HEATMAP} td[data-row][data-col]:not([data-row="sum"]):not([data-col="sum"])'
+ROW_SUMS = f'{HEATMAP} td[data-col="sum"]'
+COLUMN_SUMS = f'{HEATMAP} td[data-row="sum"]'
+# The column labels: the header row's cells, without its corner and its "row sum".
+COLUMN_TOKENS = f"{HEATMAP} tr:first-of-type th:not(:first-child):not(.attnlib-total)"
+MASKED = f"{HEATMAP} td.attnlib-masked"
+BARS = ".attnlib-bars div[data-col] > span:last-child"
+ERROR = ".attnlib-status .attnlib-error"
+FORMULA = ".attnlib-formula"
+TOKEN = ".attnlib-token"
+
+
+def row_cells(i: int) -> str:
+    """The weights of row ``i`` (not its sum)."""
+    return f'{HEATMAP} td[data-row="{i}"][data-col]:not([data-col="sum"])'
+
+
+def highlighted_row(i: int) -> str:
+    """The cells of row ``i`` when it is the highlighted one (the query's), its sum included."""
+    return f'{HEATMAP} tr.attnlib-highlight-row[data-row="{i}"] td'
+
+
+def highlighted_cell(i: int, j: int) -> str:
+    """Cell ``(i, j)`` when it is the highlighted one (the loop's current cell)."""
+    return f'td.attnlib-highlight-cell[data-row="{i}"][data-col="{j}"]'
+
+
+def masked_cells(cells: list[tuple[int, int]]) -> str:
+    """Any of ``cells``, each ``(row, col)``, that is masked."""
+    return ", ".join(f'{MASKED}[data-row="{i}"][data-col="{j}"]' for i, j in cells)
