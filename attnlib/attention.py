@@ -221,3 +221,35 @@ def scaled_dot_product_attention(
         raise ValueError(f"dropout: expected it to return the weights' shape, got {got}")
     context_vecs = dropped @ values
     return context_vecs, attn_weights
+
+
+def blockwise_attention(
+    queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, block_size: int = 128
+) -> torch.Tensor:
+    """Attention computed over blocks of keys with a running softmax (FlashAttention's idea).
+
+    Same arguments and result as :func:`scaled_dot_product_attention`'s context
+    vectors, ``(..., num_queries, d_v)``, but never holds more than ``block_size``
+    scores per query: each block's exponentials are taken against the largest score
+    seen so far, and what was summed before is rescaled when that maximum grows.
+    """
+    _check_qk(queries, keys)
+    check.tensor(values, "values", "(..., num_keys, d_v)", min_rank=2)
+    check.size(values, "values", -2, keys.shape[-2], "one row per key, num_keys")
+    check.like(values, "values", queries, "queries")
+    block_size = check.integer(block_size, "block_size", 1)
+
+    scale = 1 / math.sqrt(keys.shape[-1])
+    running_max = torch.full_like(queries[..., :1], -torch.inf)
+    running_sum = torch.zeros_like(queries[..., :1])
+    context_vecs = torch.zeros(*queries.shape[:-1], values.shape[-1]).to(values)
+    for start in range(0, keys.shape[-2], block_size):
+        block = slice(start, start + block_size)
+        attn_scores = queries @ keys[..., block, :].transpose(-2, -1) * scale
+        new_max = torch.maximum(running_max, attn_scores.amax(dim=-1, keepdim=True))
+        rescale = torch.exp(running_max - new_max)  # the old sums were taken against the old max
+        exps = torch.exp(attn_scores - new_max)
+        running_sum = running_sum * rescale + exps.sum(dim=-1, keepdim=True)
+        context_vecs = context_vecs * rescale + exps @ values[..., block, :]
+        running_max = new_max
+    return check.finite(context_vecs / running_sum, "context_vecs", _OVERFLOW)
