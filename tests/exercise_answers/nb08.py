@@ -1,0 +1,31 @@
+"""Mistaken answers to notebook 08's exercises: each replaces the stub and must be named."""
+
+MISTAKES = {
+    "08.first_self": {
+        "first_token_hidden": "first_self = 0\n",
+    },
+    "08.hot_limit": {
+        "hot_weights_vanish": '''
+def hot_limit(num_tokens):
+    return 0
+''',
+        "hot_weights_to_one": '''
+def hot_limit(num_tokens):
+    return 1
+''',
+    },
+    "08.repeated_word": {
+        "repeat_rows_differ": '''
+same_without_mask = False
+same_with_mask = False
+''',
+        "causal_rows_same": '''
+same_without_mask = True
+same_with_mask = True
+''',
+    },
+    "08.head_size": {
+        "d_out_per_head": "head_size = 4\n",
+        "context_size_d_in": "head_size = 3\n",
+    },
+}
