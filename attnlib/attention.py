@@ -17,6 +17,7 @@ import torch
 from attnlib import _validate as check
 
 _OVERFLOW = "the numbers overflowed; use smaller inputs (or scale)"
+_VALUES = "the values hold inf or NaN, or their blend overflowed; use finite, smaller values"
 
 
 def attention_scores_loop(inputs: torch.Tensor) -> torch.Tensor:
@@ -85,7 +86,7 @@ def context_vector(inputs: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
     context_vec = torch.zeros_like(inputs[0])
     for i, x_i in enumerate(inputs):
         context_vec += weights[i] * x_i
-    return context_vec
+    return check.finite(context_vec, "context_vec", _OVERFLOW)
 
 
 def context_vectors(attn_weights: torch.Tensor, inputs: torch.Tensor) -> torch.Tensor:
@@ -99,7 +100,7 @@ def context_vectors(attn_weights: torch.Tensor, inputs: torch.Tensor) -> torch.T
     check.size(attn_weights, "attn_weights", -1, inputs.shape[-2], "one column per input token")
     check.like(attn_weights, "attn_weights", inputs, "inputs")
     check.batch_shape(attn_weights=attn_weights, inputs=inputs)
-    return attn_weights @ inputs
+    return check.finite(attn_weights @ inputs, "context_vecs", _OVERFLOW)
 
 
 def causal_mask(
@@ -219,7 +220,7 @@ def scaled_dot_product_attention(
     if not isinstance(dropped, torch.Tensor) or dropped.shape != attn_weights.shape:
         got = check.describe(dropped)
         raise ValueError(f"dropout: expected it to return the weights' shape, got {got}")
-    context_vecs = dropped @ values
+    context_vecs = check.finite(dropped @ values, "context_vecs", _VALUES)
     return context_vecs, attn_weights
 
 
@@ -237,12 +238,13 @@ def blockwise_attention(
     check.tensor(values, "values", "(..., num_keys, d_v)", min_rank=2)
     check.size(values, "values", -2, keys.shape[-2], "one row per key, num_keys")
     check.like(values, "values", queries, "queries")
+    check.batch_shape(queries=queries, keys=keys, values=values)
     block_size = check.integer(block_size, "block_size", 1)
 
     scale = 1 / math.sqrt(keys.shape[-1])
     running_max = torch.full_like(queries[..., :1], -torch.inf)
     running_sum = torch.zeros_like(queries[..., :1])
-    context_vecs = torch.zeros(*queries.shape[:-1], values.shape[-1]).to(values)
+    context_vecs = queries.new_zeros(*queries.shape[:-1], values.shape[-1])
     for start in range(0, keys.shape[-2], block_size):
         block = slice(start, start + block_size)
         attn_scores = queries @ keys[..., block, :].transpose(-2, -1) * scale
@@ -252,4 +254,4 @@ def blockwise_attention(
         running_sum = running_sum * rescale + exps.sum(dim=-1, keepdim=True)
         context_vecs = context_vecs * rescale + exps @ values[..., block, :]
         running_max = new_max
-    return check.finite(context_vecs / running_sum, "context_vecs", _OVERFLOW)
+    return check.finite(context_vecs / running_sum, "context_vecs", _VALUES)

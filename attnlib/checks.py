@@ -78,6 +78,7 @@ def _candidates(inputs: torch.Tensor, query: int | None):
     weights = torch.softmax(scores, dim=-1)
     yield "scores", None, scores, None
     yield "scores", "transposed_product", MISTAKES["transposed_product"].make(inputs), None
+    yield "scores", "same_token", MISTAKES["same_token"].make(inputs), None
     variants = {None: weights}
     for name in ("softmax_dim0", "no_exp"):
         variants[name] = MISTAKES[name].make(scores)
@@ -131,7 +132,8 @@ def diagnose(
     if query is not None:
         query = check.index(query, "query", inputs.shape[0])
     if not _has_values(result):
-        return Diagnosis(None, "unknown", f"expected a tensor, got {check.describe(result)}")
+        got = check.describe(result) + (" on the meta device" if _on_meta(result) else "")
+        return Diagnosis(None, "unknown", f"expected a real tensor with values, got {got}")
     result = result.detach().cpu()
     for stage, mistake, expected, q in _candidates(inputs, query):
         if close(result, expected):
@@ -186,6 +188,10 @@ def _fail(what: str, diagnosis: Diagnosis, detail: str) -> None:
     raise CheckpointError(f"{what} checkpoint failed: {detail}", "unknown", detail)
 
 
+def _on_meta(x: Any) -> bool:
+    return isinstance(x, torch.Tensor) and x.device.type == "meta"
+
+
 def _has_values(x: Any) -> bool:
     """A real tensor whose numbers can be read (a meta tensor has none)."""
     return isinstance(x, torch.Tensor) and not x.is_complex() and x.device.type != "meta"
@@ -193,11 +199,13 @@ def _has_values(x: Any) -> bool:
 
 def _as_result(result: Any, what: str) -> torch.Tensor:
     if not _has_values(result):
+        got = check.describe(result) + (" on the meta device" if _on_meta(result) else "")
+        hint = "pass the tensor your cell computed"
         raise CheckpointError(
             f"{what} checkpoint failed: expected a real-valued torch.Tensor with values, "
-            f"got {check.describe(result)}",
+            f"got {got}; {hint}",
             "unknown",
-            "pass the tensor your cell computed",
+            hint,
         )
     return result.detach().cpu()
 

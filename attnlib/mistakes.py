@@ -45,7 +45,8 @@ MISTAKES: dict[str, Mistake] = {
     "softmax_dim0": Mistake(
         "softmax along the wrong axis (dim=0)",
         "the columns sum to 1 but the rows do not. Use softmax(attn_scores, dim=-1) so that each "
-        "query's row of weights is a distribution over the tokens.",
+        "query's row of weights is a distribution over the tokens. (On symmetric scores the same "
+        "numbers also come from a row sum without keepdim=True, or from attn_weights.T.)",
         lambda attn_scores: torch.softmax(attn_scores, dim=0),
     ),
     "wrong_pairing": Mistake(
@@ -56,7 +57,8 @@ MISTAKES: dict[str, Mistake] = {
     "no_zero_start": Mistake(
         "a running sum that did not start from zeros",
         "the result is off by {offset}. Start the running total from torch.zeros_like(inputs[0]), "
-        "not torch.empty(...), an input, or ones.",
+        "not torch.empty(...), an input, or ones. (A row of inputs as the start, updated with +=, "
+        "changes inputs itself: run the cell that made inputs again.)",
     ),
     "transposed_product": Mistake(
         "the transposed product inputs.T @ inputs",
@@ -86,6 +88,166 @@ MISTAKES: dict[str, Mistake] = {
         "row i of attn_weights holds query i's weights: blend with attn_weights @ inputs.",
         lambda attn_weights, inputs: attn_weights.T @ inputs,
     ),
+    # --- softmax and context vectors, notebooks 03-04 (questions: make is None) -------------
+    "softmax_whole_grid": Mistake(
+        "exp divided by the total of the whole grid",
+        "sum() without a dim adds every exp of the grid, so only the grid as a whole sums to 1. "
+        "Divide by each row's own total: torch.exp(x).sum(dim=-1, keepdim=True).",
+        lambda attn_scores: attn_scores.exp() / attn_scores.exp().sum(),
+    ),
+    "dim0_rows": Mistake(
+        "the rows taken for what dim=0 normalises",
+        "dim names the axis the normalisation runs along. Axis 0 runs down a column: the row "
+        "index changes, the column stays. So with dim=0 the entries of each column share one "
+        "total and each column sums to 1; dim=-1 runs across a row and makes each row sum to 1.",
+    ),
+    "shift_changes_weights": Mistake(
+        "a shift of every score taken to change the weights",
+        "adding c to every score of a row multiplies every exp by e^c, above and below the "
+        "fraction bar alike, so it cancels: softmax only sees the differences between scores.",
+    ),
+    "no_max_shift": Mistake(
+        "exp taken before subtracting the row's largest score",
+        "exp(100) overflows float32 to inf, and inf / inf is nan. First subtract "
+        "x.max(dim=-1, keepdim=True).values from x: the shift cancels in the fraction, and the "
+        "largest exp becomes exp(0) = 1.",
+        lambda x: x.exp() / x.exp().sum(dim=-1, keepdim=True),
+    ),
+    "max_no_keepdim": Mistake(
+        "a row maximum without keepdim=True",
+        "x.max(dim=-1).values has one entry per row, but subtracted from x it lines up with the "
+        "columns. Keep the axis, x.max(dim=-1, keepdim=True).values, so each row loses its own "
+        "maximum.",
+        lambda x: torch.softmax(x - x.max(dim=-1).values, dim=-1),
+    ),
+    "max_of_grid": Mistake(
+        "the largest score of the whole grid subtracted, not each row's own",
+        "x.max() is one number for the whole grid. A row whose scores lie far below it gets exps "
+        "so tiny (e^-97 for a score 97 below it) that float32 loses their digits, or rounds "
+        "them to 0 and computes 0 / 0. Subtract each row's own maximum: "
+        "x.max(dim=-1, keepdim=True).values.",
+        lambda x: (x - x.max()).exp() / (x - x.max()).exp().sum(dim=-1, keepdim=True),
+    ),
+    "max_without_values": Mistake(
+        "the result of x.max(dim=...) used as a tensor",
+        "with a dim, x.max returns a pair (values, indices): take its .values, or use "
+        "x.amax(dim=-1, keepdim=True), which returns the values only.",
+        lambda x: x - x.max(dim=-1, keepdim=True),
+    ),
+    "scale_like_shift": Mistake(
+        "multiplying the scores taken to act like adding to them",
+        "a shift cancels in softmax, a factor does not: times 10 makes every gap between two "
+        "scores ten times wider, and exp turns wider gaps into more uneven weights.",
+    ),
+    "scale_flattens": Mistake(
+        "larger scores taken to spread the weights out",
+        "times 10 widens the gaps between the scores, and exp turns wider gaps into a sharper "
+        "distribution, with more weight on the top scores. Dividing the scores flattens it "
+        "(notebook 05 divides them by a square root for this reason).",
+    ),
+    "column_not_row": Mistake(
+        "the query's column of weights instead of its row",
+        "attn_weights[:, {index}] is what every token takes from token {index}; what token "
+        "{index} gives out is its row, attn_weights[{index}], the one that sums to 1.",
+        lambda attn_weights, index: attn_weights[:, index],
+    ),
+    "weighs_itself_most": Mistake(
+        "the token itself taken as its largest weight",
+        "within a row softmax keeps the order of the scores, and a dot product grows with the "
+        "vectors' lengths as well as their directions: {why}",
+    ),
+    "product_order": Mistake(
+        "the factors of the product in the wrong order",
+        "inputs @ attn_weights puts a ({t}, {d}) before a ({t}, {t}): the inner sizes do not "
+        "match. The weights come first, attn_weights @ inputs: ({t}, {t}) @ ({t}, {d}) -> "
+        "({t}, {d}), row q blending the inputs for query q.",
+        lambda attn_weights, inputs: inputs @ attn_weights,
+    ),
+    "no_softmax": Mistake(
+        "the inputs blended with raw scores instead of weights",
+        "scores do not sum to 1, so the blend is no average of the inputs: turn the scores into "
+        "weights with torch.softmax(scores, dim=-1) first.",
+        lambda attn_scores, inputs: attn_scores @ inputs,
+    ),
+    # --- scores, notebooks 01-02 (questions: make is None, the exercise gives the answer) --
+    "products_not_summed": Mistake(
+        "the products not added up",
+        "a dot product is one number: multiply position by position, then add the products, "
+        "(a * b).sum() or torch.dot(a, b).",
+        lambda a, b: a * b,
+    ),
+    "sums_multiplied": Mistake(
+        "the sums multiplied instead of the products summed",
+        "a.sum() * b.sum() also multiplies entries at different positions (a[0] * b[2], ...). "
+        "Multiply first, position by position, then add: (a * b).sum().",
+        lambda a, b: a.sum() * b.sum(),
+    ),
+    "row_written_whole": Mistake(
+        "a whole row written at once (attn_scores[i] without j)",
+        "attn_scores[i] = ... fills every cell of row i, so each row keeps only its last score "
+        "(with the last token). Write one cell: attn_scores[i, j] = torch.dot(x_i, x_j).",
+        lambda inputs: (inputs @ inputs[-1]).unsqueeze(1).expand(-1, inputs.shape[0]),
+    ),
+    "book_number_as_index": Mistake(
+        "the book's 1-based number used as a Python index",
+        "the book counts tokens from 1, so x^(2) and attn_scores_2 belong to the second token, "
+        "'journey'. Python counts from 0: that token is inputs[1] (inputs[2] is 'starts').",
+        lambda inputs, number: inputs[number],
+    ),
+    "column_not_token": Mistake(
+        "a column of inputs taken for a token",
+        "inputs[:, 1] is embedding dimension 1 of all six tokens. A token is a row: inputs[1].",
+        lambda inputs, index: inputs[:, index],
+    ),
+    "itself_highest": Mistake(
+        "the token itself taken as its highest score",
+        "a dot product grows with the vectors' lengths as well as their directions. {token!r} is "
+        "short: its own score is {own}, but the longer {other!r} scores {best} with it. "
+        "Read along row {row} of the grid.",
+    ),
+    "repeats_both_halves": Mistake(
+        "every cell off the diagonal counted as a repeat",
+        "the cells off the diagonal come in mirrored pairs: the first of a pair ([0, 1]) is new, "
+        "only the second ([1, 0]) repeats it. 30 cells make 15 pairs.",
+    ),
+    "repeats_distinct": Mistake(
+        "the number of different scores counted, not the repeats",
+        "21 scores are new (6 on the diagonal, 15 above it); the repeats are the other 36 - 21.",
+    ),
+    "repeats_diagonal": Mistake(
+        "the diagonal counted as the repeats",
+        "a diagonal cell [i, i] pairs a token with itself: it has no mirror image and is computed "
+        "once. The repeats are the cells below the diagonal.",
+    ),
+    "no_transpose": Mistake(
+        "a product without the transpose",
+        "in A @ B the columns of A must match the rows of B, and both operands here hold tokens "
+        "as rows: {left} @ {right} does not fit. Transpose the right one: ... @ inputs.T.",
+        lambda left, inputs: left @ inputs,
+    ),
+    "elementwise_product": Mistake(
+        "the element-wise product * instead of the matrix product @",
+        "`*` multiplies entries position by position and keeps the (6, 3) shape; `@` also adds "
+        "the products along the shared axis: inputs @ inputs.T.",
+        lambda inputs: inputs * inputs,
+    ),
+    "inner_sizes_kept": Mistake(
+        "the inner sizes taken for the result's shape",
+        "in A @ B the inner sizes (the columns of A, the rows of B) must match and are summed "
+        "away; the result has A's rows and B's columns: (3, 6) @ (6, 3) gives (3, 3).",
+    ),
+    "operands_swapped": Mistake(
+        "the operands swapped: the asking tokens on the right",
+        "the left operand gives the rows of the result. Put the tokens that ask on the left, "
+        "inputs[:3] @ inputs.T, so each of the 3 rows is one of them and the 6 columns are "
+        "the tokens compared.",
+        lambda asking, inputs: inputs @ asking.T,
+    ),
+    "cost_linear": Mistake(
+        "twice the calls for twice the tokens",
+        "the loops make one call per cell of the grid, num_tokens × num_tokens: doubling the "
+        "tokens doubles the rows and the columns, 2 × 2 = 4 times the calls.",
+    ),
     # --- trainable attention, notebook 05: make(d_k, d_in) -> the scale ---------------------
     "no_scale": Mistake(
         "scores not scaled by 1/sqrt(d_k)",
@@ -104,6 +266,42 @@ MISTAKES: dict[str, Mistake] = {
         "use keys.shape[-1] ** 0.5.",
         lambda d_k, d_in: 1.0 / math.sqrt(d_in),
     ),
+    "scale_by_num_tokens": Mistake(
+        "scores scaled by the number of tokens (keys.shape[0]) instead of the key size",
+        "keys has one row per token and one column per key entry: d_k is the last axis, "
+        "keys.shape[-1], not keys.shape[0].",
+        lambda keys: 1.0 / math.sqrt(keys.shape[0]),
+    ),
+    "scale_hardcoded": Mistake(
+        "the scale typed in as a number",
+        "read d_k from the keys, keys.shape[-1] ** 0.5, so the line stays right for any d_out: "
+        "with d_out = 4 the scale is sqrt(4) = 2, not sqrt(2).",
+        lambda typed_d_k: 1.0 / math.sqrt(typed_d_k),
+    ),
+    # --- notebook 05: projections, the forward pass, a prediction ---------------------------
+    "projection_mixed_up": Mistake(
+        "a projection made with another role's matrix",
+        "each role has its own matrix: queries = inputs @ W_query, keys = inputs @ W_key, "
+        "values = inputs @ W_value.",
+    ),
+    "projection_order": Mistake(
+        "the matrix written before the inputs (W @ inputs)",
+        "each token is a row of inputs, and a row is multiplied from the left: "
+        "inputs @ W_query, (6, 3) @ (3, 2) -> (6, 2).",
+        lambda inputs, W: W @ inputs,
+    ),
+    "blend_inputs": Mistake(
+        "the inputs blended instead of the values",
+        "trainable attention blends the value vectors: attn_weights @ values, "
+        "(6, 6) @ (6, d_out) -> (6, d_out); attn_weights @ x was notebook 04's recipe.",
+        lambda attn_weights, inputs: attn_weights @ inputs,
+    ),
+    "weights_sized_by_d_out": Mistake(
+        "the attention weights sized by d_out",
+        "there is one weight per pair of tokens, (num_tokens, num_tokens), whatever d_out is; "
+        "d_out sizes the queries, keys, values and context vectors.",
+        lambda num_tokens, d_out: (num_tokens, d_out),
+    ),
     # --- causal attention, notebook 06 ---------------------------------------------------
     "mask_diagonal": Mistake(
         "a mask that hides the diagonal too",
@@ -121,6 +319,33 @@ MISTAKES: dict[str, Mistake] = {
         "zeroing weights after softmax leaves rows that sum to less than 1: divide each row by "
         "its sum again, or mask the scores with -inf before softmax.",
         _fill_after_softmax,
+    ),
+    "mask_inverted": Mistake(
+        "the mask inverted: it hides the visible tokens",
+        "masked_fill hides the positions where the mask is True. torch.tril marks what a query "
+        "may see; the positions to hide are above the diagonal: torch.triu(..., diagonal=1).",
+        lambda num_tokens: torch.ones(num_tokens, num_tokens, dtype=torch.bool).tril(),
+    ),
+    "mask_not_bool": Mistake(
+        "a mask of 0/1 floats given to masked_fill",
+        "masked_fill needs a bool mask (True = hidden): build it with dtype=torch.bool, or call "
+        ".bool() on the 0/1 mask.",
+        lambda num_tokens: torch.ones(num_tokens, num_tokens).triu(diagonal=1),
+    ),
+    "no_dropout": Mistake(
+        "dropout not applied to the weights",
+        "in training mode the layer drops weights: attn_weights = self.dropout(attn_weights), "
+        "after softmax and before the weights blend the values.",
+    ),
+    "causal_first_row": Mistake(
+        "the first row, which the mask changes most",
+        "'Your' may see only itself, so the mask hides 5 of its 6 weights. Look for the query "
+        "that already sees every token.",
+    ),
+    "query_not_value": Mistake(
+        "the query of 'Your' instead of its value",
+        "attention weights blend value vectors. With all its weight on itself, 'Your' gets its "
+        "own value vector: ca.W_value(inputs[0]).",
     ),
     "dropout_by_p": Mistake(
         "kept weights scaled by 1/p instead of 1/(1 - p)",
@@ -152,13 +377,174 @@ MISTAKES: dict[str, Mistake] = {
         ".contiguous().view(b, num_tokens, d_out).",
         lambda context_vec: context_vec.reshape(context_vec.shape[0], context_vec.shape[2], -1),
     ),
+    # make(head_outputs): the wrapper's heads' outputs, each (b, num_tokens, d_out), combined.
+    "heads_cat_wrong_axis": Mistake(
+        "the heads' outputs concatenated along the tokens axis",
+        "torch.cat(..., dim=1) puts the heads' tokens one after the other: (b, 2 * num_tokens, "
+        "d_out). Put each token's heads side by side along the last axis: dim=-1.",
+        lambda head_outputs: torch.cat(head_outputs, dim=1),
+    ),
+    "heads_summed": Mistake(
+        "the heads' outputs added instead of put side by side",
+        "adding blurs what each head found into d_out features; the wrapper keeps every head's "
+        "features: torch.cat([head(x) for head in self.heads], dim=-1).",
+        lambda head_outputs: sum(head_outputs[1:], head_outputs[0]),
+    ),
+    "split_transpose_last": Mistake(
+        "heads split with transpose(-2, -1) instead of transpose(1, 2)",
+        "after view(b, num_tokens, num_heads, head_dim), transpose(-2, -1) swaps heads and "
+        "features; transpose(1, 2) swaps tokens and heads, giving (b, num_heads, num_tokens, "
+        "head_dim).",
+        lambda x, num_heads: x.view(*x.shape[:2], num_heads, -1).transpose(-2, -1),
+    ),
+    "view_without_contiguous": Mistake(
+        "view() straight after the transpose, without .contiguous()",
+        "a transpose only swaps strides, so the heads to merge are not side by side in memory: "
+        "write context_vec.transpose(1, 2).contiguous().view(b, num_tokens, d_out) (or use "
+        ".reshape).",
+        lambda context_vec: context_vec.transpose(1, 2).view(
+            context_vec.shape[0], context_vec.shape[2], -1
+        ),
+    ),
     "d_out_per_head": Mistake(
         "d_out taken per head where it is the total",
-        "in MultiHeadAttention d_out is the total: each head gets head_dim = d_out // num_heads.",
+        "in MultiHeadAttention d_out is the total: each head gets head_dim = d_out // num_heads "
+        "features, and the output has d_out features (the wrapper is the one whose d_out is per "
+        "head).",
+        # make(x, num_heads): heads split as if each had d_out features (raises for num_heads > 1).
+        lambda x, num_heads: x.view(*x.shape[:2], num_heads, x.shape[-1]).transpose(1, 2),
+    ),
+    "scale_by_d_out": Mistake(
+        "scores scaled by sqrt(d_out) instead of sqrt(head_dim)",
+        "each head's dot products run over its head_dim features, so divide by "
+        "keys.shape[-1] ** 0.5 (head_dim), not by the total d_out.",
     ),
     "no_out_proj": Mistake(
         "the output projection forgotten",
         "after merging the heads, pass the result through self.out_proj.",
+    ),
+    "argmax_per_query": Mistake(
+        "each query taken to pick its own most weighted token",
+        "with head_dim 1 a score is the product q_i * k_j of two numbers. For every query with "
+        "q_i > 0 the largest score is with the largest k_j; for every query with q_i < 0, with "
+        "the smallest k_j. So all queries share at most two favourites.",
+    ),
+    "query_sign_ignored": Mistake(
+        "the queries' sign forgotten",
+        "a positive q_i ranks the keys from largest to smallest, but a negative q_i ranks them "
+        "the other way round: the smallest k_j then gives the largest score q_i * k_j.",
+    ),
+    # --- the explorer, notebook 08: predictions (answers, not code) -------------------------
+    "first_token_hidden": Mistake(
+        "the first token taken to be hidden from itself",
+        "the causal mask hides only later tokens. The first token's row keeps one score, its "
+        "own, and softmax of a single score is exp(s) / exp(s) = 1.",
+    ),
+    "hot_weights_vanish": Mistake(
+        "the weights taken to vanish at high temperature",
+        "dividing by a large temperature brings every score near 0, and exp(0) = 1 for each: the "
+        "weights become equal, and since a row still sums to 1, each is 1 / num_tokens.",
+    ),
+    "hot_weights_to_one": Mistake(
+        "every weight taken to approach 1",
+        "a row of weights always sums to 1, so they cannot all approach 1. A high temperature "
+        "makes them equal: 1 / num_tokens each. (All the weight on one token is the other "
+        "end: a temperature near 0.)",
+    ),
+    "context_size_d_in": Mistake(
+        "a head's context vector taken to have the embedding's size d_in",
+        "with projections, a context vector blends value vectors, and each head's values have "
+        "head_dim = d_out // num_heads features, not the d_in of the inputs.",
+    ),
+    "repeat_rows_differ": Mistake(
+        "attention taken to know where each word stands",
+        "these embeddings carry no position: equal vectors give equal scores against every "
+        "token, so without the mask the two rows are equal.",
+    ),
+    "causal_rows_same": Mistake(
+        "the causal mask taken to treat equal words alike",
+        "the mask cuts each row at its own position: the first copy sees the tokens up to it, "
+        "the second copy sees more, so their rows differ.",
+    ),
+    # --- notebook 09 ---: how fast is attention. The blockwise rows' make is the wrong update,
+    # make(running_sum, context, rescale, exps, block_values) -> (running_sum, context).
+    "slope_linear": Mistake(
+        "the time taken to grow like num_tokens (slope 1)",
+        "every query is scored against every key: num_tokens rows of num_tokens scores. Twice the "
+        "tokens is twice the rows, each twice as long: 4 times the work, and 4 = 2^2, slope 2.",
+    ),
+    "slope_cubic": Mistake(
+        "the cost of a product of two square matrices assumed (slope 3)",
+        "(num_tokens, d) @ (d, num_tokens) costs num_tokens * num_tokens * d multiply-adds, and "
+        "d = 64 does not grow with the sentence: two growing factors, slope 2. Only a product "
+        "of two (n, n) matrices costs n^3.",
+    ),
+    "slope_is_ratio": Mistake(
+        "the growth per doubling given for the slope",
+        "twice the tokens does take 4 times as long, but on a log-log plot the slope is the "
+        "exponent p of time ~ num_tokens^p: 4 = 2^p gives p = 2.",
+    ),
+    "grid_entries_not_bytes": Mistake(
+        "the number of entries counted, not the bytes",
+        "num_tokens * num_tokens is how many scores the grid holds; each float32 takes 4 bytes "
+        "(torch.ones(1).element_size()), so multiply by 4.",
+        lambda num_tokens: num_tokens * num_tokens,
+    ),
+    "grid_one_row": Mistake(
+        "one row of the grid counted, not the whole grid",
+        "4 * num_tokens bytes is the row of one query. Every one of the num_tokens queries has "
+        "such a row: 4 * num_tokens * num_tokens.",
+        lambda num_tokens: 4 * num_tokens,
+    ),
+    "grid_float64": Mistake(
+        "8 bytes per score (float64) instead of 4",
+        "PyTorch's tensors are float32 unless asked otherwise: 32 bits, 4 bytes per number. "
+        "float64 would take 8.",
+        lambda num_tokens: 8 * num_tokens * num_tokens,
+    ),
+    "growth_linear": Mistake(
+        "the grid taken to grow like num_tokens",
+        "1,048,576 tokens are 128 times 8,192, and the grid grows along both of its sides: "
+        "128 times the rows, each 128 times as long, 128 * 128 = 16,384 times the bytes.",
+    ),
+    "no_rescale": Mistake(
+        "the running sums not rescaled when the maximum grows",
+        "what running_sum and context hold was added up as exp(score - old max). When a block "
+        "raises the max, multiply both by rescale = exp(old max - new max) before adding the "
+        "block: running_sum = running_sum * rescale + exps.sum(dim=-1, keepdim=True).",
+        lambda running_sum, context, rescale, exps, block_values: (
+            running_sum + exps.sum(dim=-1, keepdim=True),
+            context + exps @ block_values,
+        ),
+    ),
+    "context_not_rescaled": Mistake(
+        "the running sum rescaled but not the context",
+        "context was added up with the same exp(score - old max) as running_sum, so it needs the "
+        "same correction: context = context * rescale + exps @ block_values.",
+        lambda running_sum, context, rescale, exps, block_values: (
+            running_sum * rescale + exps.sum(dim=-1, keepdim=True),
+            context + exps @ block_values,
+        ),
+    ),
+    "new_block_rescaled": Mistake(
+        "the new block rescaled as well",
+        "this block's exps are already taken against new_max; only what was added before needs "
+        "rescale: running_sum * rescale + exps.sum(...), not (running_sum + exps.sum(...)) * "
+        "rescale.",
+        lambda running_sum, context, rescale, exps, block_values: (
+            (running_sum + exps.sum(dim=-1, keepdim=True)) * rescale,
+            (context + exps @ block_values) * rescale,
+        ),
+    ),
+    "block_grows_like_grid": Mistake(
+        "the block taken to grow like the whole grid",
+        "a block holds block_size scores for every query: (num_tokens, block_size). Twice the "
+        "tokens doubles its rows; its width, block_size, stays. 2 times, not 4.",
+    ),
+    "block_fixed_size": Mistake(
+        "the block taken to keep its size",
+        "block_size fixes the number of keys in a block, its width. Each query still gets its row "
+        "in every block: (num_tokens, block_size), twice the rows for twice the tokens.",
     ),
     # --- any stage ----------------------------------------------------------------------------
     "wrong_stage": Mistake(

@@ -195,7 +195,11 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     ``view`` cuts the last axis into ``num_heads`` consecutive pieces of ``head_dim``;
     ``transpose(1, 2)`` puts the heads before the tokens, one batch of matrices each.
     """
+    check.tensor(x, "x", "(b, num_tokens, d_out)", (3,))
+    num_heads = check.integer(num_heads, "num_heads", 1)
     b, num_tokens, d_out = x.shape
+    if d_out % num_heads:
+        raise ValueError(f"x: expected d_out divisible by num_heads ({num_heads}), got {d_out}")
     return x.view(b, num_tokens, num_heads, d_out // num_heads).transpose(1, 2)
 
 
@@ -219,12 +223,12 @@ class MultiHeadAttention(_Attention):
         super().__init__()
         self._sizes(d_in, d_out, context_length)
         self.num_heads = check.integer(num_heads, "num_heads", 1, self.d_out)
-        if d_out % num_heads:
+        if self.d_out % self.num_heads:
             raise ValueError(
-                f"d_out ({d_out}) must be divisible by num_heads ({num_heads}): "
-                f"each of the {num_heads} heads gets d_out // num_heads dimensions"
+                f"d_out ({self.d_out}) must be divisible by num_heads ({self.num_heads}): "
+                f"each of the {self.num_heads} heads gets d_out // num_heads dimensions"
             )
-        self.head_dim = d_out // num_heads
+        self.head_dim = self.d_out // self.num_heads
         self._linear_projections(qkv_bias)
         self.out_proj = nn.Linear(d_out, d_out)  # mixes what the heads found
         self._causal(dropout)

@@ -75,8 +75,9 @@ def _check_limit(value: Any, name: str) -> float | None:
 
 def _drawable(values: np.ndarray, name: str) -> np.ndarray:
     """``values`` if finite and small enough to lay out (no overflow in axis limits)."""
-    if np.abs(check.finite_array(values, name)).max() > _LARGEST:
-        raise ValueError(f"{name}: expected values within ±1e300 to draw, got {values.max()!r}")
+    largest = values.flat[np.abs(check.finite_array(values, name)).argmax()]
+    if abs(largest) > _LARGEST:
+        raise ValueError(f"{name}: expected values within ±1e300 to draw, got {float(largest)}")
     return values
 
 
@@ -242,9 +243,10 @@ def _check_heatmap(values: np.ndarray, highlights: dict[str, Any]) -> dict[str, 
             f"matrix: expected at most {MAX_CELLS} rows and columns (each cell shows its number), "
             f"got shape {values.shape}; draw a slice"
         )
-    finite = np.abs(values[np.isfinite(values)])
-    if finite.size and finite.max() > _LARGEST:
-        raise ValueError(f"matrix: expected values within ±1e300 to colour, got {finite.max()}")
+    finite = values[np.isfinite(values)]
+    largest = float(finite[np.abs(finite).argmax()]) if finite.size else 0.0
+    if abs(largest) > _LARGEST:
+        raise ValueError(f"matrix: expected values within ±1e300 to colour, got {largest}")
     return {
         "highlight_row": check.optional_index(highlights["highlight_row"], "highlight_row", rows),
         "highlight_col": check.optional_index(highlights["highlight_col"], "highlight_col", cols),

@@ -1,27 +1,45 @@
-"""Reader checkpoints: correct tensors pass; each common mistake, made on purpose, is named."""
+"""Reader checkpoints: correct tensors pass; each common mistake, made on purpose, is named.
+
+Also the table of mistakes the checkpoints name (attnlib.mistakes): every row is a real
+mistake, and the simplified-attention ones (notebooks 01-04) are recognised by diagnose.
+"""
 
 from __future__ import annotations
 
+import math
+import string
+
 import pytest
 import torch
+from book import (
+    ALL_CONTEXT_VECS,
+    ATTN_SCORES,
+    ATTN_WEIGHTS,
+    JOURNEY_CONTEXT,
+    SCORE_0_1,
+    WEIGHT_0_1,
+    WEIGHT_1_0,
+)
 
 from attnlib import CheckpointError, check_context, check_scores, check_weights, diagnose
+from attnlib.checks import close
 from attnlib.data import example_inputs
+from attnlib.mistakes import MISTAKES
 
 INPUTS = example_inputs()
 
 
-def reader_scores():
+def reader_scores(inputs=INPUTS):
     """How a reader builds the scores in notebook 01: two loops over a zero grid."""
-    attn_scores = torch.zeros(6, 6)
-    for i, x_i in enumerate(INPUTS):
-        for j, x_j in enumerate(INPUTS):
+    attn_scores = torch.zeros(len(inputs), len(inputs), dtype=inputs.dtype)
+    for i, x_i in enumerate(inputs):
+        for j, x_j in enumerate(inputs):
             attn_scores[i, j] = x_i @ x_j
     return attn_scores
 
 
-def reader_weights(dim=-1):
-    return torch.softmax(reader_scores(), dim=dim)
+def reader_weights(dim=-1, inputs=INPUTS):
+    return torch.softmax(reader_scores(inputs), dim=dim)
 
 
 def reader_context(weights, start=None, pair=lambda i: i):
@@ -32,162 +50,74 @@ def reader_context(weights, start=None, pair=lambda i: i):
     return context_vec
 
 
+def swap_0_1(i: int) -> int:
+    """One swapped pair: weight 0 meets input 1 and weight 1 meets input 0, the rest is right."""
+    return {0: 1, 1: 0}.get(i, i)
+
+
+# --- what passes -------------------------------------------------------------------------------
+
+
 def test_correct_tensors_pass_with_one_line(capsys):
     check_scores(reader_scores())
     check_weights(reader_weights())
     check_context(reader_context(reader_weights()[1]), query=1)
     check_context(reader_weights() @ INPUTS)
     lines = capsys.readouterr().out.splitlines()
+    journey = ", ".join(f"{v:.4f}" for v in JOURNEY_CONTEXT)
     assert lines == [
         "✓ scores checkpoint passed: shape (6, 6), 36 entries, symmetric, "
-        "[0, 1] == [1, 0] == 0.9544",
+        f"[0, 1] == [1, 0] == {SCORE_0_1:.4f}",
         "✓ weights checkpoint passed: shape (6, 6), every row sums to 1, "
-        "[0, 1] = 0.2006, [1, 0] = 0.1385",
-        "✓ context checkpoint passed: query 1 ('journey') -> [0.4419, 0.6515, 0.5683]",
+        f"[0, 1] = {WEIGHT_0_1:.4f}, [1, 0] = {WEIGHT_1_0:.4f}",
+        f"✓ context checkpoint passed: query 1 ('journey') -> [{journey}]",
         "✓ context checkpoint passed: shape (6, 3), row i blends every input for query i",
     ]
 
 
-def test_rounded_printed_values_still_pass():
-    check_context(torch.tensor([0.4419, 0.6515, 0.5683]), query=1)
+def _in(dtype):
+    """The example inputs in ``dtype``: every stage then computed in that precision."""
+    return INPUTS.to(dtype)
 
 
-MISTAKES = [
-    # (mistake, check, reader's wrong tensor, kwargs, words the message must contain)
-    (
-        "wrong_query_index",
-        check_context,
-        lambda: reader_context(reader_weights()[2]),
-        {"query": 1},
-        "context vector of query 2 ('starts'), not of query 1 ('journey')",
-    ),
-    (
-        "wrong_query_index",
-        check_context,
-        lambda: reader_context(reader_weights()[0]),
-        {"query": 1},
-        "token number 2 is index 1",
-    ),
-    (
-        "softmax_dim0",
-        check_weights,
-        lambda: reader_weights(dim=0),
-        {},
-        "softmax(attn_scores, dim=-1)",
-    ),
-    (
-        "softmax_dim0",
-        check_context,
-        lambda: reader_weights(dim=0) @ INPUTS,
-        {},
-        "the columns sum to 1 but the rows do not",
-    ),
-    (
-        "softmax_dim0",
-        check_context,
-        lambda: reader_context(reader_weights(dim=0)[1]),
-        {"query": 1},
-        "dim=0",
-    ),
-    (
-        "wrong_pairing",
-        check_context,
-        lambda: reader_context(reader_weights()[1], pair=lambda i: (i + 1) % 6),
-        {"query": 1},
-        "enumerate(inputs)",
-    ),
-    (
-        "wrong_pairing",
-        check_context,
-        lambda: reader_context(reader_weights()[1], pair=lambda i: 5 - i),
-        {"query": 1},
-        "weights[i] * x_i",
-    ),
-    (
-        "no_zero_start",
-        check_context,
-        lambda: reader_context(reader_weights()[1], start=INPUTS[1]),
-        {"query": 1},
-        "off by [0.55, 0.87, 0.66]",
-    ),
-    (
-        "no_zero_start",
-        check_context,
-        lambda: reader_context(reader_weights()[1], start=torch.ones(3)),
-        {"query": 1},
-        "torch.zeros_like(inputs[0])",
-    ),
-    (
-        "transposed_product",
-        check_scores,
-        lambda: INPUTS.T @ INPUTS,
-        {},
-        "gives a (3, 3) grid",
-    ),
-    (
-        "no_exp",
-        check_weights,
-        lambda: reader_scores() / reader_scores().sum(dim=-1, keepdim=True),
-        {},
-        "normalising without exp",
+PASSING = [
+    # Values typed from the book's printout, rounded to 4 decimals as a reader types them.
+    pytest.param(check_scores, lambda: torch.tensor(ATTN_SCORES), {}, id="scores-typed"),
+    pytest.param(check_weights, lambda: torch.tensor(ATTN_WEIGHTS), {}, id="weights-typed"),
+    pytest.param(check_context, lambda: torch.tensor(ALL_CONTEXT_VECS), {}, id="contexts-typed"),
+    pytest.param(
+        check_context, lambda: torch.tensor(JOURNEY_CONTEXT), {"query": 1}, id="journey-typed"
     ),
 ]
+for _dtype in (torch.float16, torch.bfloat16, torch.float64):
+    _name = str(_dtype).removeprefix("torch.")
+    PASSING += [
+        pytest.param(check_scores, lambda d=_dtype: _in(d) @ _in(d).T, {}, id=f"scores-{_name}"),
+        pytest.param(
+            check_weights,
+            lambda d=_dtype: torch.softmax(_in(d) @ _in(d).T, dim=-1),
+            {},
+            id=f"weights-{_name}",
+        ),
+        pytest.param(
+            check_context,
+            lambda d=_dtype: torch.softmax(_in(d) @ _in(d).T, dim=-1) @ _in(d),
+            {},
+            id=f"contexts-{_name}",
+        ),
+        pytest.param(
+            check_context,
+            lambda d=_dtype: torch.softmax(_in(d) @ _in(d).T, dim=-1)[1] @ _in(d),
+            {"query": 1},
+            id=f"journey-{_name}",
+        ),
+    ]
 
 
-@pytest.mark.parametrize("mistake, check, make, kwargs, words", MISTAKES)
-def test_each_mistake_is_named(mistake, check, make, kwargs, words):
-    with pytest.raises(CheckpointError) as info:
-        check(make(), **kwargs)
-    assert info.value.mistake == mistake
-    assert words in str(info.value)
-    assert info.value.hint and info.value.hint in str(info.value)
-
-
-def test_unknown_mistake_says_how_far_off():
-    wrong = reader_weights().clone()
-    wrong[0] = wrong[0].flip(0)  # rows still sum to 1, but values are wrong
-    with pytest.raises(CheckpointError, match=r"differ from softmax\(attn_scores, dim=-1\)") as e:
-        check_weights(wrong)
-    assert e.value.mistake == "unknown"
-
-
-def test_row_sums_are_reported_when_they_are_not_one():
-    with pytest.raises(CheckpointError, match=r"row sums are \[") as e:
-        check_weights(reader_weights() * 2)
-    assert e.value.mistake == "unknown"
-
-
-def test_wrong_shape_is_reported():
-    with pytest.raises(CheckpointError, match=r"expected shape \(6, 6\).*got \(6, 5\)"):
-        check_scores(torch.ones(6, 5))
-    with pytest.raises(CheckpointError, match=r"expected shape \(3,\), got \(6, 3\)"):
-        check_context(torch.ones(6, 3), query=1)
-
-
-def test_not_a_tensor_is_a_checkpoint_error():
-    with pytest.raises(CheckpointError, match="expected a real-valued torch.Tensor with values, got list"):
-        check_scores([[1.0]])
-    with pytest.raises(CheckpointError, match="dtype torch.complex64"):
-        check_scores(torch.ones(6, 6, dtype=torch.complex64))
-
-
-def test_bad_tokens_are_value_errors_with_or_without_inputs():
-    inputs = torch.ones(2, 2)
-    with pytest.raises(ValueError, match="tokens: expected a list of 2 strings, got int 5"):
-        check_scores(torch.ones(2, 2), inputs=inputs, tokens=5)
-    with pytest.raises(ValueError, match=r"one string per input row \(6\), got 2"):
-        check_scores(INPUTS @ INPUTS.T, tokens=["a", "b"])
-    with pytest.raises(ValueError, match=r"tokens\[1\]: expected a str"):
-        check_scores(torch.ones(2, 2), inputs=inputs, tokens=["a", 2])
-
-
-def test_diagnose_names_stages_and_mistakes():
-    assert diagnose(reader_scores()).stage == "scores" and diagnose(reader_scores()).ok
-    assert diagnose(reader_weights()).stage == "weights"
-    assert diagnose(INPUTS.T @ INPUTS).mistake == "transposed_product"
-    found = diagnose(reader_context(reader_weights()[4]))
-    assert (found.stage, found.query, found.mistake) == ("context_vec", 4, None)
-    assert diagnose(torch.ones(2)).mistake == "unknown"
+@pytest.mark.parametrize("check, make, kwargs", PASSING)
+def test_a_correct_answer_passes_rounded_or_in_any_precision(check, make, kwargs, capsys):
+    check(make(), **kwargs)
+    assert capsys.readouterr().out.startswith("✓ ")
 
 
 def test_checks_accept_the_readers_own_inputs(capsys):
@@ -200,27 +130,403 @@ def test_checks_accept_the_readers_own_inputs(capsys):
         check_context(attn_weights[1] @ inputs, query=2, inputs=inputs, tokens=["a", "b", "c"])
 
 
+REFERENCE = torch.tensor(JOURNEY_CONTEXT)
+
+
+@pytest.mark.parametrize(
+    "result, same",
+    [
+        pytest.param(REFERENCE + 5e-5, True, id="half-a-printed-unit-off"),
+        pytest.param(REFERENCE + 1e-3, False, id="1e-3-off"),
+        pytest.param(REFERENCE[:2], False, id="another-shape"),
+        pytest.param(REFERENCE.to(torch.bfloat16), True, id="rounded-to-bfloat16"),
+        pytest.param((REFERENCE + 0.1).to(torch.bfloat16), False, id="bfloat16-0.1-off"),
+    ],
+)
+def test_close_allows_the_printed_rounding_and_the_dtypes_own(result, same):
+    assert close(result, REFERENCE) is same
+
+
+# --- what fails, and what the failure says ---------------------------------------------------
+
+
+def _off_by_1e3(x: torch.Tensor) -> torch.Tensor:
+    x = x.clone()
+    x.view(-1)[0] += 1e-3
+    return x
+
+
+def _weights_moved_by_1e3() -> torch.Tensor:
+    """1e-3 of query 0's weight moved from key 1 to key 0: every row still sums to 1."""
+    attn_weights = torch.softmax(INPUTS @ INPUTS.T, dim=-1)
+    attn_weights[0, 0] += 1e-3
+    attn_weights[0, 1] -= 1e-3
+    return attn_weights
+
+
+def _one_row_reversed():
+    wrong = reader_weights().clone()
+    wrong[0] = wrong[0].flip(0)  # rows still sum to 1, but values are wrong
+    return wrong
+
+
+def failing(id, check, make, kwargs, mistake, words):
+    return pytest.param(check, make, kwargs, mistake, words, id=id)
+
+
+FAILING = [
+    # (check, reader's wrong tensor, kwargs, the mistake named, words the message must contain)
+    failing("wrong_query_index-2-for-1", check_context,
+            lambda: reader_context(reader_weights()[2]), {"query": 1},
+            "wrong_query_index",
+            "context vector of query 2 ('starts'), not of query 1 ('journey')"),
+    failing("wrong_query_index-off-by-one", check_context,
+            lambda: reader_context(reader_weights()[0]), {"query": 1},
+            "wrong_query_index", "token number 2 is index 1"),
+    failing("softmax_dim0-weights", check_weights, lambda: reader_weights(dim=0), {},
+            "softmax_dim0", "softmax(attn_scores, dim=-1)"),
+    failing("softmax_dim0-contexts", check_context, lambda: reader_weights(dim=0) @ INPUTS, {},
+            "softmax_dim0", "the columns sum to 1 but the rows do not"),
+    failing("softmax_dim0-one-context", check_context,
+            lambda: reader_context(reader_weights(dim=0)[1]), {"query": 1},
+            "softmax_dim0", "dim=0"),
+    failing("wrong_pairing-one-swap", check_context,
+            lambda: reader_context(reader_weights()[1], pair=swap_0_1), {"query": 1},
+            "wrong_pairing", "weights[i] * x_i"),
+    failing("wrong_pairing-shifted", check_context,
+            lambda: reader_context(reader_weights()[1], pair=lambda i: (i + 1) % 6), {"query": 1},
+            "wrong_pairing", "enumerate(inputs)"),
+    failing("wrong_pairing-reversed", check_context,
+            lambda: reader_context(reader_weights()[1], pair=lambda i: 5 - i), {"query": 1},
+            "wrong_pairing", "weights[i] * x_i"),
+    failing("no_zero_start-an-input", check_context,
+            lambda: reader_context(reader_weights()[1], start=INPUTS[1]), {"query": 1},
+            "no_zero_start", "off by [0.55, 0.87, 0.66]"),
+    failing("no_zero_start-ones", check_context,
+            lambda: reader_context(reader_weights()[1], start=torch.ones(3)), {"query": 1},
+            "no_zero_start", "torch.zeros_like(inputs[0])"),
+    failing("transposed_product", check_scores, lambda: INPUTS.T @ INPUTS, {},
+            "transposed_product", "gives a (3, 3) grid"),
+    failing("no_exp", check_weights,
+            lambda: reader_scores() / reader_scores().sum(dim=-1, keepdim=True), {},
+            "no_exp", "normalising without exp"),
+    failing("wrong_stage-weights-as-scores", check_scores, reader_weights, {},
+            "wrong_stage", "this tensor is the attention weights; pass the scores instead"),
+    failing("wrong_stage-scores-as-weights", check_weights, reader_scores, {},
+            "wrong_stage", "this tensor is the attention scores; pass the weights instead"),
+    # Nothing known: the message says how far off, or what is wrong with the shape.
+    failing("unknown-values", check_weights, _one_row_reversed, {},
+            "unknown", "differ from softmax(attn_scores, dim=-1)"),
+    failing("unknown-row-sums", check_weights, lambda: reader_weights() * 2, {},
+            "unknown", "the row sums are ["),
+    failing("unknown-shape-scores", check_scores, lambda: torch.ones(6, 5), {},
+            "unknown", "expected shape (6, 6), one row and one column per token, got (6, 5)"),
+    failing("unknown-shape-context", check_context, lambda: torch.ones(6, 3), {"query": 1},
+            "unknown", "expected shape (3,), got (6, 3)"),
+    # Off by 1e-3, above the printed 4 decimals: the tolerance must not let these through.
+    failing("scores-off-by-1e-3", check_scores, lambda: _off_by_1e3(INPUTS @ INPUTS.T), {},
+            "unknown", "by up to 0.0010"),
+    failing("weights-off-by-1e-3", check_weights, _weights_moved_by_1e3, {},
+            "unknown", "rows sum to 1, but the values differ from softmax(attn_scores, dim=-1) "
+            "by up to 0.0010"),
+    failing("journey-off-by-1e-3", check_context,
+            lambda: _off_by_1e3(torch.tensor(JOURNEY_CONTEXT)), {"query": 1},
+            "unknown", "by up to 0.0010"),
+    # Not a tensor with values at all.
+    failing("a-list", check_scores, lambda: [[1.0]], {},
+            "unknown", "expected a real-valued torch.Tensor with values, got list"),
+    failing("complex", check_scores, lambda: torch.ones(6, 6, dtype=torch.complex64), {},
+            "unknown", "dtype torch.complex64"),
+    failing("meta-scores", check_scores, lambda: torch.ones(6, 6, device="meta"), {},
+            "unknown", "expected a real-valued torch.Tensor with values"),
+    failing("meta-weights", check_weights, lambda: torch.ones(6, 6, device="meta"), {},
+            "unknown", "expected a real-valued torch.Tensor with values"),
+    failing("meta-context", check_context, lambda: torch.ones(3, device="meta"), {"query": 1},
+            "unknown", "expected a real-valued torch.Tensor with values"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("check, make, kwargs, mistake, words", FAILING)
+def test_a_wrong_answer_fails_and_the_failure_names_the_mistake(
+    check, make, kwargs, mistake, words
+):
+    with pytest.raises(CheckpointError) as info:
+        check(make(), **kwargs)
+    assert info.value.mistake == mistake
+    assert words in str(info.value)
+    assert info.value.hint
+    if mistake in MISTAKES:
+        assert info.value.hint in str(info.value)
+
+
+def test_diagnose_names_stages_and_mistakes():
+    assert diagnose(reader_scores()).stage == "scores" and diagnose(reader_scores()).ok
+    assert diagnose(reader_weights()).stage == "weights"
+    found = diagnose(reader_context(reader_weights()[4]))
+    assert (found.stage, found.query, found.mistake) == ("context_vec", 4, None)
+    assert diagnose(torch.ones(2)).mistake == "unknown"
+
+
+def test_diagnose_judges_float64_like_float32():
+    inputs = INPUTS.double()
+    scores = inputs @ inputs.T
+    assert diagnose(scores, inputs=inputs).ok
+    assert diagnose(scores).ok  # against the float32 example inputs
+    assert diagnose(inputs.T @ inputs, inputs=inputs).mistake == "transposed_product"
+    found = diagnose(torch.softmax(scores, dim=-1) @ inputs, inputs=inputs)
+    assert (found.stage, found.mistake) == ("context_vecs", None)
+    swapped = torch.softmax(scores, dim=-1)[1][[1, 0, 2, 3, 4, 5]] @ inputs
+    assert diagnose(swapped, inputs=inputs, query=1).mistake == "wrong_pairing"
+
+
+def test_diagnose_of_a_tensor_without_values_is_unknown_not_an_error():
+    assert diagnose(torch.ones(6, 6, device="meta")).mistake == "unknown"
+    assert diagnose([[1.0]]).mistake == "unknown"
+
+
+SEVEN = ["a", "b", "c", "d", "e", "f", "g"]
+
+
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: check_context(torch.ones(3)), "query: expected the index of the query token"),
-        (
-            lambda: check_context(torch.ones(3), query=6),
-            "query: expected an index in [0, 5], got 6",
-        ),
-        (lambda: check_context(torch.ones(3), query=-1), "query: expected an int >= 0, got -1"),
-        (lambda: check_scores(torch.ones(2, 2), inputs=torch.ones(2)), "inputs: expected shape"),
-        (
-            lambda: check_scores(torch.ones(2, 2), inputs=torch.ones(2, 2), tokens=["a"]),
-            "tokens: expected one string per input row (2), got 1",
-        ),
-        (
-            lambda: check_scores(torch.ones(2, 2), inputs=torch.ones(2, 2, dtype=torch.long)),
-            "floating-point dtype",
-        ),
+        pytest.param(lambda: check_context(torch.ones(3)),
+                     "query: expected the index of the query token", id="context-without-query"),
+        pytest.param(lambda: check_context(torch.ones(3), query=6),
+                     "query: expected an index in [0, 5], got 6", id="query-past-the-end"),
+        pytest.param(lambda: check_context(torch.ones(3), query=-1),
+                     "query: expected an int >= 0, got -1", id="query-negative"),
+        pytest.param(lambda: diagnose(torch.ones(3), query=6),
+                     "query: expected an index in [0, 5], got 6", id="diagnose-query-past-the-end"),
+        pytest.param(lambda: check_scores(torch.ones(2, 2), inputs=torch.ones(2)),
+                     "inputs: expected shape", id="inputs-1d"),
+        pytest.param(lambda: check_scores(torch.ones(2, 2),
+                                          inputs=torch.ones(2, 2, dtype=torch.long)),
+                     "floating-point dtype", id="inputs-long"),
+        pytest.param(lambda: check_scores(torch.ones(6, 6),
+                                          inputs=torch.ones(6, 3, device="meta")),
+                     "inputs: expected a tensor with values, got one on the meta device",
+                     id="inputs-meta"),
+        pytest.param(lambda: check_scores(torch.ones(2, 2), inputs=torch.ones(2, 2), tokens=5),
+                     "tokens: expected a list of 2 strings, got int 5", id="tokens-an-int"),
+        pytest.param(lambda: check_scores(torch.ones(2, 2), inputs=torch.ones(2, 2), tokens=["a"]),
+                     "tokens: expected one string per input row (2), got 1", id="tokens-too-few"),
+        pytest.param(lambda: check_scores(INPUTS @ INPUTS.T, tokens=["a", "b"]),
+                     "one string per input row (6), got 2", id="tokens-too-few-for-the-example"),
+        pytest.param(lambda: check_scores(torch.ones(2, 2), inputs=torch.ones(2, 2),
+                                          tokens=["a", 2]),
+                     "tokens[1]: expected a str", id="tokens-not-str"),
+        pytest.param(lambda: check_scores(INPUTS @ INPUTS.T, inputs=INPUTS, tokens=SEVEN),
+                     "one string per input row (6), got 7", id="scores-7-tokens-for-6"),
+        pytest.param(lambda: check_weights(reader_weights(), tokens=SEVEN),
+                     "one string per input row (6), got 7", id="weights-7-tokens-for-6"),
+        pytest.param(lambda: check_context(reader_weights() @ INPUTS, tokens=SEVEN),
+                     "one string per input row (6), got 7", id="context-7-tokens-for-6"),
+        pytest.param(lambda: diagnose(reader_scores(), inputs=INPUTS, tokens=SEVEN),
+                     "one string per input row (6), got 7", id="diagnose-7-tokens-for-6"),
+        pytest.param(lambda: check_scores(reader_scores(), tokens=["x" * 101] + SEVEN[1:6]),
+                     "tokens[0]: expected at most 100 characters, got 101", id="token-too-long"),
     ],
-)
+)  # fmt: skip
 def test_bad_arguments_to_checks_raise_value_error(call, message):
     with pytest.raises(ValueError) as info:
         call()
     assert message in str(info.value)
+
+
+# --- the table of mistakes ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", MISTAKES)
+def test_every_mistake_has_a_label_and_a_hint(name):
+    mistake = MISTAKES[name]
+    assert isinstance(mistake.label, str) and mistake.label.strip()
+    assert isinstance(mistake.hint, str) and mistake.hint.strip()
+    # The hint is a format string for its {placeholders}: a stray brace would break it.
+    list(string.Formatter().parse(mistake.hint))
+
+
+SCORES = INPUTS @ INPUTS.T
+WEIGHTS = torch.softmax(SCORES, dim=-1)
+CAUSAL = torch.ones(6, 6, dtype=torch.bool).triu(1)
+KEEP = (torch.arange(36).reshape(6, 6) % 3 != 0).float()  # dropout keeps two weights in three
+P = 0.2  # not the book's 0.5: there 1/p and 1/(1 - p) are both 2
+X_HEADS = torch.arange(24.0).reshape(1, 6, 4)  # (b, num_tokens, d_out), cut into 2 heads
+CONTEXT_HEADS = torch.arange(24.0).reshape(1, 2, 6, 2)  # (b, num_heads, num_tokens, head_dim)
+LARGE = torch.tensor([[1.0, 2.0, 100.0]])  # scores whose exp overflows float32
+FAR_APART = torch.tensor([[0.0, 1.0], [-200.0, -199.0]])  # row 1 far below the grid's maximum
+VALUES = INPUTS @ torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # (6, 2), d_out = 2
+HEAD_OUTPUTS = [torch.ones(1, 6, 2), 2 * torch.ones(1, 6, 2)]  # two heads' (b, num_tokens, d_out)
+# One step of blockwise attention for one query: what was summed so far against the old
+# maximum, the factor exp(old max - new max), and a block of two keys' exps and values.
+SO_FAR = {"running_sum": torch.tensor([[2.0]]), "context": torch.tensor([[1.0, 2.0]])}
+STEP = {
+    "rescale": torch.tensor([[0.5]]),
+    "exps": torch.tensor([[0.25, 1.0]]),
+    "block_values": torch.tensor([[1.0, 0.0], [0.0, 1.0]]),
+}
+
+
+def _blockwise_step() -> tuple[torch.Tensor, torch.Tensor]:
+    """The correct step: rescale what was summed before, then add the block."""
+    rescale, exps = STEP["rescale"], STEP["exps"]
+    return (
+        SO_FAR["running_sum"] * rescale + exps.sum(dim=-1, keepdim=True),
+        SO_FAR["context"] * rescale + exps @ STEP["block_values"],
+    )
+
+
+X_0, X_1 = INPUTS[0], INPUTS[1]
+# The wrong line does not run at all: the reader meets an error instead of a result.
+RAISES = (RuntimeError, TypeError)
+
+# name -> (the mistake made with its row's `make`, the correct result written in plain torch)
+MADE = {
+    # scores
+    "transposed_product": (lambda make: make(INPUTS), lambda: SCORES),
+    "same_token": (lambda make: make(INPUTS), lambda: SCORES),
+    "products_not_summed": (lambda make: make(X_0, X_1), lambda: torch.dot(X_0, X_1)),
+    "sums_multiplied": (lambda make: make(X_0, X_1), lambda: torch.dot(X_0, X_1)),
+    "row_written_whole": (lambda make: make(INPUTS), lambda: SCORES),
+    "book_number_as_index": (lambda make: make(INPUTS, 2), lambda: INPUTS[1]),  # x^(2)
+    "column_not_token": (lambda make: make(INPUTS, 1), lambda: INPUTS[1]),
+    "no_transpose": (lambda make: make(INPUTS, INPUTS), lambda: RAISES),
+    "elementwise_product": (lambda make: make(INPUTS), lambda: SCORES),
+    "operands_swapped": (lambda make: make(INPUTS[:3], INPUTS), lambda: INPUTS[:3] @ INPUTS.T),
+    # weights
+    "softmax_dim0": (lambda make: make(SCORES), lambda: WEIGHTS),
+    "no_exp": (lambda make: make(SCORES), lambda: WEIGHTS),
+    "no_keepdim": (lambda make: make(SCORES), lambda: WEIGHTS),
+    "softmax_whole_grid": (lambda make: make(SCORES), lambda: WEIGHTS),
+    "no_max_shift": (lambda make: make(LARGE), lambda: torch.softmax(LARGE, dim=-1)),
+    "max_of_grid": (lambda make: make(FAR_APART), lambda: torch.softmax(FAR_APART, dim=-1)),
+    "max_no_keepdim": (lambda make: make(SCORES), lambda: WEIGHTS),
+    "max_without_values": (lambda make: make(SCORES), lambda: RAISES),
+    "column_not_row": (lambda make: make(WEIGHTS, 1), lambda: WEIGHTS[1]),
+    # context vectors
+    "weights_transposed": (lambda make: make(WEIGHTS, INPUTS), lambda: WEIGHTS @ INPUTS),
+    "product_order": (lambda make: make(WEIGHTS, INPUTS), lambda: RAISES),
+    "no_softmax": (lambda make: make(SCORES, INPUTS), lambda: WEIGHTS @ INPUTS),
+    # trainable attention: d_k = 2 for the book's d_in = 3, d_out = 2
+    "no_scale": (lambda make: make(2, 3), lambda: 1 / math.sqrt(2)),
+    "scale_by_d_k": (lambda make: make(2, 3), lambda: 1 / math.sqrt(2)),
+    "scale_by_d_in": (lambda make: make(2, 3), lambda: 1 / math.sqrt(2)),
+    "scale_by_num_tokens": (lambda make: make(VALUES), lambda: 1 / math.sqrt(2)),
+    "scale_hardcoded": (lambda make: make(2), lambda: 1 / math.sqrt(4)),  # after d_out became 4
+    "projection_order": (lambda make: make(INPUTS, torch.ones(3, 2)), lambda: RAISES),
+    "blend_inputs": (lambda make: make(WEIGHTS, INPUTS), lambda: WEIGHTS @ VALUES),
+    "weights_sized_by_d_out": (lambda make: make(6, 2), lambda: (6, 6)),
+    # causal attention
+    "mask_diagonal": (lambda make: make(6), lambda: CAUSAL),
+    "mask_inverted": (lambda make: make(6), lambda: CAUSAL),
+    "mask_not_bool": (lambda make: make(6), lambda: CAUSAL),  # the right cells, not bool
+    "mask_zero": (
+        lambda make: make(SCORES, CAUSAL),
+        lambda: torch.softmax(SCORES.masked_fill(CAUSAL, -torch.inf), dim=-1),
+    ),
+    "mask_after_softmax": (
+        lambda make: make(SCORES, CAUSAL),
+        lambda: torch.softmax(SCORES.masked_fill(CAUSAL, -torch.inf), dim=-1),
+    ),
+    "dropout_by_p": (lambda make: make(WEIGHTS, KEEP, P), lambda: WEIGHTS * KEEP / (1 - P)),
+    "dropout_unscaled": (lambda make: make(WEIGHTS, KEEP, P), lambda: WEIGHTS * KEEP / (1 - P)),
+    # the memory of the grid, float32: 4 bytes a score
+    "grid_entries_not_bytes": (lambda make: make(6), lambda: 4 * 6 * 6),
+    "grid_one_row": (lambda make: make(6), lambda: 4 * 6 * 6),
+    "grid_float64": (lambda make: make(6), lambda: 4 * 6 * 6),
+    # blockwise attention
+    "no_rescale": (lambda make: make(**SO_FAR, **STEP), _blockwise_step),
+    "context_not_rescaled": (lambda make: make(**SO_FAR, **STEP), _blockwise_step),
+    "new_block_rescaled": (lambda make: make(**SO_FAR, **STEP), _blockwise_step),
+    # multi-head attention
+    "heads_cat_wrong_axis": (
+        lambda make: make(HEAD_OUTPUTS),
+        lambda: torch.cat(HEAD_OUTPUTS, dim=-1),
+    ),
+    "heads_summed": (lambda make: make(HEAD_OUTPUTS), lambda: torch.cat(HEAD_OUTPUTS, dim=-1)),
+    "split_transpose_last": (
+        lambda make: make(X_HEADS, 2),
+        lambda: X_HEADS.view(1, 6, 2, 2).transpose(1, 2),
+    ),
+    "d_out_per_head": (lambda make: make(X_HEADS, 2), lambda: RAISES),
+    "view_without_contiguous": (lambda make: make(CONTEXT_HEADS), lambda: RAISES),
+    "split_without_transpose": (
+        lambda make: make(X_HEADS, 2),
+        lambda: X_HEADS.view(1, 6, 2, 2).transpose(1, 2),
+    ),
+    "merge_without_transpose": (
+        lambda make: make(CONTEXT_HEADS),
+        lambda: CONTEXT_HEADS.transpose(1, 2).reshape(1, 6, 4),
+    ),
+}
+
+
+def test_every_mistake_with_a_make_is_made_here():
+    assert set(MADE) == {name for name, mistake in MISTAKES.items() if mistake.make is not None}
+
+
+def _differs(got, expected) -> bool:
+    """Whether ``got`` is something else than ``expected``: a tensor, a number or a tuple."""
+    if isinstance(expected, tuple) and isinstance(got, tuple) and len(got) == len(expected):
+        return any(_differs(g, e) for g, e in zip(got, expected, strict=True))
+    if isinstance(expected, torch.Tensor):
+        assert isinstance(got, torch.Tensor)
+        return (
+            got.shape != expected.shape
+            or got.dtype != expected.dtype
+            or not torch.allclose(got.float(), expected.float())
+        )
+    if isinstance(expected, float):
+        return not math.isclose(float(got), expected, rel_tol=1e-3)
+    return got != expected
+
+
+@pytest.mark.parametrize("name", MADE)
+def test_each_made_mistake_gives_something_else_than_the_correct_result(name):
+    make, correct = MADE[name]
+    expected = correct()
+    if expected is RAISES:
+        with pytest.raises(RAISES):
+            make(MISTAKES[name].make)
+        return
+    assert _differs(make(MISTAKES[name].make), expected)
+
+
+def _diagnosed(name: str) -> tuple[torch.Tensor, int | None]:
+    """A reader's tensor with mistake ``name`` of notebooks 01-04, and the query it is for."""
+    hand_made = {
+        "wrong_query_index": (WEIGHTS[2] @ INPUTS, 1),
+        "wrong_pairing": (reader_context(WEIGHTS[1], pair=swap_0_1), 1),
+        "no_zero_start": (reader_context(WEIGHTS[1], start=INPUTS[1]), 1),
+    }
+    if name in hand_made:
+        return hand_made[name]
+    return MADE[name][0](MISTAKES[name].make), None
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "wrong_query_index",
+        "softmax_dim0",
+        "wrong_pairing",
+        "no_zero_start",
+        "transposed_product",
+        "no_exp",
+        "same_token",
+    ],
+)
+def test_diagnose_names_each_mistake_of_notebooks_01_to_04(name):
+    result, query = _diagnosed(name)
+    assert diagnose(result, query=query).mistake == name
+
+
+@pytest.mark.parametrize(
+    "name, words", [("no_keepdim", "keepdim=True"), ("weights_transposed", "attn_weights.T")]
+)
+def test_mistakes_that_give_softmax_dim0s_numbers_are_named_by_its_hint(name, words):
+    # On the example's symmetric scores these give exactly softmax(dim=0)'s tensor: no value
+    # can tell them apart, so the hint of softmax_dim0 names them too.
+    result, query = _diagnosed(name)
+    found = diagnose(result, query=query)
+    assert found.mistake == "softmax_dim0" and words in found.hint

@@ -1,31 +1,36 @@
-"""Tests for attnlib.data.embed: a reader's own sentence as reproducible embeddings."""
+"""Tests for attnlib.data: a reader's own sentence as reproducible embeddings."""
 
 from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 import torch
+from book import BOOK_INPUTS, TOKENS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnlib.data import MAX_TOKENS, embed
+from attnlib.data import MAX_TOKENS, embed, sentence_inputs, tokenize
 
 
-def test_splits_words_and_punctuation():
-    tokens, inputs = embed("Your journey starts, with one step!")
-    assert tokens == ["Your", "journey", "starts", ",", "with", "one", "step", "!"]
-    assert inputs.shape == (8, 3)
-
-
-def test_every_punctuation_mark_is_its_own_token():
-    tokens, _ = embed("Wait... what?!")
-    assert tokens == ["Wait", ".", ".", ".", "what", "?", "!"]
-
-
-def test_whitespace_of_any_kind_only_separates():
-    tokens, _ = embed("  one\ttwo\n three  ")
-    assert tokens == ["one", "two", "three"]
+@pytest.mark.parametrize(
+    "sentence, tokens",
+    [
+        (
+            "Your journey starts, with one step!",
+            ["Your", "journey", "starts", ",", "with", "one", "step", "!"],
+        ),
+        ("Wait... what?!", ["Wait", ".", ".", ".", "what", "?", "!"]),  # each mark a token
+        ("  one\ttwo\n three  ", ["one", "two", "three"]),  # any whitespace only separates
+        ("snake_case and 42nd", ["snake_case", "and", "42nd"]),  # letters, digits, _ are a word
+    ],
+    ids=["words-and-punctuation", "every-mark-its-own-token", "whitespace", "word-characters"],
+)
+def test_splits_words_and_punctuation(sentence, tokens):
+    assert tokenize(sentence) == tokens
+    got, inputs = embed(sentence)
+    assert got == tokens and inputs.shape == (len(tokens), 3)
 
 
 @pytest.mark.parametrize("d", [1, 3, 7])
@@ -114,6 +119,10 @@ def test_vectors_depend_only_on_lowercased_word(words, d, seed):
         ({"sentence": None}, "sentence: expected a str, got NoneType"),
         ({"sentence": b"hi"}, "sentence: expected a str, got bytes"),
         ({"sentence": ["hi", "there"]}, "sentence: expected a str, got list"),
+        ({"sentence": "a b", "d": 10**12}, "d: expected an int <= 65536 (the limit)"),
+        ({"sentence": "hi", "seed": 2**63}, "seed: expected an int <= 9223372036854775807"),
+        ({"sentence": "hi", "seed": 1.0}, "seed: expected an int >= 0, got float 1.0"),
+        ({"sentence": "a" * 101}, "expected at most 100 characters, got 101"),
     ],
 )
 def test_bad_input_errors(kwargs, message):
@@ -121,8 +130,46 @@ def test_bad_input_errors(kwargs, message):
         embed(**kwargs)
 
 
-def test_large_seed_works_or_gets_a_clear_error():
-    try:
-        embed("hi", seed=2**63)
-    except ValueError as err:
-        assert str(err).startswith("seed:"), str(err)
+def test_the_largest_seed_works():
+    tokens, inputs = embed("hi there", seed=2**63 - 1)
+    assert tokens == ["hi", "there"] and inputs.shape == (2, 3)
+
+
+@pytest.mark.parametrize(
+    "kwargs, same_as",
+    [({"seed": np.int64(5)}, {"seed": 5}), ({"d": np.int32(4)}, {"d": 4})],
+    ids=["np.int64-seed", "np.int32-d"],
+)
+def test_numpy_integers_work_as_ints(kwargs, same_as):
+    tokens, inputs = embed("a b a", **kwargs)
+    expected_tokens, expected = embed("a b a", **same_as)
+    assert tokens == expected_tokens
+    assert torch.equal(inputs, expected)
+
+
+# --- sentence_inputs: the book's sentence gets the book's embeddings -----------------------------
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [" ".join(TOKENS), "your JOURNEY starts with one step", " Your journey\tstarts with one step"],
+    ids=["as-printed", "any-case", "any-spacing"],
+)
+def test_the_books_sentence_in_any_case_and_spacing_gets_the_books_inputs(sentence):
+    tokens, inputs = sentence_inputs(sentence, seed=7)
+    assert [t.lower() for t in tokens] == [t.lower() for t in TOKENS]
+    assert tokens == tuple(sentence.split())  # as the reader typed them
+    assert torch.equal(inputs, torch.tensor(BOOK_INPUTS))
+
+
+def test_any_other_sentence_gets_embed_with_d_3():
+    tokens, inputs = sentence_inputs("Your journey ends here.", seed=7)
+    expected_tokens, expected = embed("Your journey ends here.", d=3, seed=7)
+    assert tokens == tuple(expected_tokens)
+    assert torch.equal(inputs, expected)
+
+
+@pytest.mark.parametrize("sentence", [" ".join(TOKENS), "another sentence"])
+def test_sentence_inputs_refuses_a_bad_seed_for_any_sentence(sentence):
+    with pytest.raises(ValueError, match=r"seed: expected an int >= 0, got -1"):
+        sentence_inputs(sentence, seed=-1)

@@ -1,7 +1,7 @@
 """Tests for attnlib.modules: the book's numbers, torch's own attention, invariants, errors.
 
 Every expected value comes from outside the code under test: the numbers printed in
-chapter 3 of Raschka's book, or a recomputation with plain torch operations
+chapter 3 of Raschka's book (tests/book.py), or a recomputation with plain torch operations
 (``torch.nn.functional.scaled_dot_product_attention``, ``torch.nn.MultiheadAttention``).
 """
 
@@ -10,9 +10,11 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from book import BOOK_MODULES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
@@ -50,90 +52,30 @@ def assert_close(actual: torch.Tensor, expected, atol: float = ATOL) -> None:
 
 # --- the book's numbers ------------------------------------------------------------------
 
-BOOK_V1 = [
-    [0.2996, 0.8053],
-    [0.3061, 0.8210],
-    [0.3058, 0.8203],
-    [0.2948, 0.7939],
-    [0.2927, 0.7891],
-    [0.2990, 0.8040],
-]
-BOOK_V2 = [
-    [-0.0739, 0.0713],
-    [-0.0748, 0.0703],
-    [-0.0749, 0.0702],
-    [-0.0760, 0.0685],
-    [-0.0763, 0.0679],
-    [-0.0754, 0.0693],
-]
-BOOK_CAUSAL = [
-    [-0.4519, 0.2216],
-    [-0.5874, 0.0058],
-    [-0.6300, -0.0632],
-    [-0.5675, -0.0843],
-    [-0.5526, -0.0981],
-    [-0.5299, -0.1081],
-]
-BOOK_WRAPPER = [
-    [-0.4519, 0.2216, 0.4772, 0.1063],
-    [-0.5874, 0.0058, 0.5891, 0.3257],
-    [-0.6300, -0.0632, 0.6202, 0.3860],
-    [-0.5675, -0.0843, 0.5478, 0.3589],
-    [-0.5526, -0.0981, 0.5321, 0.3428],
-    [-0.5299, -0.1081, 0.5077, 0.3493],
-]
-BOOK_MHA = [
-    [0.3190, 0.4858],
-    [0.2943, 0.3897],
-    [0.2856, 0.3593],
-    [0.2693, 0.3873],
-    [0.2639, 0.3928],
-    [0.2575, 0.4028],
-]
+
+def book_module(name: str) -> tuple[nn.Module, torch.Tensor]:
+    """The module ``name`` as the book builds it (its seed, its arguments) and its input."""
+    seed, args, batched, _ = BOOK_MODULES[name]
+    torch.manual_seed(seed)
+    module = getattr(modules, name)(*args)
+    inputs = example_inputs()
+    return module, torch.stack((inputs, inputs)) if batched else inputs
 
 
-def test_self_attention_v1_book_values(inputs):
-    torch.manual_seed(123)
-    sa_v1 = SelfAttentionV1(3, 2)
-    context_vecs = sa_v1(inputs)
-    assert context_vecs.shape == (6, 2)
-    assert_close(context_vecs[1], [0.3061, 0.8210], atol=BOOK_ATOL)  # z(2), "journey"
-    assert_close(context_vecs, BOOK_V1, atol=BOOK_ATOL)
+def book_output(name: str, like: torch.Tensor) -> torch.Tensor:
+    """What the book prints for ``name``, repeated for each sequence of a batch like ``like``."""
+    output = torch.tensor(BOOK_MODULES[name].output)
+    return output.expand(like.shape[0], -1, -1) if BOOK_MODULES[name].batched else output
 
 
-def test_self_attention_v2_book_values(inputs):
-    torch.manual_seed(789)
-    context_vecs = SelfAttentionV2(3, 2)(inputs)
-    assert_close(context_vecs, BOOK_V2, atol=BOOK_ATOL)
-
-
-def test_causal_attention_book_values(batch):
-    torch.manual_seed(123)
-    context_vecs = CausalAttention(3, 2, 6, 0.0)(batch)
-    assert context_vecs.shape == (2, 6, 2)
-    assert_close(context_vecs[0], BOOK_CAUSAL, atol=BOOK_ATOL)
-    assert_close(context_vecs[1], BOOK_CAUSAL, atol=BOOK_ATOL)
-
-
-def test_wrapper_book_values(batch):
-    torch.manual_seed(123)
-    context_vecs = MultiHeadAttentionWrapper(3, 2, 6, 0.0, num_heads=2)(batch)
-    assert context_vecs.shape == (2, 6, 4)
-    assert_close(context_vecs[0], BOOK_WRAPPER, atol=BOOK_ATOL)
-    assert_close(context_vecs[1], BOOK_WRAPPER, atol=BOOK_ATOL)
-
-
-def test_multi_head_attention_book_values(batch):
-    torch.manual_seed(123)
-    context_vecs = MultiHeadAttention(3, 2, 6, 0.0, num_heads=2)(batch)
-    assert context_vecs.shape == (2, 6, 2)
-    assert_close(context_vecs[0], BOOK_MHA, atol=BOOK_ATOL)
-    assert_close(context_vecs[1], BOOK_MHA, atol=BOOK_ATOL)
+@pytest.mark.parametrize("name", BOOK_MODULES)
+def test_book_values(name):
+    module, x = book_module(name)
+    assert_close(module(x), book_output(name, x), atol=BOOK_ATOL)
 
 
 def test_v2_weights_copied_into_v1_give_the_same_output(inputs):
-    torch.manual_seed(789)
-    sa_v2 = SelfAttentionV2(3, 2)
+    sa_v2, _ = book_module("SelfAttentionV2")
     sa_v1 = SelfAttentionV1(3, 2)
     with torch.no_grad():
         # A Linear stores (d_out, d_in) and computes x @ weight.T.
@@ -142,7 +84,7 @@ def test_v2_weights_copied_into_v1_give_the_same_output(inputs):
         sa_v1.W_value.copy_(sa_v2.W_value.weight.T)
     assert_close(sa_v1(inputs), sa_v2(inputs).detach())
     assert_close(sa_v1.last_attn_weights, sa_v2.last_attn_weights)
-    assert_close(sa_v1(inputs), BOOK_V2, atol=BOOK_ATOL)
+    assert_close(sa_v1(inputs), BOOK_MODULES["SelfAttentionV2"].output, atol=BOOK_ATOL)
 
 
 def test_parameter_shapes_and_names():
@@ -288,27 +230,6 @@ def test_multi_head_attention_matches_nn_multihead_attention(qkv_bias, num_heads
     assert_close(mha.last_attn_weights, expected_weights)
 
 
-def test_forward_uses_the_one_attention_function(monkeypatch, inputs, batch):
-    """Every module delegates the arithmetic to attention.scaled_dot_product_attention."""
-    calls = []
-    original = modules.scaled_dot_product_attention
-
-    def spy(*args, **kwargs):
-        calls.append(kwargs)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(modules, "scaled_dot_product_attention", spy)
-    SelfAttentionV1(3, 2)(inputs)
-    SelfAttentionV2(3, 2)(inputs)
-    assert len(calls) == 2
-    CausalAttention(3, 2, 6, 0.1)(batch)
-    MultiHeadAttention(3, 2, 6, 0.1, num_heads=2)(batch)
-    assert len(calls) == 4
-    assert all(isinstance(kw["dropout"], nn.Dropout) for kw in calls[2:])
-    MultiHeadAttentionWrapper(3, 2, 6, 0.0, num_heads=3)(batch)
-    assert len(calls) == 7
-
-
 # --- invariants over random shapes -------------------------------------------------------
 
 
@@ -439,60 +360,190 @@ def test_eval_mode_is_deterministic_and_equals_no_dropout(cls, batch):
     assert_close(first, without(batch).detach())
 
 
-# --- training and dtypes -------------------------------------------------------------------
+# --- training --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", BOOK_MODULES)
+def test_gradients_reach_every_parameter(name):
+    module, x = book_module(name)
+    assert module.last_attn_weights is None
+    module(torch.rand(x.shape)).sum().backward()
+    for param_name, param in module.named_parameters():
+        assert param.grad is not None and param.grad.abs().sum() > 0, param_name
+
+
+# --- devices and dtypes: nothing is pinned to the CPU or to float32 ---------------------------
+
+
+def test_every_module_class_is_one_of_the_books():
+    classes = {
+        name
+        for name, obj in vars(modules).items()
+        if isinstance(obj, type)
+        and issubclass(obj, nn.Module)
+        and obj.__module__ == modules.__name__
+        and not name.startswith("_")
+    }
+    assert classes == set(BOOK_MODULES)
+
+
+@pytest.mark.parametrize("name", BOOK_MODULES)
+def test_runs_on_the_meta_device(name):
+    module, x = book_module(name)
+    expected = book_output(name, x)
+    module.to("meta")
+    out = module(x.to("meta"))
+    assert (out.device.type, out.dtype, out.shape) == ("meta", torch.float32, expected.shape)
+    assert module.last_attn_weights.device.type == "meta"
+
+
+# Within the book's 4 printed decimals in float64; within the dtype's own rounding otherwise.
+DTYPE_ATOL = {torch.float64: BOOK_ATOL, torch.float16: 2e-3, torch.bfloat16: 1e-2}
+
+
+@pytest.mark.parametrize("dtype", DTYPE_ATOL, ids=str)
+@pytest.mark.parametrize("name", BOOK_MODULES)
+def test_keeps_the_dtype_it_is_moved_to(name, dtype):
+    module, x = book_module(name)
+    module.to(dtype)
+    out = module(x.to(dtype))
+    assert out.dtype == dtype and module.last_attn_weights.dtype == dtype
+    assert_close(out.float(), book_output(name, x), atol=DTYPE_ATOL[dtype])
+
+
+@pytest.mark.parametrize("name", BOOK_MODULES)
+def test_inputs_that_overflow_are_refused_not_returned_as_inf(name):
+    module, x = book_module(name)
+    with pytest.raises(ValueError, match="overflowed"):
+        module(torch.full(x.shape, 1e20))
+
+
+# --- the multi-head helpers ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_split_heads_cuts_the_features_into_consecutive_heads(device):
+    x = torch.arange(2 * 5 * 6, dtype=torch.float32).reshape(2, 5, 6).to(device)
+    heads = modules.split_heads(x, 3)
+    assert heads.shape == (2, 3, 5, 2) and heads.device.type == device
+    if device == "cpu":
+        for h in range(3):  # head h holds features 2h, 2h + 1 of every token
+            assert torch.equal(heads[:, h], x[..., 2 * h : 2 * h + 2])
+
+
+def test_split_heads_refuses_a_size_it_cannot_split_with_a_value_error():
+    with pytest.raises(ValueError, match="num_heads"):
+        modules.split_heads(torch.ones(1, 2, 5), 2)
+
+
+def test_head_projections_give_each_heads_queries_keys_and_values(inputs):
+    torch.manual_seed(123)
+    mha = MultiHeadAttention(3, 4, 6, 0.0, num_heads=2)
+    projections = modules.head_projections(mha)
+    for weights, linear in zip(projections, (mha.W_query, mha.W_key, mha.W_value), strict=True):
+        assert weights.shape == (2, 3, 2) and not weights.requires_grad
+        full = F.linear(inputs, linear.weight)  # (num_tokens, d_out): every head side by side
+        for h in range(2):
+            assert_close(inputs @ weights[h], full[:, 2 * h : 2 * h + 2].detach())
 
 
 @pytest.mark.parametrize(
-    "make, shape",
+    "make",
     [
-        (lambda: SelfAttentionV1(3, 2), (6, 3)),
-        (lambda: SelfAttentionV2(3, 2), (6, 3)),
-        (lambda: CausalAttention(3, 2, 6, 0.1), (2, 6, 3)),
-        (lambda: MultiHeadAttentionWrapper(3, 2, 6, 0.1, num_heads=2), (2, 6, 3)),
-        (lambda: MultiHeadAttention(3, 4, 6, 0.1, num_heads=2), (2, 6, 3)),
+        pytest.param(lambda: MultiHeadAttention(3, 4, 6, 0.0, 2, qkv_bias=True), id="qkv_bias"),
+        pytest.param(lambda: CausalAttention(3, 4, 6, 0.0), id="not-multi-head"),
     ],
 )
-def test_gradients_reach_every_parameter_and_float64_works(make, shape):
-    torch.manual_seed(0)
-    module = make()
-    assert module.last_attn_weights is None
-    module(torch.rand(shape)).sum().backward()
-    for name, param in module.named_parameters():
-        assert param.grad is not None and param.grad.abs().sum() > 0, name
-    module.double()
-    assert module(torch.rand(shape, dtype=torch.float64)).dtype == torch.float64
+def test_head_projections_refuse_what_they_cannot_split(make):
+    with pytest.raises(ValueError, match="expected an attnlib.modules.MultiHeadAttention"):
+        modules.head_projections(make())
+
+
+# --- numbers from numpy ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    list(BOOK_MODULES),
+)
+def test_numpy_sizes_build_the_same_module_with_plain_int_sizes(name):
+    seed, args, _, _ = BOOK_MODULES[name]
+    torch.manual_seed(seed)
+    from_numpy = getattr(modules, name)(*(np.int64(a) if type(a) is int else a for a in args))
+    module, x = book_module(name)
+    assert_close(from_numpy(x), module(x).detach())
+    for size in ("d_in", "d_out", "context_length", "num_heads", "head_dim"):
+        if hasattr(module, size):
+            assert type(getattr(from_numpy, size)) is int, size
+
+
+@pytest.mark.parametrize("name", [n for n, m in BOOK_MODULES.items() if m.batched])
+def test_numpy_float_dropout_is_the_same_dropout(name, batch):
+    seed, args, _, _ = BOOK_MODULES[name]
+    outputs = []
+    for p in (np.float32(0.5), 0.5):
+        torch.manual_seed(seed)
+        module = getattr(modules, name)(*args[:3], p, *args[4:])
+        torch.manual_seed(7)  # the same dropout draws for both
+        outputs.append(module(batch).detach())
+    assert torch.equal(outputs[0], outputs[1])
+    assert not torch.allclose(outputs[0], book_output(name, batch))  # dropout did drop
 
 
 # --- bad inputs ----------------------------------------------------------------------------
 
 
+def bad(id: str, make, message: str):
+    return pytest.param(make, message, id=id)
+
+
 @pytest.mark.parametrize(
     "make, message",
     [
-        (lambda: SelfAttentionV1(0, 2), "d_in: expected an int >= 1, got 0"),
-        (lambda: SelfAttentionV1(3, 2.0), "d_out: expected an int >= 1, got float 2.0"),
-        (lambda: SelfAttentionV2(3, -1), "d_out: expected an int >= 1, got -1"),
-        (lambda: SelfAttentionV2(3, 2, qkv_bias="no"), "qkv_bias: expected True or False"),
-        (lambda: CausalAttention(3, 2, 0, 0.0), "context_length: expected an int >= 1, got 0"),
-        (lambda: CausalAttention(3, 2, 6, 1.0), "dropout: expected a float in [0, 1), got 1.0"),
-        (lambda: CausalAttention(3, 2, 6, -0.1), "dropout: expected a float in [0, 1), got -0.1"),
-        (lambda: CausalAttention(3, 2, 6, float("nan")), "got nan"),
-        (lambda: CausalAttention(3, 2, 6, "0.1"), "dropout: expected a float in [0, 1), got str"),
-        (lambda: CausalAttention(3, 2, 6, True), "dropout: expected a float in [0, 1), got bool"),
-        (
-            lambda: MultiHeadAttention(3, 5, 6, 0.0, 2),
-            "d_out (5) must be divisible by num_heads (2)",
-        ),
-        (lambda: MultiHeadAttention(3, 4, 6, 0.0, 0), "num_heads: expected an int >= 1, got 0"),
-        (
-            lambda: MultiHeadAttention(3, 4, 6, 1.5, 2),
-            "dropout: expected a float in [0, 1), got 1.5",
-        ),
-        (lambda: MultiHeadAttentionWrapper(3, 2, 6, 0.0, 0), "num_heads: expected an int >= 1"),
-        (lambda: MultiHeadAttentionWrapper(3, 2, 6, 0.0, 2.0), "num_heads: expected an int >= 1"),
-        (lambda: MultiHeadAttentionWrapper(3, 2, 6, 2.0, 2), "dropout: expected a float in [0, 1)"),
+        bad("d_in-0", lambda: SelfAttentionV1(0, 2), "d_in: expected an int >= 1, got 0"),
+        bad("d_out-float", lambda: SelfAttentionV1(3, 2.0),
+            "d_out: expected an int >= 1, got float 2.0"),
+        bad("d_out-negative", lambda: SelfAttentionV2(3, -1),
+            "d_out: expected an int >= 1, got -1"),
+        bad("qkv_bias-str", lambda: SelfAttentionV2(3, 2, qkv_bias="no"),
+            "qkv_bias: expected True or False"),
+        bad("context_length-0", lambda: CausalAttention(3, 2, 0, 0.0),
+            "context_length: expected an int >= 1, got 0"),
+        bad("dropout-1", lambda: CausalAttention(3, 2, 6, 1.0),
+            "dropout: expected a float in [0, 1), got 1.0"),
+        bad("dropout-negative", lambda: CausalAttention(3, 2, 6, -0.1),
+            "dropout: expected a float in [0, 1), got -0.1"),
+        bad("dropout-nan", lambda: CausalAttention(3, 2, 6, float("nan")), "got nan"),
+        bad("dropout-str", lambda: CausalAttention(3, 2, 6, "0.1"),
+            "dropout: expected a float in [0, 1), got str"),
+        bad("dropout-bool", lambda: CausalAttention(3, 2, 6, True),
+            "dropout: expected a float in [0, 1), got bool"),
+        bad("mha-indivisible", lambda: MultiHeadAttention(3, 5, 6, 0.0, 2),
+            "d_out (5) must be divisible by num_heads (2)"),
+        bad("mha-num_heads-0", lambda: MultiHeadAttention(3, 4, 6, 0.0, 0),
+            "num_heads: expected an int >= 1, got 0"),
+        bad("mha-dropout", lambda: MultiHeadAttention(3, 4, 6, 1.5, 2),
+            "dropout: expected a float in [0, 1), got 1.5"),
+        bad("wrapper-num_heads-0", lambda: MultiHeadAttentionWrapper(3, 2, 6, 0.0, 0),
+            "num_heads: expected an int >= 1"),
+        bad("wrapper-num_heads-float", lambda: MultiHeadAttentionWrapper(3, 2, 6, 0.0, 2.0),
+            "num_heads: expected an int >= 1"),
+        bad("wrapper-dropout", lambda: MultiHeadAttentionWrapper(3, 2, 6, 2.0, 2),
+            "dropout: expected a float in [0, 1)"),
+        # Sizes beyond the limits, refused before anything is allocated, naming the limit.
+        bad("causal-context_length-1e6", lambda: CausalAttention(3, 2, 10**6, 0.0),
+            "context_length: expected an int <= 16384 (the limit), got 1000000"),
+        bad("wrapper-context_length-1e6", lambda: MultiHeadAttentionWrapper(3, 2, 10**6, 0.0, 2),
+            "context_length: expected an int <= 16384"),
+        bad("mha-context_length-1e6", lambda: MultiHeadAttention(3, 2, 10**6, 0.0, 2),
+            "context_length: expected an int <= 16384"),
+        bad("d_in-1e12", lambda: SelfAttentionV1(10**12, 2),
+            "d_in: expected an int <= 65536 (the limit), got 1000000000000"),
+        bad("d_out-1e6", lambda: SelfAttentionV2(3, 10**6), "d_out: expected an int <= 65536"),
+        bad("wrapper-heads-times-d_out", lambda: MultiHeadAttentionWrapper(3, 2, 6, 0.0, 40_000),
+            "num_heads: expected an int <= 32768"),
     ],
-)
+)  # fmt: skip
 def test_constructor_errors(make, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         make()
@@ -502,51 +553,49 @@ def test_dropout_zero_as_int_is_accepted(batch):
     assert CausalAttention(3, 2, 6, 0)(batch).shape == (2, 6, 2)
 
 
-SINGLE = [lambda: SelfAttentionV1(3, 2), lambda: SelfAttentionV2(3, 2)]
-BATCHED = [
-    lambda: CausalAttention(3, 2, 6, 0.0),
-    lambda: MultiHeadAttentionWrapper(3, 2, 6, 0.0, num_heads=2),
-    lambda: MultiHeadAttention(3, 2, 6, 0.0, num_heads=2),
-]
-
-
 @pytest.mark.parametrize(
     "x, message",
     [
-        (torch.rand(2, 6, 3), "expected shape (num_tokens, d_in) (2-d), got 3-d shape (2, 6, 3)"),
-        (torch.rand(3), "expected shape (num_tokens, d_in) (2-d), got 1-d shape (3,)"),
-        (torch.rand(6, 4), "x: expected last dimension d_in = 3, got 4 (shape (6, 4))"),
-        (torch.rand(0, 3), "x: expected at least one of the tokens, got shape (0, 3)"),
-        (torch.ones(6, 3, dtype=torch.int64), "expected a floating-point dtype"),
-        (torch.rand(6, 3, dtype=torch.float64), "expected dtype torch.float32"),
-        ([[0.1, 0.2, 0.3]], "x: expected a torch.Tensor of floats, got list"),
+        bad("3d", torch.rand(2, 6, 3),
+            "expected shape (num_tokens, d_in) (2-d), got 3-d shape (2, 6, 3); "
+            "this module takes one sequence at a time"),
+        bad("1d", torch.rand(3), "expected shape (num_tokens, d_in) (2-d), got 1-d shape (3,)"),
+        bad("d_in-4", torch.rand(6, 4),
+            "x: expected last dimension d_in = 3, got 4 (shape (6, 4))"),
+        bad("no-tokens", torch.rand(0, 3),
+            "x: expected at least one of the tokens, got shape (0, 3)"),
+        bad("int64", torch.ones(6, 3, dtype=torch.int64), "expected a floating-point dtype"),
+        bad("float64", torch.rand(6, 3, dtype=torch.float64), "expected dtype torch.float32"),
+        bad("list", [[0.1, 0.2, 0.3]], "x: expected a torch.Tensor of floats, got list"),
     ],
-)
-@pytest.mark.parametrize("make", SINGLE)
-def test_single_sequence_forward_errors(make, x, message):
+)  # fmt: skip
+@pytest.mark.parametrize("name", [n for n, m in BOOK_MODULES.items() if not m.batched])
+def test_single_sequence_forward_errors(name, x, message):
     with pytest.raises(ValueError, match=re.escape(message)):
-        make()(x)
+        book_module(name)[0](x)
 
 
 @pytest.mark.parametrize(
     "x, message",
     [
-        (
-            torch.rand(6, 3),
+        bad("2d", torch.rand(6, 3),
             "expected shape (b, num_tokens, d_in) (3-d), got 2-d shape (6, 3); "
-            "add a batch axis with x.unsqueeze(0)",
-        ),
-        (torch.rand(1, 2, 6, 3), "(3-d), got 4-d shape (1, 2, 6, 3)"),
-        (torch.rand(2, 6, 4), "x: expected last dimension d_in = 3, got 4 (shape (2, 6, 4))"),
-        (torch.rand(2, 7, 3), "num_tokens (7) exceeds context_length (6)"),
-        (torch.rand(2, 0, 3), "x: expected at least one of the tokens, got shape (2, 0, 3)"),
-        (torch.rand(0, 6, 3), "x: expected no empty axis in (b, num_tokens, d_in)"),
-        (torch.ones(2, 6, 3, dtype=torch.int64), "got torch.int64"),
-        (torch.rand(2, 6, 3, dtype=torch.float64), "got dtype torch.float64"),
-        (None, "x: expected a torch.Tensor of floats, got NoneType"),
+            "add a batch axis with x.unsqueeze(0)"),
+        bad("4d", torch.rand(1, 2, 6, 3), "(3-d), got 4-d shape (1, 2, 6, 3)"),
+        bad("d_in-4", torch.rand(2, 6, 4),
+            "x: expected last dimension d_in = 3, got 4 (shape (2, 6, 4))"),
+        bad("past-context_length", torch.rand(2, 7, 3),
+            "num_tokens (7) exceeds context_length (6)"),
+        bad("no-tokens", torch.rand(2, 0, 3),
+            "x: expected at least one of the tokens, got shape (2, 0, 3)"),
+        bad("empty-batch", torch.rand(0, 6, 3),
+            "x: expected no empty axis in (b, num_tokens, d_in)"),
+        bad("int64", torch.ones(2, 6, 3, dtype=torch.int64), "got torch.int64"),
+        bad("float64", torch.rand(2, 6, 3, dtype=torch.float64), "got dtype torch.float64"),
+        bad("none", None, "x: expected a torch.Tensor of floats, got NoneType"),
     ],
-)
-@pytest.mark.parametrize("make", BATCHED)
-def test_batched_forward_errors(make, x, message):
+)  # fmt: skip
+@pytest.mark.parametrize("name", [n for n, m in BOOK_MODULES.items() if m.batched])
+def test_batched_forward_errors(name, x, message):
     with pytest.raises(ValueError, match=re.escape(message)):
-        make()(x)
+        book_module(name)[0](x)

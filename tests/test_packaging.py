@@ -93,9 +93,11 @@ def test_public_names_of_design_are_exported():
     for name in (
         "TOKENS example_inputs embed attention_scores_loop attention_scores softmax_naive "
         "softmax context_vector context_vectors causal_mask scaled_dot_product_attention "
-        "check_scores check_weights check_context diagnose CheckpointError"
+        "check_scores check_weights check_context diagnose CheckpointError blockwise_attention"
     ).split():
-        assert hasattr(attnlib, name), name
+        assert name in attnlib.__all__, name
+    for name in attnlib.__all__:
+        assert getattr(attnlib, name) is not None, name
 
 
 def _repository() -> str:
@@ -131,3 +133,24 @@ def test_ci_workflow_runs_the_readme_test_command_with_a_browser():
     test_step = next(s for s in job["steps"] if s.get("run", "").strip() == "make test")
     assert test_step["env"]["CI"] and "ATTNLIB_CHROMIUM" in test_step["env"]
     assert any("chrom" in (s.get("uses", "") + s.get("name", "")).lower() for s in job["steps"])
+
+
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def test_ci_installs_pytorch_from_its_cpu_index_and_checks_the_build():
+    """CI takes PyTorch's CPU wheel, not PyPI's CUDA build, and fails if it did not."""
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "tests.yml").read_text())
+    (job,) = workflow["jobs"].values()
+    env = job.get("env") or {}
+    # Job-level, so every step sees it: the install step and `make test` alike.
+    indexes = f"{env.get('PIP_INDEX_URL', '')} {env.get('PIP_EXTRA_INDEX_URL', '')}".split()
+    assert CPU_INDEX in indexes, f"job env should point pip at {CPU_INDEX}: {env}"
+    for step in job["steps"]:
+        step_env = step.get("env") or {}
+        assert "PIP_INDEX_URL" not in step_env and "PIP_EXTRA_INDEX_URL" not in step_env, step
+    runs = [step.get("run", "").strip() for step in job["steps"]]
+    checks = [i for i, run in enumerate(runs) if "torch.version.cuda" in run]
+    assert checks and checks[0] < runs.index("make test"), "check the CPU build before the tests"
+    # The Makefile pins torch exactly, a pin that the CPU wheel, 2.13.0+cpu, satisfies.
+    assert re.search(r"-m pip install --quiet torch==2\.13\.0 ", (ROOT / "Makefile").read_text())

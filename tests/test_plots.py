@@ -2,28 +2,26 @@
 
 from __future__ import annotations
 
+import io
+
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import torch
+from book import BOOK_INPUTS, JOURNEY_CONTEXT, JOURNEY_WEIGHTS, TOKENS
+from matplotlib.colors import ListedColormap, to_rgba
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
-from book import BOOK_INPUTS, JOURNEY_CONTEXT, JOURNEY_WEIGHTS, TOKENS  # noqa: E402
-from matplotlib.colors import to_rgba  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from attnlib import plots  # noqa: E402
+from attnlib import plots
 
 TOKENS = list(TOKENS)
 SMALL = [[0.10, 0.25], [0.50, 1.00]]
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+def _render(fig: Figure) -> None:
+    """Draw ``fig`` for real, as Jupyter does (a bare Figure's ``canvas.draw()`` draws nothing)."""
+    fig.savefig(io.BytesIO(), format="png")
 
 
 def _square(n: int = 6) -> np.ndarray:
@@ -158,7 +156,7 @@ def test_heatmap_masked_cells_render_sensibly():
     mask = np.ma.getmaskarray(ax.images[0].get_array())
     assert mask.tolist() == [[False, True], [True, False]]
     assert ax.images[0].get_clim() == pytest.approx((0.5, 1.0))  # limits from finite cells
-    fig.canvas.draw()  # draws without warnings or errors
+    _render(fig)  # draws without warnings or errors
 
 
 def test_heatmap_causal_weights_with_zeros_above_diagonal():
@@ -204,6 +202,15 @@ def test_heatmap_draws_on_given_axes():
         ({"fmt": "{:d}"}, r"fmt: expected a format string"),
         ({"cmap": "not-a-colormap"}, r"cmap: expected a matplotlib colormap"),
         ({"ax": "axes"}, r"ax: expected None or a matplotlib Axes"),
+        # Limits: a number in every cell, and colours that can be computed.
+        (
+            {"matrix": np.zeros((65, 2)), "row_labels": ["r"] * 65, "col_labels": ["a", "b"]},
+            r"matrix: expected at most 64 rows and columns .*got shape \(65, 2\); draw a slice",
+        ),
+        ({"matrix": np.full((6, 6), 1e301)}, r"matrix: expected values within ±1e300"),
+        ({"vmax": 1e301}, r"vmax: expected None or a finite number within ±1e300, got 1e\+301"),
+        ({"row_labels": ["x" * 101] + TOKENS[1:]}, r"row_labels\[0\]: expected at most 100"),
+        ({"title": "t" * 101}, r"title: expected at most 100 characters, got 101"),
     ],
 )
 def test_heatmap_bad_arguments_name_expected_and_received(kwargs, message):
@@ -234,6 +241,31 @@ def test_2d_plots_refuse_a_3d_or_curved_axes_before_drawing(draw, projection):
     with pytest.raises(ValueError, match=rf"ax: expected a 2-d Axes .*got a '{projection}' Axes"):
         draw(ax)
     assert len(ax.get_children()) == drawn
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda: plots.heatmap([[-1e301, 0.5]], ["q"], ["a", "b"]),
+        lambda: plots.weights_bar([-1e301, 0.5], ["a", "b"]),
+    ],
+    ids=["heatmap", "weights_bar"],
+)
+def test_a_value_too_large_to_draw_is_the_one_named(draw):
+    with pytest.raises(ValueError, match=r"got -1e\+301"):
+        draw()
+
+
+def test_labels_and_titles_are_drawn_as_typed_never_as_math():
+    # "$\\bad{$" would stop mathtext with an error; as plain text it draws.
+    label, title = "$\\bad{$", "cost in $ and $"
+    fig = plots.heatmap(SMALL, [label, "b"], ["c", "d"], title=title)
+    _render(fig)
+    ax = fig.axes[0]
+    assert _tick_labels(ax, "y")[0] == label and ax.get_title() == title
+    fig = plots.weights_bar([0.5, 0.5], [label, "b"], title=title)
+    _render(fig)
+    assert _tick_labels(fig.axes[0], "x")[0] == label
 
 
 # ----------------------------------------------------------------------------- weights_bar
@@ -281,6 +313,7 @@ def test_weights_bar_reports_a_sum_that_is_not_one():
         ),
         ([0.5, float("nan")], ["a", "b"], {}, r"weights: expected finite numbers"),
         (JOURNEY_WEIGHTS, TOKENS, {"query": 6}, r"query: expected None or an int in \[0, 5\]"),
+        ([1e301, 0.5], ["a", "b"], {}, r"weights: expected values within ±1e300 to draw"),
     ],
 )
 def test_weights_bar_bad_arguments(weights, tokens, kwargs, message):
@@ -357,6 +390,12 @@ def test_vectors_3d_draws_on_a_given_3d_axes():
             {"weights": [0.2, 0.2, float("nan"), 0.2, 0.2, 0.2]},
             r"weights: expected finite numbers, got nan at index 2",
         ),
+        ([[1e301, 0.0, 0.0]], {"tokens": ["a"]}, r"inputs: expected values within ±1e300"),
+        (
+            BOOK_INPUTS,
+            {"context_vec": [0.4, 1e301, 0.5]},
+            r"context_vec: expected values within ±1e300",
+        ),
     ],
 )
 def test_vectors_3d_bad_arguments(inputs, kwargs, message):
@@ -429,23 +468,36 @@ def test_no_function_shows_or_saves(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
-# ----------------------------------------------------------------------------- colour helpers
+# ----------------------------------------------------------------------------- colours
 
 
-def test_text_colors_follow_luminance():
-    assert plots._text_colors(np.array([[0, 0, 0, 1], [1, 1, 1, 1], [1, 1, 0, 1]])).tolist() == [
-        "white",
-        "black",
-        "black",
-    ]
-    assert plots._text_colors(np.array([0.0, 0.0, 0.5, 1.0])) == "white"  # navy
+def _cell_rgba(ax) -> np.ndarray:
+    """The colour the heatmap's image gives each cell, (rows, cols, 4)."""
+    image = ax.images[0]
+    return np.asarray(image.to_rgba(image.get_array()), dtype=float)
 
 
-def test_cell_colors_match_the_colormap_and_mark_masked_cells():
-    rgba, text = plots._cell_colors([[0.0, 1.0, float("nan"), float("-inf")]], 0.0, 1.0)
+def test_heatmap_cells_take_the_colormap_and_masked_cells_are_grey_or_blank():
+    matrix = [[0.0, 1.0, float("nan"), float("-inf")]]
+    ax = plots.heatmap(matrix, ["q"], ["low", "high", "nan", "masked"], vmin=0, vmax=1).axes[0]
+    rgba = _cell_rgba(ax)[0]
     viridis = matplotlib.colormaps["viridis"]
-    assert tuple(rgba[0, 0]) == pytest.approx(viridis(0.0))
-    assert tuple(rgba[0, 1]) == pytest.approx(viridis(1.0))
-    assert rgba[0, 2, 3] == 0.0  # NaN: transparent
-    assert tuple(rgba[0, 3]) == pytest.approx(to_rgba(plots.MASKED_COLOR))
-    assert text.tolist() == [["white", "black", "black", "black"]]
+    assert tuple(rgba[0]) == pytest.approx(viridis(0.0), abs=1 / 255)
+    assert tuple(rgba[1]) == pytest.approx(viridis(1.0), abs=1 / 255)
+    assert rgba[2, 3] == 0.0 and rgba[3, 3] == 0.0  # NaN and -inf: nothing drawn by the image
+    (grey,) = _highlights(ax, "masked")  # ... the masked cell gets a grey patch instead
+    assert grey.get_xy() == (2.5, -0.5)
+    assert grey.get_facecolor() == pytest.approx(to_rgba(plots.MASKED_COLOR))
+    assert to_rgba(_text_at(ax, 3, 0).get_color()) == to_rgba("black")  # "-inf" on light grey
+
+
+@pytest.mark.parametrize(
+    "background, text",
+    [("navy", "white"), ("black", "white"), ("yellow", "black"), ("white", "black")],
+)
+def test_cell_text_is_whichever_of_black_and_white_reads_better(background, text):
+    # A one-colour map paints every cell `background`.
+    cmap = ListedColormap([background, background])
+    ax = plots.heatmap([[0.0, 1.0]], ["q"], ["a", "b"], cmap=cmap).axes[0]
+    for x in (0, 1):
+        assert to_rgba(_text_at(ax, x, 0).get_color()) == to_rgba(text)
