@@ -78,13 +78,29 @@ def size(x: torch.Tensor, name: str, axis: int, expected: int, what: str) -> tor
     return x
 
 
-def batch_shape(**named: torch.Tensor) -> torch.Size:
+def broadcast(*shapes: Sequence[int]) -> tuple[int, ...] | None:
+    """The shape that ``shapes`` broadcast to, or ``None`` if they do not.
+
+    Written out because ``torch.broadcast_shapes`` loads sympy (30 MB) on first use.
+    """
+    result: list[int] = []
+    for sizes in zip(*(((1,) * (32 - len(s)) + tuple(s)) for s in shapes), strict=True):
+        wide = {n for n in sizes if n != 1}
+        if len(wide) > 1:
+            return None
+        result.append(wide.pop() if wide else 1)
+    while len(result) > max(map(len, shapes), default=0):
+        result.pop(0)
+    return tuple(result)
+
+
+def batch_shape(**named: torch.Tensor) -> tuple[int, ...]:
     """The broadcast batch axes of ``(..., n, d)`` tensors, or a ``ValueError`` naming them."""
-    try:
-        return torch.broadcast_shapes(*(t.shape[:-2] for t in named.values()))
-    except RuntimeError:
+    batch = broadcast(*(t.shape[:-2] for t in named.values()))
+    if batch is None:
         found = ", ".join(f"{name} {tuple(t.shape[:-2])}" for name, t in named.items())
-        raise ValueError(f"expected batch axes that broadcast together, got {found}") from None
+        raise ValueError(f"expected batch axes that broadcast together, got {found}")
+    return batch
 
 
 def finite(x: torch.Tensor, name: str, fix: str) -> torch.Tensor:

@@ -119,7 +119,7 @@ def causal_mask(
     return torch.ones(num_queries, num_keys, dtype=torch.bool, device=device).triu(diagonal=1)
 
 
-def _check_qk(queries: torch.Tensor, keys: torch.Tensor) -> torch.Size:
+def _check_qk(queries: torch.Tensor, keys: torch.Tensor) -> tuple[int, ...]:
     """Validate queries against keys; returns the scores' shape."""
     check.tensor(queries, "queries", "(..., num_queries, d_k)", min_rank=2)
     check.tensor(keys, "keys", "(..., num_keys, d_k)", min_rank=2)
@@ -129,18 +129,14 @@ def _check_qk(queries: torch.Tensor, keys: torch.Tensor) -> torch.Size:
     return batch + (queries.shape[-2], keys.shape[-2])
 
 
-def _check_mask(mask: torch.Tensor | None, scores_shape: torch.Size) -> None:
+def _check_mask(mask: torch.Tensor | None, scores_shape: tuple[int, ...]) -> None:
     if mask is None:
         return
     if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
         got = check.describe(mask)
         raise ValueError(f"mask: expected a bool tensor (True = hidden), got {got}")
-    try:
-        # Broadcasting may neither fail nor grow the scores (a mask with extra axes).
-        fits = torch.broadcast_shapes(mask.shape, scores_shape) == scores_shape
-    except RuntimeError:
-        fits = False
-    if not fits:
+    # Broadcasting may neither fail nor grow the scores (a mask with extra axes).
+    if check.broadcast(mask.shape, scores_shape) != tuple(scores_shape):
         raise ValueError(
             f"mask: expected a shape broadcastable to the scores' {tuple(scores_shape)}, "
             f"got {tuple(mask.shape)}; slice a longer mask with mask[:num_tokens, :num_tokens]"
