@@ -10,7 +10,7 @@ import torch
 from attnlib.attention import attention_scores, context_vector, context_vectors, softmax
 from attnlib.checks import diagnose
 from attnlib.data import TOKENS, example_inputs
-from attnlib.exercises._core import Exercise, _same, register
+from attnlib.exercises._core import Exercise, register, same_result
 from attnlib.mistakes import MISTAKES
 
 #: The book's query, "journey": its z^(2) and attn_weights_2, at Python index 1.
@@ -41,7 +41,7 @@ def _same_or_diagnosed(result: Any, target: Any) -> bool:
             isinstance(result, torch.Tensor)
             and diagnose(result, query=target.query).mistake == target.mistake
         )
-    return _same(result, target)
+    return same_result(result, target)
 
 
 def _token(answer: Any) -> Any:

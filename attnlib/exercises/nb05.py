@@ -15,7 +15,7 @@ import torch
 
 from attnlib.attention import attention_weights
 from attnlib.data import example_inputs
-from attnlib.exercises._core import Exercise, _same, register
+from attnlib.exercises._core import Exercise, register, same_result
 from attnlib.mistakes import MISTAKES
 from attnlib.modules import SelfAttentionV1
 
@@ -42,8 +42,8 @@ def _matrices(d_out: int = D_OUT) -> tuple[torch.Tensor, torch.Tensor, torch.Ten
 def _same_or_any(result: Any, target: Any) -> bool:
     """``target`` may be a list of results, one per way of making the same mistake."""
     if isinstance(target, list):
-        return any(_same(result, t) for t in target)
-    return _same(result, target)
+        return any(same_result(result, t) for t in target)
+    return same_result(result, target)
 
 
 # --- 05.projections: every token's query, key and value -----------------------------------
