@@ -170,12 +170,12 @@ def attention_weights(
     dim = check.dim(dim, len(scores_shape))
 
     attn_scores = queries @ keys.transpose(-2, -1)
-    attn_scores = attn_scores * scale
+    attn_scores *= scale  # in place, like the masks below: one grid of scores, not three
     if causal:
         hidden = causal_mask(*attn_scores.shape[-2:], device=attn_scores.device)
-        attn_scores = attn_scores.masked_fill(hidden, -torch.inf)
+        attn_scores.masked_fill_(hidden, -torch.inf)
     if mask is not None:
-        attn_scores = attn_scores.masked_fill(mask, -torch.inf)
+        attn_scores.masked_fill_(mask, -torch.inf)
     attn_weights = torch.softmax(attn_scores, dim=dim)
     fix = f"either {_OVERFLOW}, or a mask hides every key of a query (an inverted mask?)"
     return check.finite(attn_weights, "attn_weights", fix)
