@@ -104,19 +104,19 @@ def context_vectors(attn_weights: torch.Tensor, inputs: torch.Tensor) -> torch.T
 
 
 def causal_mask(
-    num_queries: int, num_keys: int | None = None, device: torch.device | str | None = None
+    num_tokens: int, num_keys: int | None = None, device: torch.device | str | None = None
 ) -> torch.Tensor:
     """Boolean mask, ``True`` where a query would see a later token.
 
-    Returns shape ``(num_queries, num_keys)`` (``num_keys`` defaults to
-    ``num_queries``) on ``device``: ``True`` strictly above the diagonal, aligned
-    top-left when the two differ. Fill those positions with ``-inf`` before
-    softmax to make attention causal.
+    Returns shape ``(num_tokens, num_keys)`` on ``device``: one row per query, one
+    column per key (``num_keys`` defaults to ``num_tokens``, the usual square mask);
+    ``True`` strictly above the diagonal, aligned top-left when the two differ. Fill
+    those positions with ``-inf`` before softmax to make attention causal.
     """
-    num_queries = check.integer(num_queries, "num_queries", 1, check.MAX_NUM_TOKENS)
-    num_keys = num_queries if num_keys is None else num_keys
+    num_tokens = check.integer(num_tokens, "num_tokens", 1, check.MAX_NUM_TOKENS)
+    num_keys = num_tokens if num_keys is None else num_keys
     num_keys = check.integer(num_keys, "num_keys", 1, check.MAX_NUM_TOKENS)
-    return torch.ones(num_queries, num_keys, dtype=torch.bool, device=device).triu(diagonal=1)
+    return torch.ones(num_tokens, num_keys, dtype=torch.bool, device=device).triu(diagonal=1)
 
 
 def _check_qk(queries: torch.Tensor, keys: torch.Tensor) -> tuple[int, ...]:
