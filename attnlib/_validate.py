@@ -83,14 +83,14 @@ def broadcast(*shapes: Sequence[int]) -> tuple[int, ...] | None:
 
     Written out because ``torch.broadcast_shapes`` loads sympy (30 MB) on first use.
     """
-    result: list[int] = []
-    for sizes in zip(*(((1,) * (32 - len(s)) + tuple(s)) for s in shapes), strict=True):
-        wide = {n for n in sizes if n != 1}
-        if len(wide) > 1:
-            return None
-        result.append(wide.pop() if wide else 1)
-    while len(result) > max(map(len, shapes), default=0):
-        result.pop(0)
+    ndim = max(map(len, shapes), default=0)
+    result = [1] * ndim
+    for shape in shapes:
+        for axis, size in enumerate(shape, start=ndim - len(shape)):
+            if size != 1:
+                if result[axis] not in (1, size):
+                    return None
+                result[axis] = size
     return tuple(result)
 
 
