@@ -15,7 +15,7 @@ ISOLATED := JUPYTER_CONFIG_DIR=$(STATE)/jupyter-config JUPYTER_DATA_DIR=$(STATE)
 	JUPYTER_RUNTIME_DIR=$(STATE)/jupyter-runtime IPYTHONDIR=$(STATE)/ipython \
 	MPLCONFIGDIR=$(STATE)/matplotlib
 
-.PHONY: lab test lint notebooks bench lock clean
+.PHONY: lab test lint notebooks bench site npm lock clean
 
 $(STAMP): requirements-lock.txt pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10) and "Python 3.10 or newer is needed")'
@@ -33,7 +33,19 @@ $(STAMP): requirements-lock.txt pyproject.toml
 lab: $(STAMP)  ## open the course in JupyterLab
 	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) --notebook-dir=notebooks $(ROOT_FLAG)
 
-test: $(STAMP)  ## ruff, attnlib units, widgets, nbval over every notebook, browser
+# The scripts an exported page runs (require.js, the widgets' HTML manager, anywidget), at
+# the versions pinned in tools/build_site.py: for `make site` and the offline browser tests.
+NPM_STAMP := .cache/npm/.fetched
+$(NPM_STAMP): tools/build_site.py | $(STAMP)
+	@if command -v npm >/dev/null 2>&1; then \
+		$(BIN)/python tools/build_site.py --fetch && touch $@; \
+	else \
+		echo "npm not found: the exported pages' scripts are missing (their test skips; with CI set it fails)"; \
+	fi
+
+npm: $(NPM_STAMP)  ## fetch the exported pages' scripts (npm pack, pinned versions)
+
+test: $(STAMP) $(NPM_STAMP)  ## ruff, attnlib units, widgets, nbval over every notebook, browser
 	$(BIN)/ruff check .
 	$(ISOLATED) $(BIN)/python -m pytest --nbval
 
@@ -45,6 +57,9 @@ notebooks: $(STAMP)  ## re-execute every notebook in place, in course order
 
 bench: $(STAMP)  ## speed measurements, printed as ratios against a baseline
 	$(ISOLATED) $(BIN)/python benchmarks/widget_latency.py
+
+site: $(STAMP) $(NPM_STAMP)  ## the course as static HTML pages in site/, explorers alive without a kernel
+	$(ISOLATED) $(BIN)/python tools/build_site.py --out site
 
 lock: $(STAMP)  ## record the exact versions of the working .venv
 	{ echo "# The exact versions tested (Python 3.11, CPU). The Makefile installs these into .venv."; \

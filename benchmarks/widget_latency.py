@@ -1,240 +1,268 @@
-"""Latency of the explorers' live views, against re-plotting a matplotlib heatmap per change.
+"""Key press to painted numbers, for every control of every explorer, in headless Chromium.
 
-    python benchmarks/widget_latency.py [--rounds N]
+    python benchmarks/widget_latency.py [--presses N]
 
-In one process, each explorer's control is driven through all its values for
-``N`` rounds (after one untimed warm-up round). Measured per change: from
-setting ``control.value`` to the observer having finished (view computed, HTML
-drawn into the widgets; without a kernel the comm send is a no-op). The naive
-baseline does the same changes the slow way: the same view function, then a
-fresh ``plots.heatmap`` rendered to PNG (``savefig`` into memory, then closed).
+JupyterLab runs a notebook that shows each explorer twice: drawn in the browser
+(as shipped: the controls reach the drawing through ``jsdlink``) and through the
+kernel (``attnlib.widgets.base.kernel_round_trip``: each move goes to the kernel,
+which sends the new value back to the drawing, as the explorers worked before).
+For each control, ``N`` key presses are timed from the key event that acts (the
+``keydown`` of an arrow or of Enter on a toggle button; the ``keyup`` of Space on
+the checkbox, which browsers tick when Space is released) to the first change of
+the explorer's drawing (a MutationObserver) plus one animation frame, i.e.
+painted; presses are 250 ms apart, each after the previous one is drawn. Both
+ways are measured with no added delay and
+with every kernel message delayed by 100 ms each way (a Binder-like link,
+through Playwright's ``route_web_socket``).
 
-The AttentionExplorer is driven through each of its controls (query, dim, causal,
-temperature, head, sentence) on the book's sentence, and through query and
-temperature on a 32-token sentence (the longest it accepts, the largest grid;
-its baseline, seconds per PNG, is timed for one round only). The AttentionExplorer's
-baseline is :func:`attnlib.widgets.attention_view`, then the same PNG heatmap.
+Not timed: ``play`` (it steps on a 500 ms timer) and ``sentence`` (a new
+sentence is computed by the kernel in both ways).
 
-Prints one line per explorer control and, last, over all explorers' changes:
-``median_ms=<m> p95_ms=<p> baseline_median_ms=<b> speedup=<b/m>``.
-The target is a median <= 10 ms and a p95 <= 25 ms on a 2-core machine.
+Prints one line per control and way, then, last:
+``median_ms= p95_ms= roundtrip_median_ms= roundtrip_100ms_median_ms= speedup_100ms=``:
+the in-browser median and 95th percentile over all presses with and without the
+delay, the kernel round trip's medians, and the round trip's median with the delay
+over the in-browser median with it. Targets: median <= 8 ms, p95 <= 16 ms, speedup >= 10.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
+import asyncio
 import os
+import re
+import statistics
 import sys
-import time
-from collections.abc import Callable
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import matplotlib
+import nbformat
 
-matplotlib.use("Agg")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))  # the browser layer's server and Chromium settings
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+from browser import servers  # noqa: E402
+from browser.gate import browser_gate  # noqa: E402
+from browser.pages import CACHE, CHROMIUM_ARGS, chromium_env  # noqa: E402
 
-# Runs from a checkout without installing attnlib.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+DELAY_S = 0.1
+TIMEOUT_MS = 5_000
+# Between presses, after the previous one is drawn: about four a second, a reader's pace.
+# (Presses a few frames apart land while Lab still draws the previous one's kernel traffic,
+# and then wait for the frame cadence, 16.7 ms, whatever draws them.)
+GAP_MS = 250
+NOTEBOOK = "latency.ipynb"
+KINDS = ("loop-stepper", "softmax-explorer", "query-explorer", "attention-explorer")
+WAYS = ("browser", "kernel")
 
-from attnlib import plots, widgets  # noqa: E402
-
-
-def _cycle(values: list[Any], current: Any) -> list[Any]:
-    """All ``values`` once, starting after ``current``, so that every assignment is a change."""
-    start = values.index(current) + 1
-    return values[start:] + values[:start]
-
-
-def _baseline_query(explorer: widgets.QueryExplorer, value: int) -> None:
-    view = widgets.query_view(explorer.inputs, explorer.tokens, value)
-    _render_png(view.attn_weights, explorer.tokens, highlight_row=view.query)
-
-
-def _baseline_softmax(explorer: widgets.SoftmaxAxisExplorer, value: int) -> None:
-    view = widgets.softmax_view(explorer.scores, explorer.tokens, value)
-    _render_png(view.attn_weights, explorer.tokens)
-
-
-def _baseline_loop(explorer: widgets.LoopStepper, value: int) -> None:
-    view = widgets.loop_view(explorer.inputs, explorer.tokens, value)
-    _render_png(view.scores, explorer.tokens, highlight_cell=(view.i, view.j))
-
-
-def _baseline_attention(field: str) -> Callable[[widgets.AttentionExplorer, Any], None]:
-    """The slow way for an AttentionExplorer control ``field``: view, then a fresh PNG."""
-
-    def draw(explorer: widgets.AttentionExplorer, value: Any) -> None:
-        tokens, inputs = explorer.tokens, explorer.inputs
-        settings = {
-            "query": explorer.query.value,
-            "dim": explorer.dim.value,
-            "causal": explorer.causal.value,
-            "temperature": explorer.temperature.value,
-            "head": 0 if explorer.head is None else explorer.head.value,
-        }
-        if field == "sentence":
-            tokens, inputs = widgets.sentence_inputs(value)
-            settings["query"] = min(settings["query"], len(tokens) - 1)
-        else:
-            settings[field] = value
-        view = widgets.attention_view(inputs, tokens, projections=explorer.projections, **settings)
-        _render_png(view.attn_weights, view.tokens, highlight_row=view.query)
-
-    return draw
+# One explorer of each kind per way; the root of each carries the class "bench-<way>".
+CELLS = [
+    "from attnlib.widgets import AttentionExplorer, LoopStepper, QueryExplorer, "
+    "SoftmaxAxisExplorer\nfrom attnlib.widgets.base import kernel_round_trip",
+    """def explorers(way):
+    made = [LoopStepper(), SoftmaxAxisExplorer(), QueryExplorer(), AttentionExplorer(num_heads=2)]
+    for explorer in made:
+        explorer.widget.add_class(f"bench-{way}")
+        if way == "kernel":
+            kernel_round_trip(explorer)
+    return made""",
+    "for explorer in explorers('browser') + explorers('kernel'):\n    display(explorer)",
+]
 
 
-def _render_png(matrix: Any, tokens: tuple[str, ...], **highlight: Any) -> None:
-    fig = plots.heatmap(matrix, tokens, tokens, fmt="{:.4f}", **highlight)
-    fig.savefig(io.BytesIO(), format="png")
-    plt.close(fig)
+@dataclass(frozen=True)
+class Control:
+    """A control of explorer ``kind`` and the keys that move it back and forth.
+
+    ``focus``: the element taking the keys; ``keys``: pressed in turn, each one a
+    change; ``start``: pressed first, untimed, to leave the ends of a slider;
+    ``acts_on``: the key event that moves the control.
+    """
+
+    kind: str
+    name: str
+    focus: str
+    keys: tuple[str, ...]
+    start: tuple[str, ...] = ()
+    acts_on: str = "keydown"
 
 
-def _time_changes(
-    control: Any, values: list[Any], rounds: int, check: Callable[[Any], None]
-) -> list[float]:
-    """Milliseconds per ``control.value = v`` over ``rounds`` cycles through ``values``."""
-    timings = []
-    for round_number in range(rounds + 1):  # round 0 warms up
-        for value in _cycle(values, control.value):
-            start = time.perf_counter()
-            control.value = value
-            elapsed = time.perf_counter() - start
-            check(value)
-            if round_number:
-                timings.append(elapsed * 1e3)
-    return timings
-
-
-def _time_baseline(
-    explorer: Any, draw: Callable[[Any, Any], None], values: list[Any], rounds: int, first: Any
-) -> list[float]:
-    timings = []
-    current = first
-    for round_number in range(rounds + 1):
-        for value in _cycle(values, current):
-            start = time.perf_counter()
-            draw(explorer, value)
-            elapsed = time.perf_counter() - start
-            current = value
-            if round_number:
-                timings.append(elapsed * 1e3)
-    return timings
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3, help="timed rounds per control")
-    rounds = parser.parse_args().rounds
-
-    query = widgets.QueryExplorer()
-    softmax = widgets.SoftmaxAxisExplorer()
-    loop = widgets.LoopStepper()
-    num_tokens = len(query.tokens)
-    attention = widgets.AttentionExplorer()
-    heads = widgets.AttentionExplorer(num_heads=2)
-    long_sentence = " ".join(f"word{k}" for k in range(32))
-    long = widgets.AttentionExplorer(long_sentence, num_heads=2, causal=True)
-    temperatures = [0.1, 0.5, 1.0, 2.0, 5.0]
-    sentences = [
-        widgets.DEFAULT_SENTENCE,
-        "The cat sat on the mat.",
-        "Attention is all you need, they said",
-    ]
-    cases = [
-        (
-            "QueryExplorer.query",
-            query,
-            query.query,
-            list(range(num_tokens)),
-            "query",
-            _baseline_query,
-        ),
-        ("SoftmaxAxisExplorer.dim", softmax, softmax.dim, [-1, 0], "dim", _baseline_softmax),
-        (
-            "LoopStepper.step",
-            loop,
-            loop.step,
-            list(range(num_tokens * num_tokens)),
-            "step",
-            _baseline_loop,
-        ),
-    ]
-    # (control name, values, view field); each change is one reader's move.
-    attention_controls = [
-        ("query", list(range(num_tokens)), "query"),
-        ("dim", [-1, 0], "dim"),
-        ("causal", [False, True], "causal"),
-        ("temperature", temperatures, "temperature"),
-    ]
-    for control, values, field in attention_controls:
-        cases.append(
-            (
-                f"AttentionExplorer.{control}",
-                attention,
-                getattr(attention, control),
-                values,
-                field,
-                _baseline_attention(field),
-            )
-        )
-    cases += [
-        ("AttentionExplorer(num_heads=2).head", heads, heads.head, [0, 1], "head",
-         _baseline_attention("head")),
-        ("AttentionExplorer.sentence", attention, attention.sentence, sentences,
-         lambda view, value: view.tokens == tuple(widgets.tokenize(value)),
-         _baseline_attention("sentence")),
-    ]  # fmt: skip
-    # The last item of a case: its baseline's timed rounds. A 32x32 PNG takes seconds,
-    # so the long sentence's baseline gets one round.
-    cases = [(*case, rounds) for case in cases]
-    cases += [
-        ("AttentionExplorer(32 tokens, 2 heads, causal).query", long, long.query,
-         [1, 8, 16, 24, 31], "query", _baseline_attention("query"), min(rounds, 1)),
-        ("AttentionExplorer(32 tokens, 2 heads, causal).temperature", long, long.temperature,
-         temperatures, "temperature", _baseline_attention("temperature"), min(rounds, 1)),
-    ]  # fmt: skip
-
-    print(
-        f"python {sys.version.split()[0]}, matplotlib {matplotlib.__version__}, "
-        f"{os.cpu_count()} CPUs, {rounds} timed rounds per control"
+def _slider(kind: str, name: str) -> Control:
+    return Control(
+        kind, name, f".attnlib-control-{name} .noUi-handle", ("ArrowRight", "ArrowLeft"), ("Home",)
     )
-    live_all: list[float] = []
-    baseline_all: list[float] = []
-    for name, explorer, control, values, field, baseline, baseline_rounds in cases:
 
-        def check(
-            value: Any, explorer: Any = explorer, field: Any = field, name: str = name
-        ) -> None:
-            # The observer ran: the view shows the value just set, with no error.
-            if callable(field):
-                shown = field(explorer.view, value)
+
+CONTROLS = (
+    _slider("loop-stepper", "step"),
+    Control("softmax-explorer", "dim", ".attnlib-control-dim .widget-toggle-button", ("Enter",)),
+    _slider("query-explorer", "query"),
+    _slider("attention-explorer", "query"),
+    Control("attention-explorer", "dim", ".attnlib-control-dim .widget-toggle-button", ("Enter",)),
+    Control(
+        "attention-explorer", "causal", ".attnlib-control-causal input", ("Space",), (), "keyup"
+    ),
+    _slider("attention-explorer", "temperature"),
+    _slider("attention-explorer", "head"),
+)
+
+# Resolves with ms from the next key event `acts` to one frame after the drawing changed.
+_ARM = """([selector, acts, timeout]) => {
+    const view = document.querySelector(selector).querySelector(".attnlib-view");
+    window.__latency = new Promise((resolve) => {
+        let start = null;
+        const started = (e) => { start = e.timeStamp; };
+        document.addEventListener(acts, started, {capture: true, once: true});
+        const seen = new MutationObserver(() => {
+            seen.disconnect();
+            requestAnimationFrame(() => resolve(start === null ? null : performance.now() - start));
+        });
+        seen.observe(view, {subtree: true, childList: true, characterData: true, attributes: true});
+        setTimeout(() => { seen.disconnect(); resolve(null); }, timeout);
+    });
+}"""
+
+
+class Link:
+    """The kernel's websockets, each message held back ``delay`` seconds (0: passed at once)."""
+
+    def __init__(self) -> None:
+        self.delay = 0.0
+
+    def later(self, send):
+        loop = asyncio.get_running_loop()
+
+        def forward(message) -> None:
+            if self.delay:
+                loop.call_later(self.delay, send, message)
             else:
-                shown = getattr(explorer.view, field) == value
-            if not shown or explorer.status.value:
-                raise RuntimeError(f"{name}: view not updated to {value}: {explorer.status.value}")
+                send(message)
 
-        first = control.value
-        live = _time_changes(control, values, rounds, check)
-        slow = _time_baseline(explorer, baseline, values, baseline_rounds, first)
-        live_all += live
-        baseline_all += slow
-        median, p95 = np.median(live), np.percentile(live, 95)
-        print(
-            f"{name}: changes={len(live)} median_ms={median:.2f} p95_ms={p95:.2f} "
-            f"baseline_median_ms={np.median(slow):.2f} speedup={np.median(slow) / median:.2f}"
-        )
-    median, p95 = np.median(live_all), np.percentile(live_all, 95)
-    base = np.median(baseline_all)
-    print(
-        f"median_ms={median:.2f} p95_ms={p95:.2f} baseline_median_ms={base:.2f} "
-        f"speedup={base / median:.2f}"
+        return forward
+
+    async def route(self, ws) -> None:
+        server = ws.connect_to_server()
+        ws.on_message(self.later(server.send))
+        server.on_message(self.later(ws.send))
+
+
+def write_notebook(folder: Path) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nbformat.write(nb, folder / NOTEBOOK)
+
+
+async def run_all(page, lab) -> None:
+    """Open the notebook, wait for its kernel, Run All, wait for every explorer drawn."""
+    await page.goto(f"{lab.url}lab/tree/{NOTEBOOK}?reset&token={lab.token}")
+    await page.wait_for_selector(
+        '.jp-Notebook-ExecutionIndicator[data-status="idle"]', timeout=90_000
     )
+    await page.wait_for_timeout(1_000)  # a Run All issued before the kernel settles is dropped
+    await page.evaluate(
+        "() => { void window.jupyterapp.commands.execute('notebook:run-all-cells'); }"
+    )
+    await page.wait_for_function(
+        "(n) => document.querySelectorAll('.attnlib-view table.attnlib-heatmap').length === n",
+        arg=2 * len(KINDS),
+        timeout=120_000,
+    )
+
+
+async def time_control(page, control: Control, way: str, presses: int) -> list[float]:
+    """``presses`` key presses on ``control`` of the ``way`` explorer, each timed (ms)."""
+    root = f".bench-{way}.attnlib-{control.kind}"
+    buttons = page.locator(f"{root} {control.focus}")
+    await buttons.first.scroll_into_view_if_needed()
+    await buttons.first.focus()
+    for key in control.start:
+        await page.keyboard.press(key)
+    await page.wait_for_timeout(300 if way == "kernel" else 50)
+    times = []
+    for k in range(presses):
+        if control.name == "dim":  # a toggle: press the button not selected
+            await buttons.nth(1 - k % 2).focus()
+        await page.evaluate(_ARM, [root, control.acts_on, TIMEOUT_MS])
+        await page.keyboard.press(control.keys[k % len(control.keys)])
+        took = await page.evaluate("() => window.__latency")
+        if took is None:
+            raise RuntimeError(f"{root}: {control.name} drew nothing within {TIMEOUT_MS} ms")
+        times.append(took)
+        await page.wait_for_timeout(GAP_MS)
+    return times
+
+
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20, method="inclusive")[-1]
+
+
+async def measure(presses: int, run_dir: Path) -> dict[tuple[str, float], list[float]]:
+    from playwright.async_api import async_playwright
+
+    gate = browser_gate(os.environ)
+    if gate.chromium is None:
+        sys.exit(gate.reason)
+    folder = run_dir / "notebooks"
+    folder.mkdir()
+    write_notebook(folder)
+    link, results = Link(), {}
+    with servers.jupyterlab(folder, run_dir) as lab:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(
+                executable_path=gate.chromium,
+                args=CHROMIUM_ARGS,
+                env=chromium_env(os.environ, run_dir / "chromium-home"),
+            )
+            page = await browser.new_page(viewport={"width": 1400, "height": 1000})
+            await page.route_web_socket(re.compile(r"/api/kernels/"), link.route)
+            await run_all(page, lab)
+            for delay in (0.0, DELAY_S):
+                link.delay = delay
+                for way in WAYS:
+                    for control in CONTROLS:
+                        times = await time_control(page, control, way, presses)
+                        results[(way, delay)] = results.get((way, delay), []) + times
+                        print(
+                            f"{way:7s} delay={delay * 1000:3.0f}ms {control.kind}.{control.name}: "
+                            f"median {statistics.median(times):6.1f} ms, p95 {p95(times):6.1f} ms",
+                            flush=True,
+                        )
+            await browser.close()
+    return results
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--presses", type=int, default=20, help="key presses per control")
+    args = parser.parse_args(argv)
+    (CACHE / "bench").mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=CACHE / "bench") as tmp:
+        results = asyncio.run(measure(args.presses, Path(tmp)))
+    for (way, delay), times in sorted(results.items()):
+        print(
+            f"{way:7s} delay={delay * 1000:3.0f}ms every control: "
+            f"median {statistics.median(times):6.1f} ms, p95 {p95(times):6.1f} ms"
+        )
+    browser = results[("browser", 0.0)] + results[("browser", DELAY_S)]
+    roundtrip = statistics.median(results[("kernel", 0.0)])
+    roundtrip_delayed = statistics.median(results[("kernel", DELAY_S)])
+    browser_delayed = statistics.median(results[("browser", DELAY_S)])
+    summary = {
+        "median_ms": statistics.median(browser),
+        "p95_ms": p95(browser),
+        "roundtrip_median_ms": roundtrip,
+        "roundtrip_100ms_median_ms": roundtrip_delayed,
+        "speedup_100ms": roundtrip_delayed / browser_delayed,
+    }
+    print(" ".join(f"{k}={v:.1f}" for k, v in summary.items()))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))

@@ -1,15 +1,20 @@
 """Re-execute every notebook in notebooks/ in place, top to bottom, in course order.
 
-`make notebooks` calls this. Run twice, it writes the same bytes: timings and live
-widget handles, which differ on every run, are not stored (see ``normalise``).
+`make notebooks` calls this. Run twice, it writes the same bytes: timings are not
+stored, and the widget state that keeps the explorers alive on exported pages is
+pruned to the widgets shown and given ids numbered in order (see ``normalise``).
 
 Usage: python tools/run_notebooks.py [NOTEBOOK ...]
 """
 
 from __future__ import annotations
 
+import json
+import re
 import sys
+import uuid
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbclient import NotebookClient
@@ -21,25 +26,101 @@ KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "nam
 # Outputs of cells with this tag change from run to run (timings); readers see their own.
 VOLATILE_TAG = "volatile-output"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+REFERENCE = re.compile(r"IPY_MODEL_([0-9a-f]{32})")
+
+
+def _references(value: Any) -> list[str]:
+    """The model ids that a widget's state refers to ("IPY_MODEL_<id>"), in order."""
+    return REFERENCE.findall(json.dumps(value, sort_keys=True))
+
+
+def _shown_ids(nb: nbformat.NotebookNode) -> list[str]:
+    """The model ids of the widget views in the outputs, in cell order."""
+    return [
+        output["data"][WIDGET_VIEW]["model_id"]
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if WIDGET_VIEW in output.get("data", {})
+    ]
+
+
+def _kept_in_order(state: dict[str, Any], shown: list[str]) -> list[str]:
+    """The widgets to keep, in a run-independent order.
+
+    First every widget reachable from a shown one (depth first, in the order of
+    their references), then the widgets that refer only to kept ones (the links
+    between controls and views, which nothing refers to), and so on.
+    """
+    order: list[str] = []
+
+    def visit(model_id: str) -> None:
+        if model_id in state and model_id not in order:
+            order.append(model_id)
+            for ref in _references(state[model_id]):
+                visit(ref)
+
+    for model_id in shown:
+        visit(model_id)
+    grown = True
+    while grown:
+        extra = [
+            model_id
+            for model_id in state
+            if model_id not in order
+            and _references(state[model_id])
+            and set(_references(state[model_id])) <= set(order)
+        ]
+        for model_id in extra:
+            visit(model_id)
+        grown = bool(extra)
+    return order
+
+
+def stable_widget_ids(nb: nbformat.NotebookNode) -> None:
+    """Keep the widget state of the widgets shown only, with ids numbered in order.
+
+    nbclient stores every widget ever created, under random ids. The ids become
+    uuids derived from the notebook's order, so the same run gives the same bytes.
+    """
+    widgets = nb.metadata.get("widgets", {}).get(WIDGET_STATE)
+    if not widgets:
+        return
+    state = widgets["state"]
+    kept = _kept_in_order(state, _shown_ids(nb))
+    new_ids = {old: uuid.UUID(int=k + 1).hex for k, old in enumerate(kept)}
+
+    def renamed(value: Any) -> Any:
+        text = REFERENCE.sub(
+            lambda m: f"IPY_MODEL_{new_ids.get(m.group(1), m.group(1))}", json.dumps(value)
+        )
+        return json.loads(text)
+
+    widgets["state"] = {new_ids[old]: renamed(state[old]) for old in kept}
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if view is not None:
+                view["model_id"] = new_ids[view["model_id"]]
 
 
 def normalise(nb: nbformat.NotebookNode) -> None:
     """Drop what differs between identical runs, so `make notebooks` is repeatable."""
+    widgets = nb.metadata.get("widgets")
     nb.metadata = {
         "kernelspec": KERNELSPEC,
         "language_info": {"name": "python", "pygments_lexer": "ipython3"},
     }
+    if widgets:
+        nb.metadata["widgets"] = widgets
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
         cell.metadata.pop("execution", None)
         if VOLATILE_TAG in cell.metadata.get("tags", []):
             cell.outputs = []
-            continue
-        for output in cell.outputs:
-            # A widget view points at a comm id that is new on every run, and is dead
-            # once the kernel stops; the text/plain beside it says how to bring it back.
-            output.get("data", {}).pop(WIDGET_VIEW, None)
+    stable_widget_ids(nb)
 
 
 def run(path: Path, cwd: Path | None = None) -> None:
@@ -54,7 +135,8 @@ def run(path: Path, cwd: Path | None = None) -> None:
         # One print can reach the client in several chunks, split differently from run to
         # run; merging consecutive stream outputs keeps the saved notebook repeatable.
         coalesce_streams=True,
-        store_widget_state=False,
+        # The explorers' state, so that exported pages (make site) keep them alive.
+        store_widget_state=True,
     )
     client.execute()
     normalise(nb)

@@ -11,5 +11,7 @@ Its modules, one job each (test modules import them, never ``conftest``):
 - ``dom``: CSS selectors of the explorers' controls, heatmaps and texts;
 - ``expected``: the views expected, computed with plain torch from the book's inputs;
 - ``cases``: the explorers of notebooks 01, 03, 04, 06 and 08 and their steps;
+- ``settings``: random settings of an explorer's controls, the drawing compared with ``view``;
+- ``plans``: how many random settings each notebook's explorers go through;
 - ``jupyter/``: a Jupyter data folder with the Voila template ``lab-offline``.
 """

@@ -66,21 +66,22 @@ CAUSAL_EXPLORER_06 = ExplorerCase(
         attention_step(1, causal=False, focus=slider("query"), keys=("Home", "ArrowRight")),
     ),
 )
-# The notebook's first explorer, `explorer`, as its last code cells leave it: the
-# sentence "The cat sat on the mat.", query 4 (the second "the"), causal off, dim=-1,
-# temperature 1. (08 also shows `two_heads`, a two-head explorer, after it.)
+# The notebook's first explorer, `explorer`, as its last code cells leave it: the sentence
+# "The cat sat on the mat." shown while the box is empty (its error shown), query 0 ("The"),
+# causal off, dim=-1, temperature 1. (08 also shows `dogs` and `two_heads` after it.)
 THE_CAT = ("The", "cat", "sat", "on", "the", "mat", ".")
 THE_DOG = ("The", "dog", "saw", "the", "cat", ".")
+EMPTY = "expected at least one word"
 SENTENCE_EXPLORER_08 = ExplorerCase(
     "08_explorer.ipynb",
     ".attnlib-explorer.attnlib-attention-explorer",
     (
-        sentence_step("as the notebook leaves it", THE_CAT, 4, (0, 4)),
-        # A shorter sentence: the query stays 4, now "cat"; "The"/"the" are rows 0 and 3.
+        sentence_step("as the notebook leaves it", THE_CAT, 0, (0, 4), error=EMPTY),
+        # A good sentence clears the error; "The"/"the" are rows 0 and 3.
         sentence_step(
             "typed 'The dog saw the cat.'",
             THE_DOG,
-            4,
+            0,
             (0, 3),
             text_box("sentence"),
             replace_text("The dog saw the cat."),
@@ -88,15 +89,15 @@ SENTENCE_EXPLORER_08 = ExplorerCase(
         sentence_step(
             "typed an empty sentence",
             THE_DOG,
-            4,
+            0,
             (0, 3),
             text_box("sentence"),
             replace_text(""),
-            error="expected at least one word",
+            error=EMPTY,
         ),
         # The book's sentence, typed, brings back the book's embeddings: exact numbers again.
         attention_step(
-            4,
+            0,
             causal=False,
             focus=text_box("sentence"),
             keys=replace_text(BOOK_SENTENCE),
@@ -104,5 +105,5 @@ SENTENCE_EXPLORER_08 = ExplorerCase(
         ),
     ),
     nth=0,
-    count=2,
+    count=3,
 )

@@ -92,11 +92,12 @@ def notebooks_copy(run_dir: Path) -> Path:
 
 # ----------------------------------------------------------------------------- servers
 
-# Module scope: a server and its kernels go as soon as their tests are done. Both depend
-# on the gate (``chromium_executable``): no server is started for a skipped layer.
+# Both depend on the gate (``chromium_executable``): no server is started for a skipped
+# layer. One JupyterLab serves the whole session (each test shuts its kernels down); a
+# Voila server goes as soon as its module's tests are done.
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def lab_server(
     chromium_executable: str, notebooks_copy: Path, run_dir: Path
 ) -> Iterator[ServerProcess]:

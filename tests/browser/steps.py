@@ -184,3 +184,28 @@ def check_explorer(page: Page, case: ExplorerCase, timeout_ms: float = EXPLORER_
             where = f"{case.notebook}, {step.label}: {step.focus}"
             _move(page, control, step, where, timeout_ms)
         wait_for_step(page, case, step, timeout_ms)
+
+
+# ----------------------------------------------------------------------------- no kernel
+
+# What Lab reports when a widget moves while its kernel is gone (the change stays in the
+# page): a logged error, or, from toggle buttons and checkboxes, an uncaught one.
+NO_KERNEL_CONSOLE = ("Could not send widget sync message", "[pageerror] Cannot send")
+
+
+def shut_down_kernel(page: Page, lab: ServerProcess, notebook: str) -> None:
+    """Shut the open notebook's kernel down as the Kernel menu does, and wait until it is gone.
+
+    The page keeps its widgets: they are drawn from the state the page already holds.
+    """
+    page.evaluate(
+        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.shutdown()"
+    )
+    deadline = time.monotonic() + KERNEL_READY_TIMEOUT_MS / 1000
+    while True:
+        status, body = lab.request("GET", "/api/kernels")
+        if status == 200 and not json.loads(body):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{notebook}: the kernel is still running after its shutdown")
+        time.sleep(POLL_S)

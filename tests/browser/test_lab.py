@@ -8,6 +8,7 @@ the comparison of views, and the expected numbers.
 
 from __future__ import annotations
 
+import random
 import shutil
 import sys
 from pathlib import Path
@@ -35,8 +36,16 @@ from .expected import (
 )
 from .gate import Gate, browser_gate
 from .pages import WatchedPage, assert_healthy, assert_nothing_broken, code_sources, is_outside
+from .plans import SETTINGS, WITHOUT_KERNEL, explorers
 from .process import ServerProcess
-from .steps import check_explorer, open_and_run_all, shut_down_sessions
+from .settings import check_every_control, check_random_settings
+from .steps import (
+    NO_KERNEL_CONSOLE,
+    check_explorer,
+    open_and_run_all,
+    shut_down_kernel,
+    shut_down_sessions,
+)
 from .views import TOLERANCE, Expect, ExplorerCase, Step, mismatches
 
 CASES = [
@@ -64,10 +73,31 @@ def test_explorer_in_lab(
         open_and_run_all(page, lab_server, case.notebook, cells)
         assert_nothing_broken(page, where)
         check_explorer(page, case)
+        # Then random settings of every control, each drawing compared with attnlib's view.
+        rng = random.Random(case.stem)
+        for k, root in enumerate(explorers(page)):
+            check_random_settings(page, root, SETTINGS[case.notebook], rng, f"{where} #{k}")
         watched_page.screenshot(f"lab-{case.stem}")
         assert_healthy(watched_page, where)
+        if case.notebook in WITHOUT_KERNEL:
+            check_without_kernel(watched_page, lab_server, case.notebook, rng)
     finally:
         shut_down_sessions(lab_server)
+
+
+def check_without_kernel(
+    watched: WatchedPage, lab: ServerProcess, notebook: str, rng: random.Random
+) -> None:
+    """Shut the kernel down; every control still moves the drawing, which is still the view."""
+    where = f"{notebook} without a kernel"
+    shut_down_kernel(watched.page, lab, notebook)
+    for k, root in enumerate(explorers(watched.page)):
+        check_every_control(watched.page, root, rng, f"{where} #{k}")
+    watched.screenshot(f"lab-{Path(notebook).stem}-no-kernel")
+    # Lab says, once per move, that it cannot tell the (gone) kernel: expected, and the only
+    # console errors allowed.
+    errors = [e for e in watched.errors if not any(m in e for m in NO_KERNEL_CONSOLE)]
+    assert not errors, f"{where}: browser console errors: {errors}"
 
 
 # ----------------------------------------------------------------------------- no browser needed

@@ -1,0 +1,253 @@
+"""The pure view of the AttentionExplorer: attention of a sentence, seen from one query.
+
+:func:`attention_view` is the reference the front end is checked against: the
+same data and the same control values give the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from attnlib import _validate as check
+from attnlib.attention import attention_weights, causal_mask
+from attnlib.modules import HeadProjections
+from attnlib.widgets import _checks, _text
+from attnlib.widgets.views import SUM_TOL
+
+
+@dataclass(frozen=True, eq=False)
+class AttentionView:
+    """What :class:`~attnlib.widgets.AttentionExplorer` shows for one setting of its controls.
+
+    ``inputs``: ``(num_tokens, d_in)``; ``queries``, ``keys``, ``values``:
+    ``(num_tokens, d)``, the inputs themselves for simplified self-attention
+    (``d = d_in``), else head ``head``'s projections (``d = head_dim``);
+    ``attn_scores``: ``(num_tokens, num_tokens)``, ``queries @ keys.T`` before
+    scaling and masking; ``scaled_scores``: what enters softmax,
+    ``attn_scores * scale / temperature`` with ``-inf`` where ``masked``;
+    ``masked``: bool ``(num_tokens, num_tokens)``, True above the diagonal when
+    ``causal``; ``attn_weights``: ``softmax(scaled_scores, dim)``; ``weights``:
+    row ``query`` of it, ``(num_tokens,)``; ``context``: ``(d,)``,
+    ``weights @ values``; ``row_sums`` / ``col_sums``: ``(num_tokens,)``;
+    ``scale``: 1 without heads, ``1 / sqrt(head_dim)`` with; ``head``: 0 without
+    heads; ``text``: the settings, the query's scores and its context vector
+    written out.
+    """
+
+    tokens: tuple[str, ...]
+    query: int
+    token: str
+    dim: int
+    causal: bool
+    temperature: float
+    head: int
+    num_heads: int
+    scale: float
+    inputs: torch.Tensor
+    queries: torch.Tensor
+    keys: torch.Tensor
+    values: torch.Tensor
+    attn_scores: torch.Tensor
+    scaled_scores: torch.Tensor
+    masked: torch.Tensor
+    attn_weights: torch.Tensor
+    weights: torch.Tensor
+    context: torch.Tensor
+    row_sums: torch.Tensor
+    col_sums: torch.Tensor
+    text: str
+
+
+def projections_of(projections: Any, d_in: int) -> HeadProjections:
+    """``projections`` if it holds three float tensors ``(num_heads, d_in, head_dim)`` alike."""
+    if not isinstance(projections, HeadProjections):
+        got = check.describe(projections)
+        raise ValueError(f"projections: expected None or a modules.HeadProjections, got {got}")
+    shape = "(num_heads, d_in, head_dim)"
+    for name, weight in zip(HeadProjections._fields, projections, strict=True):
+        check.tensor(weight, name, shape, (3,))
+        if weight.shape != projections.W_query.shape:
+            raise ValueError(f"{name}: expected the shape of W_query, got {tuple(weight.shape)}")
+    if projections.W_query.shape[1] != d_in:
+        got = tuple(projections.W_query.shape)
+        raise ValueError(f"projections: expected d_in = {d_in} (as inputs), got weights {got}")
+    return projections
+
+
+def head_qkv(
+    inputs: torch.Tensor, projections: HeadProjections | None, head: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, float]:
+    """Head ``head``'s queries, keys and values ``(num_tokens, d)`` and its score scale.
+
+    Simplified self-attention (no projections) is attention with identity
+    projections and no scale.
+    """
+    if projections is None:
+        return inputs, inputs, inputs, 1.0
+    x = inputs.to(projections.W_query.dtype)
+    queries, keys, values = (x @ weight[head] for weight in projections)
+    return queries, keys, values, 1.0 / math.sqrt(projections.W_query.shape[2])
+
+
+def softmax_factor(attn_scores: torch.Tensor, scale: float, temperature: Any) -> float:
+    """``scale / temperature``, refused (naming the temperature) if the scores would overflow."""
+    temperature = check.positive(temperature, "temperature")
+    factor = scale / temperature
+    largest = attn_scores.abs().max().item() * factor
+    if not math.isfinite(factor) or largest > torch.finfo(attn_scores.dtype).max:
+        raise ValueError(
+            f"temperature: expected a value that keeps the scores / temperature finite, "
+            f"got {temperature:g}; raise it"
+        )
+    return factor
+
+
+def _attend(
+    inputs: torch.Tensor,
+    projections: HeadProjections | None,
+    *,
+    query: int,
+    dim: int,
+    causal: bool,
+    temperature: float,
+    head: int,
+    **_: Any,
+) -> dict[str, Any]:
+    """The tensors of an :class:`AttentionView` (and the head's ``scale``), for checked settings."""
+    queries, keys, values, scale = head_qkv(inputs, projections, head)
+    attn_scores = queries @ keys.T  # (num_tokens, num_tokens), before scaling and masking
+    check.finite(attn_scores, "inputs", "their dot products overflow; scale the inputs down")
+    factor = softmax_factor(attn_scores, scale, temperature)
+    masked = causal_mask(len(inputs)) if causal else torch.zeros_like(attn_scores, dtype=torch.bool)
+    attn_weights = attention_weights(
+        queries, keys, scale=factor, causal=causal, dim=-1 if dim == -1 else -2
+    )
+    return {
+        "scale": scale,
+        "inputs": inputs,
+        "queries": queries,
+        "keys": keys,
+        "values": values,
+        "attn_scores": attn_scores,
+        "scaled_scores": (attn_scores * factor).masked_fill(masked, -torch.inf),
+        "masked": masked,
+        "attn_weights": attn_weights,
+        "weights": attn_weights[query],
+        "context": attn_weights[query] @ values,
+        "row_sums": attn_weights.sum(dim=1),
+        "col_sums": attn_weights.sum(dim=0),
+    }
+
+
+def attention_view(
+    inputs: torch.Tensor,
+    tokens: Sequence[str],
+    *,
+    query: int,
+    dim: int = -1,
+    causal: bool = False,
+    temperature: float = 1.0,
+    head: int = 0,
+    projections: HeadProjections | None = None,
+) -> AttentionView:
+    """Attention of every token of ``inputs`` ``(num_tokens, d_in)``, seen from ``query``.
+
+    Without ``projections``: the simplified self-attention of the first notebooks,
+    queries = keys = values = ``inputs`` and no scaling. With ``projections``
+    (:func:`attnlib.modules.head_projections`): head ``head``'s queries, keys and
+    values, and the scale ``1 / sqrt(head_dim)``. Then ``attn_scores = queries @
+    keys.T``; with ``causal`` the scores above the diagonal become ``-inf``;
+    ``attn_weights = softmax(attn_scores * scale / temperature, dim)`` (a small
+    temperature sharpens, a large one flattens), computed by
+    :func:`attnlib.attention.attention_weights`; ``context = attn_weights[query] @ values``.
+    """
+    inputs = _checks.inputs(inputs)
+    num_tokens = inputs.shape[0]
+    num_heads = 1
+    if projections is not None:
+        num_heads = projections_of(projections, inputs.shape[1]).W_query.shape[0]
+    settings = {
+        "tokens": _checks.tokens(tokens, num_tokens),
+        "query": check.index(query, "query", num_tokens),
+        "dim": _checks.axis(dim),
+        "causal": check.flag(causal, "causal"),
+        "temperature": float(check.positive(temperature, "temperature")),
+        "head": check.index(head, "head", num_heads),
+        "num_heads": num_heads,
+    }
+    tensors = _attend(inputs, projections, **settings)
+    settings.update(token=settings["tokens"][settings["query"]], scale=tensors.pop("scale"))
+    return AttentionView(**settings, **tensors, text=attention_text(**settings, **tensors))
+
+
+def _settings_line(tokens: tuple[str, ...], query: int, dim: int, causal: bool, t: float) -> str:
+    axis = "across each row" if dim == -1 else "down each column"
+    mask = "on" if causal else "off"
+    return (
+        f"query {query} {tokens[query]!r} | softmax dim={dim} ({axis}) | "
+        f"causal mask {mask} | temperature {t:g}"
+    )
+
+
+def _rule(dim: int, head: int, num_heads: int, head_dim: int) -> str:
+    if num_heads == 1:
+        return f"attn_weights = softmax(attn_scores / temperature, dim={dim})"
+    return (
+        f"head {head} of {num_heads}: attn_weights = "
+        f"softmax(queries @ keys.T / sqrt({head_dim}) / temperature, dim={dim})"
+    )
+
+
+def _sums_line(dim: int, causal: bool, query: int, row_sums: list, col_sums: list) -> str:
+    ones = [abs(s - 1.0) <= SUM_TOL for s in row_sums], [abs(s - 1.0) <= SUM_TOL for s in col_sums]
+    if dim == -1:
+        line = "every row sums to 1" + ("; masked weights are 0" if causal else "")
+        if not all(ones[1]):
+            line += f"; the columns do not ({_text.span(col_sums)})"
+        return line
+    line = "every column sums to 1"
+    if not all(ones[0]):
+        line += (
+            f"; row {query} sums to {row_sums[query]:.4f}, so z is not a weighted average "
+            "(use dim=-1 for that)"
+        )
+    return line
+
+
+def attention_text(
+    *,
+    tokens: tuple[str, ...],
+    query: int,
+    dim: int,
+    causal: bool,
+    temperature: float,
+    head: int,
+    num_heads: int,
+    scale: float,
+    attn_scores: torch.Tensor,
+    scaled_scores: torch.Tensor,
+    weights: torch.Tensor,
+    context: torch.Tensor,
+    row_sums: torch.Tensor,
+    col_sums: torch.Tensor,
+    **_: Any,
+) -> str:
+    """The view in words: settings, the query's scores before and after softmax, its z."""
+    lines = [
+        _settings_line(tokens, query, dim, causal, temperature),
+        _rule(dim, head, num_heads, context.shape[0]),
+        f"attn_scores[{query}] = {_text.vector(attn_scores[query].tolist())}",
+    ]
+    if scale != 1.0 or temperature != 1.0 or causal:
+        row = scaled_scores[query].tolist()
+        lines.append("into softmax: [" + ", ".join(_text.score(v) for v in row) + "]")
+    vec = "x" if num_heads == 1 else "v"
+    terms = _text.weighted_sum(weights.tolist(), tokens, vec)
+    lines.append(f"z({tokens[query]}) = {terms} = {_text.vector(context.tolist())}")
+    lines.append(_sums_line(dim, causal, query, row_sums.tolist(), col_sums.tolist()))
+    return "\n".join(lines)

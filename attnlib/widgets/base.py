@@ -1,0 +1,152 @@
+"""The wiring every explorer shares: controls linked to the view, a status line, display.
+
+An explorer's controls are standard ipywidgets (keyboard, screen readers). Each
+is linked to the :class:`~attnlib.widgets.frontend.ExplorerView` in the browser
+(``jsdlink``), so moving it redraws with no kernel round trip. In the kernel,
+each control's new value is checked by computing the explorer's ``view`` with
+it: a value the view refuses is put back, and the status line says why, naming
+the control.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as widgets
+import traitlets
+from matplotlib.figure import Figure
+
+from attnlib.widgets import figures
+
+
+@dataclass(frozen=True)
+class Control:
+    """A control of an explorer: attribute ``name`` holds ``widget``, whose ``attr`` is
+    linked to the view's trait ``trait``."""
+
+    name: str
+    widget: widgets.Widget
+    attr: str = "value"
+    trait: str = ""
+
+
+def message_for(name: str, exc: Exception) -> str:
+    """What the status line says about ``exc``, raised by control ``name``'s new value.
+
+    Only messages that name what was expected (the ValueErrors of the checks) are
+    shown as they are, prefixed by the control's name if they name something else;
+    anything else is a fault of the explorer, said without a raw Python error.
+    """
+    if not isinstance(exc, ValueError):
+        return f"{name}: this value could not be shown (an explorer fault; please report it)"
+    text = str(exc)
+    return text if text.startswith(f"{name}:") else f"{name}: {text}"
+
+
+class Explorer:
+    """Shared wiring: the root box, the status line, checks of new values, Jupyter display.
+
+    Subclasses build ``self.frontend`` and their controls, call :meth:`_assemble`,
+    and define ``view`` and ``figure()``.
+    """
+
+    _css_class = "attnlib-explorer"
+
+    def _assemble(self, rows: Sequence[widgets.Widget], controls: Sequence[Control]) -> None:
+        """The root box (``rows``, the drawing, the status line); controls classed and linked."""
+        self.status = widgets.HTML(value="")
+        self.status.add_class("attnlib-status")
+        self.last_error: Exception | None = None
+        self._errors: dict[str, str] = {}
+        self._muted = False
+        self.widget = widgets.VBox([*rows, self.frontend, self.status])
+        self.widget.add_class("attnlib-explorer")
+        self.widget.add_class(self._css_class)
+        self._controls = tuple(controls)
+        for control in self._controls:
+            control.widget.add_class(f"attnlib-control-{control.name}")
+        self._links: list[Any] = [
+            widgets.jsdlink((c.widget, c.attr), (self.frontend, c.trait))
+            for c in self._controls
+            if c.trait
+        ]
+
+    def _guard(self, control: Control) -> None:
+        """Check each new ``value`` of ``control`` against the view; refuse it if the view does."""
+
+        def on_change(change: dict) -> None:
+            if self._muted:
+                return
+            try:
+                self.view  # noqa: B018  (computing it is the check)
+            except Exception as exc:  # shown in the status line, never raised
+                self._refuse(control, change["old"], exc)
+                return
+            self._errors = {k: v for k, v in self._errors.items() if k == "sentence"}
+            self.last_error = None
+            self._show_status()
+
+        control.widget.observe(on_change, names="value")
+
+    def _refuse(self, control: Control, old: Any, exc: Exception) -> None:
+        """Put ``control`` back to ``old`` and say why its new value was refused."""
+        new = control.widget.value
+        with self._muting():
+            control.widget.value = old
+        self.last_error = exc
+        self._errors = {k: v for k, v in self._errors.items() if k == "sentence"}
+        self._errors[control.name] = f"{message_for(control.name, exc)} (kept {old!r}, not {new!r})"
+        self._show_status()
+
+    @contextmanager
+    def _muting(self) -> Iterator[None]:
+        """Changes made inside are the explorer's own: not checked, not reported."""
+        self._muted = True
+        try:
+            yield
+        finally:
+            self._muted = False
+
+    def _show_status(self) -> None:
+        self.status.value = "".join(
+            f'<div class="attnlib-error">⚠ {html.escape(text)}</div>'
+            for text in self._errors.values()
+        )
+
+    @property
+    def view(self) -> Any:
+        """The data shown now: the pure view function of the controls' values."""
+        raise NotImplementedError
+
+    def figure(self) -> Figure:
+        """The current view as a matplotlib Figure."""
+        raise NotImplementedError
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        data = self.widget._repr_mimebundle_(**kwargs)
+        # The widget tree's own text changes run to run; a saved notebook keeps this line.
+        data["text/plain"] = (
+            f"{type(self).__name__}: a live explorer. Run this cell in JupyterLab to use it."
+        )
+        # Where no widget code runs (GitHub), this picture of the current view is shown.
+        data["image/png"] = figures.png(self.figure())
+        return data
+
+
+def kernel_round_trip(explorer: Explorer) -> None:
+    """Draw ``explorer`` only after the kernel has seen each move, as the explorers once did.
+
+    For benchmarks: the browser links are removed and the kernel copies each
+    control's value to the view instead, so every move pays the round trip.
+    """
+    for link in explorer._links:
+        link.close()
+    explorer._links = [
+        traitlets.dlink((c.widget, c.attr), (explorer.frontend, c.trait))
+        for c in explorer._controls
+        if c.trait
+    ]

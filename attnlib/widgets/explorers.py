@@ -1,0 +1,158 @@
+"""The explorers of notebooks 01, 03 and 04: LoopStepper, SoftmaxAxisExplorer, QueryExplorer.
+
+Each holds its data (checked once, in the constructor), its controls as
+attributes, and sends the data to the browser once; ``view`` is the pure view
+function of the data and the controls' values now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import ipywidgets as widgets
+import torch
+from matplotlib.figure import Figure
+
+from attnlib.attention import attention_scores
+from attnlib.widgets import figures
+from attnlib.widgets._checks import resolve
+from attnlib.widgets.base import Control, Explorer
+from attnlib.widgets.frontend import ExplorerView
+from attnlib.widgets.views import (
+    LoopView,
+    QueryView,
+    SoftmaxView,
+    loop_view,
+    query_view,
+    softmax_view,
+)
+
+
+def _rows(grid: torch.Tensor) -> list[list[float | None]]:
+    """``grid`` as nested lists for JSON: -inf (masked) becomes None."""
+    return [[None if v == float("-inf") else v for v in row] for row in grid.tolist()]
+
+
+def axis_toggle(value: int) -> widgets.ToggleButtons:
+    """The softmax-axis control: ``.value`` is -1 or 0 (its ``index`` 0 or 1 in the browser)."""
+    return widgets.ToggleButtons(
+        options=[("dim=-1 (across each row)", -1), ("dim=0 (down each column)", 0)],
+        value=value,
+        description="softmax",
+        style={"button_width": "auto"},  # the labels are long; fixed widths cut them off
+    )
+
+
+class QueryExplorer(Explorer):
+    """Move the query token and watch its row of weights, its bars and its context vector.
+
+    ``inputs``: ``(num_tokens, d_in)``, default the book's ``example_inputs()``;
+    ``tokens``: one str per input, default the book's six tokens (or ``t0, t1, ...``
+    for custom inputs). Control: ``query``, an IntSlider whose value is the query
+    index. ``view``: a :class:`~attnlib.widgets.views.QueryView`.
+    """
+
+    _css_class = "attnlib-query-explorer"
+
+    def __init__(self, inputs: torch.Tensor | None = None, tokens: Sequence[str] | None = None):
+        self.inputs, self.tokens = resolve(inputs, tokens, "inputs")
+        num_tokens = self.inputs.shape[0]
+        start = min(1, num_tokens - 1)  # the book's query, "journey"
+        query_view(self.inputs, self.tokens, start)  # refuses inputs whose scores overflow
+        self.query = widgets.IntSlider(
+            value=start, min=0, max=num_tokens - 1, description="query", continuous_update=True
+        )
+        data = {
+            "tokens": list(self.tokens),
+            "scores": _rows(attention_scores(self.inputs)),
+            "values": self.inputs.tolist(),
+        }
+        self.frontend = ExplorerView(kind="query", data=data, query=start)
+        query = Control("query", self.query, trait="query")
+        self._assemble([self.query], [query])
+        self._guard(query)
+
+    @property
+    def view(self) -> QueryView:
+        """What is shown now: :func:`~attnlib.widgets.query_view` of the query slider."""
+        return query_view(self.inputs, self.tokens, self.query.value)
+
+    def figure(self) -> Figure:
+        """The current view as a matplotlib Figure (heatmap and weights bar), for static pages."""
+        return figures.query_figure(self.view, self.tokens)
+
+
+class SoftmaxAxisExplorer(Explorer):
+    """Flip the softmax axis and see which direction sums to 1.
+
+    ``scores``: ``(num_tokens, num_tokens)`` attention scores (``-inf`` allowed
+    for masked cells), default ``attention_scores(example_inputs())``. Control:
+    ``dim``, ToggleButtons with value -1 (across each row) or 0 (down each
+    column). ``view``: a :class:`~attnlib.widgets.views.SoftmaxView`.
+    """
+
+    _css_class = "attnlib-softmax-explorer"
+
+    def __init__(self, scores: torch.Tensor | None = None, tokens: Sequence[str] | None = None):
+        self.scores, self.tokens = resolve(scores, tokens, "attn_scores")
+        self.dim = axis_toggle(-1)
+        data = {"tokens": list(self.tokens), "scores": _rows(self.scores)}
+        self.frontend = ExplorerView(kind="softmax", data=data)
+        dim = Control("dim", self.dim, "index", "dim_index")
+        self._assemble([self.dim], [dim])
+        self._guard(dim)
+        # Both axes' weights share one colour scale, so flipping compares like with like.
+        both = torch.cat([softmax_view(self.scores, self.tokens, d).attn_weights for d in (-1, 0)])
+        self._limits = (both.min().item(), both.max().item())
+
+    @property
+    def view(self) -> SoftmaxView:
+        """What is shown now: :func:`~attnlib.widgets.softmax_view` along the toggle's axis."""
+        return softmax_view(self.scores, self.tokens, self.dim.value)
+
+    def figure(self) -> Figure:
+        """The current weights as a matplotlib Figure, the axis in the title."""
+        return figures.softmax_figure(self.view, self.tokens, self._limits)
+
+
+class LoopStepper(Explorer):
+    """Step through the nested loops that fill the score grid one dot product at a time.
+
+    ``inputs``: ``(num_tokens, d_in)``, default the book's. Controls: ``step``,
+    an IntSlider over the iterations ``0 .. num_tokens**2 - 1`` (0-based; step k
+    means iterations 0..k are done, the current cell is ``divmod(k, num_tokens)``),
+    and ``play``, which runs it in the browser. ``view``: a
+    :class:`~attnlib.widgets.views.LoopView`.
+    """
+
+    _css_class = "attnlib-loop-stepper"
+
+    def __init__(self, inputs: torch.Tensor | None = None, tokens: Sequence[str] | None = None):
+        self.inputs, self.tokens = resolve(inputs, tokens, "inputs")
+        last = self.inputs.shape[0] ** 2 - 1
+        scores = attention_scores(self.inputs)  # refuses inputs whose scores overflow
+        self._limits = (scores.min().item(), scores.max().item())
+        self.step = widgets.IntSlider(
+            value=0, min=0, max=last, description="iteration", continuous_update=True
+        )
+        self.play = widgets.Play(value=0, min=0, max=last, interval=500, description="play")
+        data = {
+            "tokens": list(self.tokens),
+            "inputs": self.inputs.tolist(),
+            "scores": _rows(scores),
+        }
+        self.frontend = ExplorerView(kind="loop", data=data)
+        step = Control("step", self.step, trait="step")
+        self._assemble([widgets.HBox([self.play, self.step])], [step, Control("play", self.play)])
+        # Play runs the slider in the browser; not one of the view's links (see base).
+        self._play_link = widgets.jslink((self.play, "value"), (self.step, "value"))
+        self._guard(step)
+
+    @property
+    def view(self) -> LoopView:
+        """What is shown now: :func:`~attnlib.widgets.loop_view` after the slider's iteration."""
+        return loop_view(self.inputs, self.tokens, self.step.value)
+
+    def figure(self) -> Figure:
+        """The grid so far as a matplotlib Figure, the current cell outlined."""
+        return figures.loop_figure(self.view, self.tokens, self._limits)

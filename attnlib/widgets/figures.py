@@ -1,0 +1,108 @@
+"""Static pictures of the explorers' views: matplotlib figures, and PNGs of them.
+
+``explorer.figure()`` is one of these; each explorer's display also carries its
+PNG, shown where no widget code runs (GitHub, nbviewer without a kernel).
+Only the public functions of :mod:`attnlib.plots` draw.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Sequence
+
+from matplotlib.figure import Figure
+from PIL import Image
+
+from attnlib import plots
+from attnlib.widgets.attention_view import AttentionView
+from attnlib.widgets.views import LoopView, QueryView, SoftmaxView
+
+# Pixels per inch and colours of the PNG: enough to read, light enough to commit.
+PNG_DPI = 72
+PNG_COLORS = 64
+
+
+def png(fig: Figure) -> str:
+    """``fig`` as a base64 PNG, the form a notebook's ``image/png`` output holds.
+
+    Reduced to a palette of :data:`PNG_COLORS` colours (a quarter of the bytes of the
+    full-colour PNG, no visible loss for flat cells and text), so saved notebooks stay light.
+    """
+    rendered = io.BytesIO()
+    fig.savefig(rendered, format="png", dpi=PNG_DPI)
+    image = Image.open(rendered).convert("RGB")
+    image = image.quantize(PNG_COLORS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    image.save(out, format="png", optimize=True)  # Pillow writes no date: same picture, same bytes
+    return base64.b64encode(out.getvalue()).decode("ascii")
+
+
+def _with_bars(
+    matrix, tokens: Sequence[str], weights, query: int, title: str, limits: tuple[float, float]
+) -> Figure:
+    """A weights heatmap with the query's row outlined, and that row as bars beside it."""
+    fig = plots.new_figure((11, 4.4))
+    left, right = fig.subplots(1, 2, width_ratios=[1.2, 1])
+    plots.heatmap(
+        matrix,
+        tokens,
+        tokens,
+        ax=left,
+        highlight_row=query,
+        vmin=limits[0],
+        vmax=limits[1],
+        colorbar_label="attention weight",
+        title=title,
+        fmt="{:.2f}",
+    )
+    plots.weights_bar(weights, tokens, ax=right, query=query)
+    return fig
+
+
+def query_figure(view: QueryView, tokens: Sequence[str]) -> Figure:
+    """The QueryExplorer's view: weights heatmap and the query's bars, z in the title."""
+    limits = (view.attn_weights.min().item(), view.attn_weights.max().item())
+    fig = _with_bars(
+        view.attn_weights, tokens, view.weights, view.query, "attention weights", limits
+    )
+    fig.suptitle(view.text, fontsize=8, wrap=True)
+    return fig
+
+
+def softmax_figure(view: SoftmaxView, tokens: Sequence[str], limits: tuple[float, float]) -> Figure:
+    """The SoftmaxAxisExplorer's weights, on the scale shared by both axes."""
+    return plots.heatmap(
+        view.attn_weights,
+        tokens,
+        tokens,
+        vmin=limits[0],
+        vmax=limits[1],
+        colorbar_label="attention weight",
+        title=f"softmax(attn_scores, dim={view.dim})",
+    )
+
+
+def loop_figure(view: LoopView, tokens: Sequence[str], limits: tuple[float, float]) -> Figure:
+    """The LoopStepper's grid so far, the current cell outlined."""
+    return plots.heatmap(
+        view.scores,
+        tokens,
+        tokens,
+        vmin=limits[0],
+        vmax=limits[1],
+        highlight_cell=(view.i, view.j),
+        colorbar_label="attention score",
+        title=view.text,
+    )
+
+
+def attention_figure(view: AttentionView) -> Figure:
+    """The AttentionExplorer's view: weights heatmap (0 to the largest) and the query's bars."""
+    where = "" if view.num_heads == 1 else f"head {view.head}, "
+    causal = ", causal" if view.causal else ""
+    title = f"{where}dim={view.dim}, temperature {view.temperature:g}{causal}"
+    limits = (0.0, view.attn_weights.max().item())
+    fig = _with_bars(view.attn_weights, view.tokens, view.weights, view.query, title, limits)
+    fig.suptitle(view.text.splitlines()[-2], fontsize=8, wrap=True)
+    return fig

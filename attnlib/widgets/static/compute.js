@@ -1,0 +1,93 @@
+// Part of the explorers' front end (see format.js). The arithmetic of the views, done in
+// the browser from the data the kernel sent once: the same steps as the Python views
+// (attnlib/widgets/views.py, attention_view.py), in float64.
+
+/** The softmax axis of the toggle's options, by index: dim=-1 (rows), then dim=0 (columns). */
+const DIMS = [-1, 0];
+
+/** Softmax of each row (`rows`) or each column of the square grid `z`; -Infinity gets 0. */
+function softmaxGrid(z, rows) {
+  const n = z.length;
+  const out = z.map((row) => row.slice());
+  const at = rows ? (a, b) => [a, b] : (a, b) => [b, a];
+  for (let a = 0; a < n; a++) {
+    let max = -Infinity;
+    for (let b = 0; b < n; b++) {
+      const [i, j] = at(a, b);
+      max = Math.max(max, z[i][j]);
+    }
+    let total = 0;
+    for (let b = 0; b < n; b++) {
+      const [i, j] = at(a, b);
+      out[i][j] = Math.exp(z[i][j] - max);
+      total += out[i][j];
+    }
+    for (let b = 0; b < n; b++) {
+      const [i, j] = at(a, b);
+      out[i][j] /= total;
+    }
+  }
+  return out;
+}
+
+function rowSums(grid) {
+  return grid.map((row) => row.reduce((s, v) => s + v, 0));
+}
+
+function colSums(grid) {
+  return grid[0].map((_, j) => grid.reduce((s, row) => s + row[j], 0));
+}
+
+/** sum_j weights[j] * values[j]: the context vector, (d,). */
+function blend(weights, values) {
+  const context = values[0].map(() => 0);
+  weights.forEach((w, j) => values[j].forEach((v, k) => (context[k] += w * v)));
+  return context;
+}
+
+/** [smallest, largest] finite entry of a grid. */
+function extent(...grids) {
+  const finite = grids.flat(2).filter(Number.isFinite);
+  return [Math.min(...finite), Math.max(...finite)];
+}
+
+/** JSON has no -inf: the kernel sends masked scores as null. */
+function scoresOf(rows) {
+  return rows.map((row) => row.map((v) => (v === null ? -Infinity : v)));
+}
+
+/** The AttentionExplorer's view of `data` under the controls' values `state`. */
+function attentionOf(data, state) {
+  const { scores, values } = data.heads[state.head];
+  const factor = data.scale / state.temperature;
+  const masked = scores.map((row, i) => row.map((_, j) => state.causal && j > i));
+  const scaled = scores.map((row, i) => row.map((s, j) => (masked[i][j] ? -Infinity : s * factor)));
+  const weights = softmaxGrid(scaled, state.dim === -1);
+  const row = weights[state.query];
+  return {
+    scores,
+    scaled,
+    masked,
+    weights,
+    row,
+    values,
+    rowSums: rowSums(weights),
+    colSums: colSums(weights),
+    context: blend(row, values),
+  };
+}
+
+/** Whether the controls' values fit the data (a kernel may set any value for a moment). */
+function fits(data, state) {
+  const n = (data.tokens || []).length;
+  const index = (v, size) => Number.isInteger(v) && v >= 0 && v < size;
+  return (
+    n > 0 &&
+    index(state.query, n) &&
+    index(state.step, n * n) &&
+    DIMS.includes(state.dim) &&
+    Number.isFinite(state.temperature) &&
+    state.temperature > 0 &&
+    index(state.head, (data.heads || [null]).length)
+  );
+}

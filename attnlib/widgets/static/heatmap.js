@@ -1,0 +1,126 @@
+// Part of the explorers' front end (see format.js). The heatmap: a table built once per
+// sentence (`buildHeatmap`) and repainted in place on every control move (`paintHeatmap`).
+// Hooks for tests and styles: table.attnlib-heatmap, td[data-row][data-col], sums in
+// data-col="sum" / data-row="sum", tr.attnlib-highlight-row, td.attnlib-highlight-cell,
+// td.attnlib-masked, blank cells with data-empty.
+
+/** A new element `tag` with `className` and text `text` (both optional). */
+function make(tag, className = "", text = "") {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text) node.textContent = text;
+  return node;
+}
+
+function cell(tag, row, col, className = "") {
+  const node = make(tag, className);
+  node.dataset.row = row;
+  node.dataset.col = col;
+  return node;
+}
+
+function headerRow(tokens, totals) {
+  const tr = make("tr");
+  tr.append(make("th"), ...tokens.map((t) => make("th", "", t)));
+  if (totals) tr.append(make("th", "attnlib-total", "row sum"));
+  return tr;
+}
+
+function bodyRow(tokens, i, totals, parts) {
+  const tr = make("tr");
+  tr.dataset.row = i;
+  const label = make("th", "", tokens[i]);
+  const cells = tokens.map((_, j) => cell("td", i, j));
+  tr.append(label, ...cells);
+  if (totals) {
+    const sum = cell("td", i, "sum", "attnlib-total");
+    tr.append(sum);
+    parts.rowSums.push(sum);
+  }
+  parts.rows.push(tr);
+  parts.labels.push(label);
+  parts.cells.push(cells);
+  return tr;
+}
+
+function sumsRow(tokens, parts) {
+  const tr = make("tr");
+  tr.dataset.row = "sum";
+  parts.colSums = tokens.map((_, j) => cell("td", "sum", j, "attnlib-total"));
+  tr.append(make("th", "attnlib-total", "column sum"), ...parts.colSums);
+  return tr;
+}
+
+function legend(label) {
+  const box = make("div", "attnlib-legend");
+  const low = make("span"),
+    high = make("span");
+  const bar = make("span", "attnlib-legend-bar");
+  bar.style.background = gradient();
+  box.append(make("span", "", `${label}:`), low, bar, high);
+  return { box, low, high };
+}
+
+/** A heatmap of `tokens` x `tokens` in `parent`; `totals`: with row and column sums. */
+function buildHeatmap(parent, tokens, { totals = false, label = "value" } = {}) {
+  const table = make("table", "attnlib-heatmap");
+  const caption = make("caption");
+  const parts = { table, caption, rows: [], labels: [], cells: [], rowSums: [], colSums: [] };
+  table.append(caption, headerRow(tokens, totals));
+  tokens.forEach((_, i) => table.append(bodyRow(tokens, i, totals, parts)));
+  if (totals) table.append(sumsRow(tokens, parts));
+  parts.legend = legend(label);
+  parts.tokens = tokens;
+  const wrap = make("div", "attnlib-heatmap-wrap");
+  wrap.append(table, parts.legend.box);
+  parent.append(wrap);
+  return parts;
+}
+
+function paintCell(td, value, how, vmin, vmax) {
+  td.classList.toggle("attnlib-masked", how === "masked");
+  if (how === "blank") {
+    td.textContent = "";
+    td.dataset.empty = "1";
+    td.style.background = td.style.color = "";
+    return;
+  }
+  delete td.dataset.empty;
+  td.textContent = fixed4(value);
+  // Masked cells take the stylesheet's grey: no inline colour may win over it.
+  const colors = how === "masked" ? { background: "", color: "" } : cellColors(value, vmin, vmax);
+  td.style.background = colors.background;
+  td.style.color = colors.color;
+}
+
+function paintSum(td, total) {
+  td.textContent = fixed4(total);
+  td.classList.toggle("attnlib-sum-one", Math.abs(total - 1) <= 1e-4);
+}
+
+/**
+ * Repaint `parts` with `values` (grid), coloured on vmin..vmax. Options: `how(i, j)` ->
+ * "blank" | "masked" | "plain"; `row` (highlighted row), `at` ([i, j] highlighted cell),
+ * `sums` ([rowSums, colSums]), `caption`.
+ */
+function paintHeatmap(
+  parts,
+  values,
+  { vmin, vmax, how = () => "plain", row = -1, at = null, sums = null, caption = "" },
+) {
+  parts.caption.textContent = caption;
+  parts.cells.forEach((tds, i) => {
+    tds.forEach((td, j) => {
+      paintCell(td, values[i][j], how(i, j), vmin, vmax);
+      td.classList.toggle("attnlib-highlight-cell", !!at && at[0] === i && at[1] === j);
+    });
+    parts.rows[i].classList.toggle("attnlib-highlight-row", i === row);
+    parts.labels[i].textContent = i === row ? `▶ ${parts.tokens[i]}` : parts.tokens[i];
+  });
+  if (sums) {
+    parts.rowSums.forEach((td, i) => paintSum(td, sums[0][i]));
+    parts.colSums.forEach((td, j) => paintSum(td, sums[1][j]));
+  }
+  parts.legend.low.textContent = fixed4(vmin);
+  parts.legend.high.textContent = fixed4(vmax);
+}

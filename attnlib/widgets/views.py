@@ -1,0 +1,154 @@
+"""Pure views: what the QueryExplorer, SoftmaxAxisExplorer and LoopStepper show.
+
+Each view function takes the data and the controls' values and returns a frozen
+dataclass of tensors and text; it keeps no state, so a test can compare an
+explorer's ``view`` with a fresh call. The front end (``static/``) draws the same
+numbers in the browser; these functions are its reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+from attnlib import _validate as check
+from attnlib.attention import attention_scores, context_vector, softmax
+from attnlib.widgets import _checks, _text
+
+# Tolerance for "this row sums to 1" in float32.
+SUM_TOL = 1e-4
+
+
+@dataclass(frozen=True, eq=False)
+class QueryView:
+    """What :class:`~attnlib.widgets.QueryExplorer` shows for one query.
+
+    ``attn_weights``: ``(num_tokens, num_tokens)``; ``weights``: row ``query`` of it,
+    ``(num_tokens,)``; ``context``: ``(d_in,)``, the weighted sum of the inputs;
+    ``text``: that sum written out.
+    """
+
+    query: int
+    token: str
+    attn_weights: torch.Tensor
+    weights: torch.Tensor
+    context: torch.Tensor
+    text: str
+
+
+def query_view(inputs: torch.Tensor, tokens: Sequence[str], query: int) -> QueryView:
+    """The simplified self-attention of one ``query`` index.
+
+    ``inputs``: ``(num_tokens, d_in)``. Scores ``inputs @ inputs.T``, weights by
+    softmax over the keys (``dim=-1``), context vector ``sum_i weights[i] * x_i``.
+    Raises ``ValueError`` if the scores overflow (the weights would be NaN).
+    """
+    inputs = _checks.inputs(inputs)
+    tokens = _checks.tokens(tokens, inputs.shape[0])
+    query = check.index(query, "query", inputs.shape[0])
+    attn_weights = softmax(attention_scores(inputs), dim=-1)
+    weights = attn_weights[query]
+    context = context_vector(inputs, weights)
+    terms = _text.weighted_sum(weights.tolist(), tokens, "x")
+    text = f"z({tokens[query]}) = {terms} = {_text.vector(context.tolist())}"
+    return QueryView(query, tokens[query], attn_weights, weights, context, text)
+
+
+@dataclass(frozen=True, eq=False)
+class SoftmaxView:
+    """What :class:`~attnlib.widgets.SoftmaxAxisExplorer` shows for one axis ``dim`` (-1 or 0).
+
+    ``attn_weights``: ``(num_tokens, num_tokens)``; ``row_sums`` and ``col_sums``:
+    ``(num_tokens,)``; ``rows_sum_to_one`` / ``cols_sum_to_one``: whether every
+    row (column) sums to 1; ``text``: which direction sums to 1, and why only
+    ``dim=-1`` gives each query one distribution.
+    """
+
+    dim: int
+    attn_weights: torch.Tensor
+    row_sums: torch.Tensor
+    col_sums: torch.Tensor
+    rows_sum_to_one: bool
+    cols_sum_to_one: bool
+    text: str
+
+
+WHY_ROWS = (
+    "Why dim=-1: query i's context vector blends the inputs with the weights in row i, "
+    "so each row must be one distribution over the keys. Softmax along dim=-1 normalises "
+    "every row on its own; dim=0 normalises each key's column across different queries."
+)
+
+
+def _all_one(sums: torch.Tensor) -> bool:
+    return bool(torch.allclose(sums, torch.ones_like(sums), atol=SUM_TOL))
+
+
+def softmax_view(attn_scores: torch.Tensor, tokens: Sequence[str], dim: int) -> SoftmaxView:
+    """Softmax of ``attn_scores`` ``(num_tokens, num_tokens)`` along ``dim`` (-1 or 0).
+
+    ``-inf`` scores (masked) get weight 0.
+    """
+    attn_scores = _checks.scores(attn_scores)
+    _checks.tokens(tokens, attn_scores.shape[0])
+    dim = _checks.axis(dim)
+    attn_weights = softmax(attn_scores, dim=dim)
+    row_sums, col_sums = attn_weights.sum(dim=1), attn_weights.sum(dim=0)
+    rows_ok, cols_ok = _all_one(row_sums), _all_one(col_sums)
+    if dim == -1:
+        what = "dim=-1 normalises across each row: every row sums to 1"
+        if not cols_ok:
+            what += f"; the columns do not (sums {_text.span(col_sums.tolist())})"
+    else:
+        what = "dim=0 normalises down each column: every column sums to 1"
+        if not rows_ok:
+            what += (
+                f"; the rows do not (sums {_text.span(row_sums.tolist())}), "
+                "so no query has a distribution"
+            )
+    text = f"{what}. {WHY_ROWS}"
+    return SoftmaxView(dim, attn_weights, row_sums, col_sums, rows_ok, cols_ok, text)
+
+
+@dataclass(frozen=True, eq=False)
+class LoopView:
+    """What :class:`~attnlib.widgets.LoopStepper` shows after iteration ``step`` (0-based).
+
+    ``i, j``: the current cell, ``divmod(step, num_tokens)``; ``filled``:
+    ``(num_tokens, num_tokens)`` bool, the cells done (row by row, up to and
+    including ``(i, j)``); ``scores``: ``(num_tokens, num_tokens)``, NaN where not
+    filled; ``terms``: the ``(x_i[k], x_j[k])`` pairs of the current dot
+    product; ``score``: its value; ``text``: the dot product written out.
+    """
+
+    step: int
+    i: int
+    j: int
+    filled: torch.Tensor
+    scores: torch.Tensor
+    terms: tuple[tuple[float, float], ...]
+    score: float
+    text: str
+
+
+def loop_view(inputs: torch.Tensor, tokens: Sequence[str], step: int) -> LoopView:
+    """The score grid of the nested loops after ``step`` + 1 iterations.
+
+    ``inputs``: ``(num_tokens, d_in)``; ``step`` in ``[0, num_tokens**2 - 1]``;
+    the outer loop runs over rows ``i``, the inner over columns ``j``.
+    """
+    inputs = _checks.inputs(inputs)
+    num_tokens = inputs.shape[0]
+    tokens = _checks.tokens(tokens, num_tokens)
+    step = check.index(step, "step", num_tokens * num_tokens)
+    all_scores = attention_scores(inputs)
+    i, j = divmod(step, num_tokens)
+    filled = (torch.arange(num_tokens * num_tokens) <= step).reshape(num_tokens, num_tokens)
+    terms = tuple(zip(inputs[i].tolist(), inputs[j].tolist(), strict=True))
+    score = all_scores[i, j].item()
+    products = " + ".join(f"{_text.factor(a)}×{_text.factor(b)}" for a, b in terms)
+    text = f"x({tokens[i]})·x({tokens[j]}) = {products} = {score:.4f}"
+    scores = all_scores.masked_fill(~filled, torch.nan)
+    return LoopView(step, i, j, filled, scores, terms, score, text)
