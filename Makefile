@@ -55,7 +55,9 @@ lint: $(STAMP)
 notebooks: $(STAMP)  ## re-execute every notebook in place, in course order
 	$(ISOLATED) $(BIN)/python tools/run_notebooks.py
 
-bench: $(STAMP)  ## speed measurements, printed as ratios against a baseline
+bench: $(STAMP)  ## speed and memory measurements, each printed as ratios or peaks in one run
+	$(ISOLATED) $(BIN)/python benchmarks/attention_speed.py
+	$(ISOLATED) $(BIN)/python benchmarks/kernel_memory.py
 	$(ISOLATED) $(BIN)/python benchmarks/widget_latency.py
 
 site: $(STAMP) $(NPM_STAMP)  ## the course as static HTML pages in site/, explorers alive without a kernel
