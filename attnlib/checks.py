@@ -282,37 +282,25 @@ def check_context(
     """Checkpoint for one context vector ``(d_in,)`` of ``query``, or all ``(num_tokens, d_in)``."""
     inputs, tokens = _reference(inputs, tokens)
     result = _as_result(context, "Context")
-    t, d = inputs.shape
-    weights = torch.softmax(inputs @ inputs.T, dim=-1)
+    (t, d), weights = inputs.shape, torch.softmax(inputs @ inputs.T, dim=-1)
     if query is None and result.dim() == 1:
         raise ValueError(
             "query: expected the index of the query token for a single context vector "
             f"of shape ({d},), got None"
         )
     if query is None:
-        what, expected, shape_doc = (
-            "Context vectors",
-            weights @ inputs,
-            f"({t}, {d}), one row per query",
-        )
+        what, expected = "Context vectors", weights @ inputs
+        shape_doc = f"({t}, {d}), one row per query"
     else:
         query = check.index(query, "query", t)
         what = f"Context vector of query {_name(tokens, query)}"
         expected, shape_doc = weights[query] @ inputs, f"({d},)"
-    _judge(
-        what,
-        result,
-        expected,
-        shape_doc,
-        detail=lambda off: f"values differ from the reference by up to {off:.4f}",
-        inputs=inputs,
-        tokens=tokens,
-        query=query,
-    )
+    detail = lambda off: f"values differ from the reference by up to {off:.4f}"  # noqa: E731
+    _judge(what, result, expected, shape_doc, detail=detail, inputs=inputs, tokens=tokens,
+           query=query)  # fmt: skip
     if query is None:
-        print(
-            f"✓ context checkpoint passed: shape ({t}, {d}), row i blends every input for query i"
-        )
+        print(f"✓ context checkpoint passed: shape ({t}, {d}), row i blends every input for "
+              "query i")  # fmt: skip
     else:
         shown = ", ".join(f"{v:.4f}" for v in result.tolist())
         print(f"✓ context checkpoint passed: query {_name(tokens, query)} -> [{shown}]")

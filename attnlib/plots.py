@@ -235,8 +235,16 @@ def _draw_cells(ax: Axes, values: np.ndarray, vmin: float, vmax: float, cmap, fm
     return image
 
 
-def _check_heatmap(values: np.ndarray, highlights: dict[str, Any]) -> dict[str, Any]:
-    """The checked highlights of a ``(rows, cols)`` matrix, refusing sizes it cannot draw."""
+def _check_axis_labels(shape: tuple[int, int], row_labels: Any, col_labels: Any) -> tuple:
+    rows, cols = shape
+    return (
+        check.labels(row_labels, "row_labels", rows, f"one per row of matrix, shape {shape}"),
+        check.labels(col_labels, "col_labels", cols, f"one per column of matrix, shape {shape}"),
+    )
+
+
+def _check_heatmap(values: np.ndarray, highlights: tuple) -> tuple:
+    """The checked ``(row, col, cell)`` highlights of a matrix, refusing sizes it cannot draw."""
     rows, cols = values.shape
     if max(rows, cols) > MAX_CELLS:
         raise ValueError(
@@ -247,11 +255,12 @@ def _check_heatmap(values: np.ndarray, highlights: dict[str, Any]) -> dict[str, 
     largest = float(finite[np.abs(finite).argmax()]) if finite.size else 0.0
     if abs(largest) > _LARGEST:
         raise ValueError(f"matrix: expected values within ±1e300 to colour, got {largest}")
-    return {
-        "highlight_row": check.optional_index(highlights["highlight_row"], "highlight_row", rows),
-        "highlight_col": check.optional_index(highlights["highlight_col"], "highlight_col", cols),
-        "highlight_cell": _check_cell(highlights["highlight_cell"], "highlight_cell", rows, cols),
-    }
+    row, col, cell = highlights
+    return (
+        check.optional_index(row, "highlight_row", rows),
+        check.optional_index(col, "highlight_col", cols),
+        _check_cell(cell, "highlight_cell", rows, cols),
+    )
 
 
 def heatmap(
@@ -272,59 +281,50 @@ def heatmap(
     xlabel: str = "key",
     ylabel: str = "query",
 ) -> Figure:
-    """Draw ``matrix`` ``(rows, cols)`` (e.g. ``attn_weights``, ``(num_tokens, num_tokens)``).
+    """Draw ``matrix`` ``(rows, cols)``, e.g. ``attn_weights`` ``(num_tokens, num_tokens)``.
 
-    Rows are labelled with ``row_labels`` (queries), columns with ``col_labels``
-    (keys); every cell shows its value formatted with ``fmt`` in black or white,
-    whichever reads better on its colour. Colours come from ``cmap`` (viridis:
-    colour-blind safe) between ``vmin`` and ``vmax`` (default: the finite minimum
-    and maximum), explained by a labelled colorbar. NaN cells are blank; ``-inf``
-    cells (masked scores) are grey and read "-inf". ``highlight_row``,
-    ``highlight_col`` and ``highlight_cell=(i, j)`` outline a row, a column or a cell.
+    Rows are queries, columns keys; each cell shows its value (``fmt``) in black or
+    white, whichever reads better, on ``cmap`` between ``vmin`` and ``vmax`` (default:
+    the finite extremes). NaN cells are blank, ``-inf`` (masked) cells grey; the
+    highlights outline a row, a column or a cell ``(i, j)``.
     """
     values = check.array(matrix, "matrix", 2, "(rows, cols)")
-    shape = f"shape {values.shape}"
-    row_labels = check.labels(
-        row_labels, "row_labels", values.shape[0], f"one per row of matrix, {shape}"
-    )
-    col_labels = check.labels(
-        col_labels, "col_labels", values.shape[1], f"one per column of matrix, {shape}"
-    )
-    marks = _check_heatmap(
-        values,
-        {
-            "highlight_row": highlight_row,
-            "highlight_col": highlight_col,
-            "highlight_cell": highlight_cell,
-        },
-    )
-    texts = {
-        k: check.text(v, k)
-        for k, v in (("xlabel", xlabel), ("ylabel", ylabel), ("colorbar_label", colorbar_label))
-    }
+    rows, cols = values.shape
+    labels = _check_axis_labels(values.shape, row_labels, col_labels)
+    marks = _check_heatmap(values, (highlight_row, highlight_col, highlight_cell))
+    names = {"xlabel": xlabel, "ylabel": ylabel, "colorbar_label": colorbar_label, "title": title}
+    texts = {k: check.text(v, k) for k, v in names.items() if v is not None}
     fmt, cmap = _check_fmt(fmt), _get_cmap(cmap)
     vmin, vmax = _color_limits(values, vmin, vmax)
 
-    rows, cols = values.shape
     fig, ax = _figure_and_axes(ax, figsize=(min(2.5 + 0.8 * cols, 16), min(1.8 + 0.6 * rows, 14)))
     image = _draw_cells(ax, values, vmin, vmax, cmap, fmt)
-    if marks["highlight_row"] is not None:
-        _highlight(ax, (-0.5, marks["highlight_row"] - 0.5), cols, 1, "highlight_row")
-    if marks["highlight_col"] is not None:
-        _highlight(ax, (marks["highlight_col"] - 0.5, -0.5), 1, rows, "highlight_col")
-    if marks["highlight_cell"] is not None:
-        i, j = marks["highlight_cell"]
-        _highlight(ax, (j - 0.5, i - 0.5), 1, 1, "highlight_cell")
-    ax.set_xticks(
-        range(cols), labels=col_labels, rotation=45, ha="right", rotation_mode="anchor", **_PLAIN
-    )
-    ax.set_yticks(range(rows), labels=row_labels, **_PLAIN)
-    ax.set_xlabel(texts["xlabel"], **_PLAIN)
-    ax.set_ylabel(texts["ylabel"], **_PLAIN)
-    if title is not None:
-        ax.set_title(check.text(title, "title"), **_PLAIN)
+    _draw_highlights(ax, marks, rows, cols)
+    _label_axes(ax, *labels, texts)
     fig.colorbar(image, ax=ax).set_label(texts["colorbar_label"], **_PLAIN)
     return fig
+
+
+def _draw_highlights(ax: Axes, marks: tuple, rows: int, cols: int) -> None:
+    row, col, cell = marks
+    if row is not None:
+        _highlight(ax, (-0.5, row - 0.5), cols, 1, "highlight_row")
+    if col is not None:
+        _highlight(ax, (col - 0.5, -0.5), 1, rows, "highlight_col")
+    if cell is not None:
+        _highlight(ax, (cell[1] - 0.5, cell[0] - 0.5), 1, 1, "highlight_cell")
+
+
+def _label_axes(ax: Axes, row_labels: list, col_labels: list, texts: dict[str, str]) -> None:
+    ax.set_xticks(
+        range(len(col_labels)), labels=col_labels, rotation=45, ha="right",
+        rotation_mode="anchor", **_PLAIN,
+    )  # fmt: skip
+    ax.set_yticks(range(len(row_labels)), labels=row_labels, **_PLAIN)
+    ax.set_xlabel(texts["xlabel"], **_PLAIN)
+    ax.set_ylabel(texts["ylabel"], **_PLAIN)
+    if "title" in texts:
+        ax.set_title(texts["title"], **_PLAIN)
 
 
 # ----------------------------------------------------------------------------- bars, arrows
@@ -397,6 +397,14 @@ def _check_vectors(inputs: Any, tokens: Any, context_vec: Any, weights: Any, que
     return points, tokens, context, weight_values, query
 
 
+def _frame_3d(ax: Axes, everything: np.ndarray) -> None:
+    """Equal limits on the three axes, around the origin and every arrow's tip."""
+    lo, hi = min(float(everything.min()), 0.0), max(float(everything.max()), 0.0)
+    pad = 0.1 * ((hi - lo) or 1.0)
+    ax.set(xlim=(lo - pad, hi + pad), ylim=(lo - pad, hi + pad), zlim=(lo - pad, hi + pad))
+    ax.set(xlabel="dim 0", ylabel="dim 1", zlabel="dim 2")
+
+
 def _legend(ax: Axes, query_label: str | None, with_context: bool) -> None:
     handles = [Line2D([], [], color=INPUT_COLOR, lw=2, label="input x(token)")]
     if query_label is not None:
@@ -442,11 +450,7 @@ def vectors_3d(
         ax.text(
             *(context * 1.05), name, color=CONTEXT_COLOR, fontsize=10, fontweight="bold", **_PLAIN
         )
-    everything = points if context is None else np.vstack([points, context])
-    lo, hi = min(float(everything.min()), 0.0), max(float(everything.max()), 0.0)
-    pad = 0.1 * ((hi - lo) or 1.0)
-    ax.set(xlim=(lo - pad, hi + pad), ylim=(lo - pad, hi + pad), zlim=(lo - pad, hi + pad))
-    ax.set(xlabel="dim 0", ylabel="dim 1", zlabel="dim 2")
+    _frame_3d(ax, points if context is None else np.vstack([points, context]))
     _legend(ax, None if query is None else tokens[query], context is not None)
     ax.set_title("inputs and their weighted blend" if context is not None else "inputs")
     return fig

@@ -109,15 +109,8 @@ class AttentionExplorer(Explorer):
         self.module, self.projections = build_heads(num_heads, d_out, seed)
         self._tokens, self._inputs = sentence_inputs(sentence, self._seed)
         _check_query(query, len(self._tokens))
-        first = attention_view(
-            self._inputs,
-            self._tokens,
-            query=query,
-            dim=dim,
-            causal=causal,
-            temperature=temperature,
-            projections=self.projections,
-        )
+        settings = {"query": query, "dim": dim, "causal": causal, "temperature": temperature}
+        first = attention_view(self._inputs, self._tokens, **settings, projections=self.projections)
         self._build_controls(sentence, first, num_heads)
         self.frontend = ExplorerView(
             kind="attention",
