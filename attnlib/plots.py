@@ -361,7 +361,7 @@ def weights_bar(
     ax.set_xticks(
         range(num_tokens), labels=tokens, rotation=45, ha="right", rotation_mode="anchor", **_PLAIN
     )
-    ax.set(xlabel="key (input token)", ylabel="attention weight")
+    ax.set(xlabel="input token", ylabel="attention weight")
     # Room above the tallest bar for its label and the sum.
     ax.set_ylim(min(float(values.min()) * 1.3, 0.0), max(float(values.max()), 0.0) * 1.3 or 1.0)
     note = f"sum of weights = {values.sum():.4f}"

@@ -38,8 +38,18 @@ def png(fig: Figure) -> str:
     return base64.b64encode(out.getvalue()).decode("ascii")
 
 
+#: The columns' name before notebook 05 defines keys.
+COMPARED = "token compared"
+
+
 def _with_bars(
-    matrix, tokens: Sequence[str], weights, query: int, title: str, limits: tuple[float, float]
+    matrix,
+    tokens: Sequence[str],
+    weights,
+    query: int,
+    title: str,
+    limits: tuple[float, float],
+    xlabel: str = "key",
 ) -> Figure:
     """A weights heatmap with the query's row outlined, and that row as bars beside it."""
     fig = plots.new_figure((11, 4.4))
@@ -55,6 +65,7 @@ def _with_bars(
         colorbar_label="attention weight",
         title=title,
         fmt="{:.2f}",
+        xlabel=xlabel,
     )
     plots.weights_bar(weights, tokens, ax=right, query=query)
     return fig
@@ -63,9 +74,11 @@ def _with_bars(
 def query_figure(view: QueryView, tokens: Sequence[str]) -> Figure:
     """The QueryExplorer's view: weights heatmap and the query's bars, z in the title."""
     limits = (view.attn_weights.min().item(), view.attn_weights.max().item())
+    # Notebook 04 comes before keys are defined (05): its columns are the tokens compared.
     fig = _with_bars(
-        view.attn_weights, tokens, view.weights, view.query, "attention weights", limits
-    )
+        view.attn_weights, tokens, view.weights, view.query, "attention weights", limits,
+        xlabel=COMPARED,
+    )  # fmt: skip
     fig.suptitle(view.text, fontsize=8, wrap=True)
     return fig
 
@@ -80,6 +93,7 @@ def softmax_figure(view: SoftmaxView, tokens: Sequence[str], limits: tuple[float
         vmax=limits[1],
         colorbar_label="attention weight",
         title=f"softmax(attn_scores, dim={view.dim})",
+        xlabel=COMPARED,
     )
 
 
@@ -93,6 +107,7 @@ def loop_figure(view: LoopView, tokens: Sequence[str], limits: tuple[float, floa
         vmax=limits[1],
         highlight_cell=(view.i, view.j),
         colorbar_label="attention score",
+        xlabel=COMPARED,
         title=view.text,
     )
 

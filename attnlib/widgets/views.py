@@ -42,7 +42,7 @@ def query_view(inputs: torch.Tensor, tokens: Sequence[str], query: int) -> Query
     """The simplified self-attention of one ``query`` index.
 
     ``inputs``: ``(num_tokens, d_in)``. Scores ``inputs @ inputs.T``, weights by
-    softmax over the keys (``dim=-1``), context vector ``sum_i weights[i] * x_i``.
+    softmax over the tokens (``dim=-1``), context vector ``sum_i weights[i] * x_i``.
     Raises ``ValueError`` if the scores overflow (the weights would be NaN).
     """
     inputs = _checks.inputs(inputs)
@@ -77,8 +77,8 @@ class SoftmaxView:
 
 WHY_ROWS = (
     "Why dim=-1: query i's context vector blends the inputs with the weights in row i, "
-    "so each row must be one distribution over the keys. Softmax along dim=-1 normalises "
-    "every row on its own; dim=0 normalises each key's column across different queries."
+    "so each row must be one distribution over the tokens. Softmax along dim=-1 normalises "
+    "every row on its own; dim=0 normalises each column across different queries."
 )
 
 

@@ -4,8 +4,8 @@
 
 const WHY_ROWS =
   "Why dim=-1: query i's context vector blends the inputs with the weights in row i, " +
-  "so each row must be one distribution over the keys. Softmax along dim=-1 normalises " +
-  "every row on its own; dim=0 normalises each key's column across different queries.";
+  "so each row must be one distribution over the tokens. Softmax along dim=-1 normalises " +
+  "every row on its own; dim=0 normalises each column across different queries.";
 
 const ones = (sums) => sums.every((s) => Math.abs(s - 1) <= 1e-4);
 
@@ -40,7 +40,7 @@ const QUERY = {
   draw(parts, data, { query }) {
     const row = parts.weights[query];
     const [vmin, vmax] = parts.limits;
-    const caption = "attention weights: rows = queries, columns = keys";
+    const caption = "attention weights: rows = queries, columns = the tokens compared";
     paintHeatmap(parts.heatmap, parts.weights, { vmin, vmax, row: query, caption });
     const context = blend(row, data.values);
     drawQueryPanels(parts, data.tokens, query, row, data.values, context, "x");
@@ -78,7 +78,7 @@ const SOFTMAX = {
     const weights = parts.weights[DIMS.indexOf(dim)];
     const sums = [rowSums(weights), colSums(weights)];
     const [vmin, vmax] = parts.limits;
-    const caption = `softmax(attn_scores, dim=${dim}): rows = queries, columns = keys`;
+    const caption = `softmax(attn_scores, dim=${dim}): rows = queries, columns = the tokens compared`;
     paintHeatmap(parts.heatmap, weights, { vmin, vmax, sums, caption });
     paintText(parts.explanation, softmaxText(dim, sums));
   },
@@ -100,7 +100,7 @@ const LOOP = {
     const [i, j] = [Math.floor(step / n), step % n];
     const [vmin, vmax] = parts.limits;
     const how = (a, b) => (a * n + b <= step ? "plain" : "blank");
-    const caption = "attention scores: rows = queries (i), columns = keys (j)";
+    const caption = "attention scores: rows = queries (i), columns = the tokens compared (j)";
     paintHeatmap(parts.heatmap, scores, { vmin, vmax, how, at: [i, j], caption });
     paintText(
       parts.position,

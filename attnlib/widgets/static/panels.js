@@ -15,7 +15,7 @@ function paintBars(node, weights, tokens, query) {
   const heading = make(
     "div",
     "attnlib-panel-title",
-    `weights of query ${query} over the keys (sum ${fixed4(total)}):`,
+    `weights of query ${query} over the tokens (sum ${fixed4(total)}):`,
   );
   const rows = weights.map((w, j) => {
     const row = make("div", j === query ? "attnlib-bar-row attnlib-query-bar" : "attnlib-bar-row");
