@@ -17,6 +17,7 @@ import argparse
 import html
 import re
 import shutil
+import os
 import subprocess
 import sys
 import tarfile
@@ -61,6 +62,12 @@ def fetch(npm_dir: Path = NPM_DIR) -> None:
             check=True,
             capture_output=True,
             text=True,
+            # npm's download cache, logs and update check stay in the repo, not in $HOME.
+            env={
+                **os.environ,
+                "npm_config_cache": str(npm_dir / "cache"),
+                "npm_config_update_notifier": "false",
+            },
         )
         tarball = npm_dir / out.stdout.strip().splitlines()[-1]
         with tarfile.open(tarball) as archive:
