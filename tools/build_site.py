@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import argparse
 import html
+import os
 import re
 import shutil
-import os
 import subprocess
 import sys
 import tarfile
