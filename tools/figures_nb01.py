@@ -15,6 +15,7 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
+import figure_files  # noqa: E402  (tools/, beside this script)
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import FancyBboxPatch  # noqa: E402
 
@@ -96,8 +97,7 @@ def sentence_weights(path: Path) -> None:
     ax.set_aspect("equal")
     ax.axis("off")
     fig.tight_layout(pad=0.2)
-    fig.savefig(path, metadata={"Date": None})
-    plt.close(fig)
+    figure_files.save(fig, path)
 
 
 def _box(ax, x: float, y: float, text: str, color: str, bold: bool, width: float = 1.2) -> None:
@@ -126,11 +126,7 @@ def _box(ax, x: float, y: float, text: str, color: str, bold: bool, width: float
 
 
 def main(argv: list[str]) -> int:
-    matplotlib.rcParams["svg.hashsalt"] = "attnlib"
-    out = Path(argv[0]) if argv else FIGURES
-    out.mkdir(parents=True, exist_ok=True)
-    sentence_weights(out / "01_sentence_weights.svg")
-    return 0
+    return figure_files.main({"01_sentence_weights.svg": sentence_weights}, argv)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
+import figure_files  # noqa: E402  (tools/, beside this script)
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, Rectangle  # noqa: E402
 
@@ -107,16 +108,11 @@ def softmax_axes(path: Path) -> None:
     ax.set_aspect("equal")
     ax.axis("off")
     fig.tight_layout(pad=0.2)
-    fig.savefig(path, metadata={"Date": None})
-    plt.close(fig)
+    figure_files.save(fig, path)
 
 
 def main(argv: list[str]) -> int:
-    matplotlib.rcParams["svg.hashsalt"] = "attnlib"
-    out = Path(argv[0]) if argv else FIGURES
-    out.mkdir(parents=True, exist_ok=True)
-    softmax_axes(out / "03_softmax_axes.svg")
-    return 0
+    return figure_files.main({"03_softmax_axes.svg": softmax_axes}, argv)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
+import figure_files  # noqa: E402  (tools/, beside this script)
 import matplotlib.pyplot as plt  # noqa: E402
 
 import attnlib  # noqa: E402
@@ -90,16 +91,11 @@ def running_total(path: Path) -> None:
         'z(2), the context vector of "journey": each input times its weight, stacked', fontsize=11
     )
     fig.tight_layout(pad=0.3)
-    fig.savefig(path, metadata={"Date": None})
-    plt.close(fig)
+    figure_files.save(fig, path)
 
 
 def main(argv: list[str]) -> int:
-    matplotlib.rcParams["svg.hashsalt"] = "attnlib"
-    out = Path(argv[0]) if argv else FIGURES
-    out.mkdir(parents=True, exist_ok=True)
-    running_total(out / "04_running_total.svg")
-    return 0
+    return figure_files.main({"04_running_total.svg": running_total}, argv)
 
 
 if __name__ == "__main__":

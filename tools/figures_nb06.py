@@ -18,6 +18,7 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
+import figure_files  # noqa: E402  (tools/, beside this script)
 import matplotlib.pyplot as plt  # noqa: E402
 import torch  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
@@ -113,16 +114,11 @@ def causal_attention(path: Path) -> None:
     ax.set_aspect("equal")
     ax.axis("off")
     fig.tight_layout(pad=0.2)
-    fig.savefig(path, metadata={"Date": None})
-    plt.close(fig)
+    figure_files.save(fig, path)
 
 
 def main(argv: list[str]) -> int:
-    matplotlib.rcParams["svg.hashsalt"] = "attnlib"
-    out = Path(argv[0]) if argv else FIGURES
-    out.mkdir(parents=True, exist_ok=True)
-    causal_attention(out / "06_causal_attention.svg")
-    return 0
+    return figure_files.main({"06_causal_attention.svg": causal_attention}, argv)
 
 
 if __name__ == "__main__":

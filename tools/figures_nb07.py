@@ -13,11 +13,13 @@ overlaps.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
+import figure_files  # noqa: E402  (tools/, beside this script)
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, Rectangle  # noqa: E402
@@ -206,21 +208,21 @@ def draw() -> plt.Figure:
     return fig
 
 
-def main() -> None:
+def main(argv: list[str]) -> int:
+    """Draw into ``argv[0]`` (default notebooks/figures), text kept as SVG text."""
     matplotlib.rcParams["svg.hashsalt"] = "attnlib"
-    matplotlib.rcParams["svg.fonttype"] = "none"
+    matplotlib.rcParams["svg.fonttype"] = "none"  # text as text: a third of the size as paths
     matplotlib.rcParams["font.family"] = "DejaVu Sans"
-    OUT.mkdir(parents=True, exist_ok=True)
-    fig = draw()
-    path = OUT / "07_heads_split_merge.svg"
-    fig.savefig(path, format="svg", metadata={"Date": None})
-    plt.close(fig)
+    out = Path(argv[0]) if argv else OUT
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "07_heads_split_merge.svg"
+    figure_files.save(draw(), path)
     svg = path.read_text()
     for family, fallback in FALLBACKS.items():
         svg = svg.replace(f"font-family: '{family}'", f"font-family: '{family}', {fallback}")
     path.write_text(svg)
-    print(f"wrote {path.relative_to(OUT.parent.parent)} ({path.stat().st_size:,} bytes)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))
