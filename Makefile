@@ -15,7 +15,7 @@ ISOLATED := JUPYTER_CONFIG_DIR=$(STATE)/jupyter-config JUPYTER_DATA_DIR=$(STATE)
 	JUPYTER_RUNTIME_DIR=$(STATE)/jupyter-runtime IPYTHONDIR=$(STATE)/ipython \
 	MPLCONFIGDIR=$(STATE)/matplotlib
 
-.PHONY: lab test lint notebooks bench site npm lock clean
+.PHONY: lab test lint notebooks bench site npm lock clean mutants
 
 $(STAMP): requirements-lock.txt pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10) and "Python 3.10 or newer is needed")'
@@ -70,3 +70,19 @@ lock: $(STAMP)  ## record the exact versions of the working .venv
 
 clean:
 	rm -rf $(VENV) .cache
+
+# Mutation testing (issue #13), not part of `make test`: mutmut changes attention.py and
+# checks.py one mutant at a time in mutants/ (git-ignored, outside pytest's testpaths) and
+# runs the fast unit tests named in pyproject.toml's [tool.mutmut]. Each run starts afresh,
+# as mutmut would keep stale copies of the modules it does not mutate. One torch thread per
+# test run: a worker forked from a process whose torch thread pool has started can hang.
+MUTMUT_VERSION := 3.8.1
+MUTANTS_MIN ?= 95
+MUTANTS_JOBS ?= 2
+
+mutants: $(STAMP)  ## mutation score of attention.py and checks.py, printed as its last line
+	$(BIN)/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("mutmut") != "$(MUTMUT_VERSION)")' \
+		2>/dev/null || $(BIN)/python -m pip install --quiet mutmut==$(MUTMUT_VERSION)
+	rm -rf mutants
+	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(ISOLATED) $(BIN)/mutmut run --max-children $(MUTANTS_JOBS)
+	$(BIN)/python tools/mutation_score.py --fail-under $(MUTANTS_MIN)

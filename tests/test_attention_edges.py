@@ -1,1 +1,207 @@
-"""placeholder"""
+"""attnlib.attention at its edges: the whole sentence of each refusal, batches and masks that
+broadcast, and scores far apart.
+
+Found by mutation testing (`make mutants`): each test here fails when one argument name,
+shape, axis or rule in attention.py is changed. Expected values come from plain torch or
+are written out by hand, never from attnlib.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from attnlib import attention as A
+
+F32 = torch.ones(4, 3)
+F64 = torch.ones(4, 3, dtype=torch.float64)
+HUGE = torch.full((4, 3), 1e20)  # its dot products, 3e40, overflow float32
+NAN = float("nan")
+
+OVERFLOW = "the numbers overflowed; use smaller inputs (or scale)"
+BAD_VALUES = "the values hold inf or NaN, or their blend overflowed; use finite, smaller values"
+
+
+def refusal(id: str, call, message: str):
+    return pytest.param(call, message, id=id)
+
+
+# The reader sees the whole sentence: the argument's name first, then what was expected
+# (with the course's names for the axes), then what came.
+REFUSALS = [
+    # scores
+    refusal("loop-1d", lambda: A.attention_scores_loop(torch.ones(3)),
+            "inputs: expected shape (num_tokens, d_in) (2-d), got 1-d shape (3,)"),
+    refusal("loop-3d", lambda: A.attention_scores_loop(torch.ones(2, 4, 3)),
+            "inputs: expected shape (num_tokens, d_in) (2-d), got 3-d shape (2, 4, 3)"),
+    refusal("loop-overflow", lambda: A.attention_scores_loop(HUGE),
+            f"attn_scores: got inf or NaN; {OVERFLOW}"),
+    refusal("scores-1d", lambda: A.attention_scores(torch.ones(3)),
+            "inputs: expected shape (num_tokens, d_in) (2-d), got 1-d shape (3,)"),
+    refusal("scores-overflow", lambda: A.attention_scores(HUGE),
+            f"attn_scores: got inf or NaN; {OVERFLOW}"),
+    # softmax
+    refusal("softmax_naive-empty", lambda: A.softmax_naive(torch.ones(2, 0)),
+            "x: expected no empty axis in (..., n), got shape (2, 0)"),
+    refusal("softmax_naive-overflow", lambda: A.softmax_naive(torch.tensor([1.0, 2.0, 100.0])),
+            "softmax_naive(x): got inf or NaN; exp overflowed (scores above ~88 in float32); "
+            "use softmax, which subtracts the max"),
+    refusal("softmax-empty", lambda: A.softmax(torch.ones(0)),
+            "x: expected no empty axis in (..., n), got shape (0,)"),
+    refusal("softmax-nan", lambda: A.softmax(torch.tensor([0.0, NAN, 1.0])),
+            "softmax(x): got inf or NaN; every slice needs a finite entry and no +inf or NaN "
+            "(is a mask hiding everything?)"),
+    # one context vector
+    refusal("context_vector-1d-inputs", lambda: A.context_vector(torch.ones(3), torch.ones(3)),
+            "inputs: expected shape (num_tokens, d_in) (2-d), got 1-d shape (3,)"),
+    refusal("context_vector-3d-inputs",
+            lambda: A.context_vector(torch.ones(2, 4, 3), torch.ones(4)),
+            "inputs: expected shape (num_tokens, d_in) (2-d), got 3-d shape (2, 4, 3)"),
+    refusal("context_vector-3-weights", lambda: A.context_vector(F32, torch.ones(3)),
+            "weights: expected one weight per input, num_tokens = 4, got 3 (shape (3,))"),
+    refusal("context_vector-float64-weights", lambda: A.context_vector(F32, torch.ones(4).double()),
+            "weights: expected dtype torch.float32 on cpu (as inputs), got dtype torch.float64 "
+            "on cpu; convert with weights.to(torch.float32) (or .to('cpu'))"),
+    refusal("context_vector-overflow",
+            lambda: A.context_vector(torch.full((2, 3), 3e38), torch.ones(2)),
+            f"context_vec: got inf or NaN; {OVERFLOW}"),
+    # all context vectors
+    refusal("context_vectors-1d-weights", lambda: A.context_vectors(torch.ones(4), F32),
+            "attn_weights: expected shape (..., num_queries, num_tokens) (at least 2-d), "
+            "got 1-d shape (4,)"),
+    refusal("context_vectors-1d-inputs", lambda: A.context_vectors(torch.ones(4, 4), torch.ones(4)),
+            "inputs: expected shape (..., num_tokens, d) (at least 2-d), got 1-d shape (4,)"),
+    refusal("context_vectors-5-columns", lambda: A.context_vectors(torch.ones(4, 5), F32),
+            "attn_weights: expected one column per input token = 4, got 5 (shape (4, 5))"),
+    refusal("context_vectors-float64-inputs", lambda: A.context_vectors(torch.ones(4, 4), F64),
+            "attn_weights: expected dtype torch.float64 on cpu (as inputs), got dtype "
+            "torch.float32 on cpu; convert with attn_weights.to(torch.float64) (or .to('cpu'))"),
+    refusal("context_vectors-overflow",
+            lambda: A.context_vectors(torch.ones(1, 2), torch.full((2, 3), 3e38)),
+            f"context_vecs: got inf or NaN; {OVERFLOW}"),
+    # the causal mask: the limit is checked on the first size itself
+    refusal("causal_mask-too-long", lambda: A.causal_mask(10**6),
+            "num_tokens: expected an int <= 16384 (the limit), got 1000000"),
+    # queries against keys
+    refusal("sdpa-1d-queries", lambda: A.scaled_dot_product_attention(torch.ones(3), F32, F32),
+            "queries: expected shape (..., num_queries, d_k) (at least 2-d), got 1-d shape (3,)"),
+    refusal("sdpa-1d-keys", lambda: A.scaled_dot_product_attention(F32, torch.ones(3), F32),
+            "keys: expected shape (..., num_keys, d_k) (at least 2-d), got 1-d shape (3,)"),
+    refusal("sdpa-d_k", lambda: A.scaled_dot_product_attention(F32, torch.ones(4, 2), F32),
+            "keys: expected the queries' last dimension d_k = 3, got 2 (shape (4, 2))"),
+    refusal("sdpa-float64-keys", lambda: A.scaled_dot_product_attention(F32, F64, F32),
+            "keys: expected dtype torch.float32 on cpu (as queries), got dtype torch.float64 "
+            "on cpu; convert with keys.to(torch.float32) (or .to('cpu'))"),
+    refusal("weights-batches",
+            lambda: A.attention_weights(torch.ones(2, 5, 3), torch.ones(3, 5, 3)),
+            "expected batch axes that broadcast together, got queries (2,), keys (3,)"),
+    refusal("sdpa-float-mask",
+            lambda: A.scaled_dot_product_attention(F32, F32, F32, mask=torch.ones(4, 4)),
+            "mask: expected a bool tensor (True = hidden), got a tensor of shape (4, 4) and "
+            "dtype torch.float32"),
+    refusal("weights-overflow", lambda: A.attention_weights(F32, F32, scale=1e300),
+            f"attn_weights: got inf or NaN; either {OVERFLOW}, or a mask hides every key of a "
+            "query (an inverted mask?)"),
+    # values and dropout
+    refusal("sdpa-1d-values", lambda: A.scaled_dot_product_attention(F32, F32, torch.ones(4)),
+            "values: expected shape (..., num_keys, d_v) (at least 2-d), got 1-d shape (4,)"),
+    refusal("sdpa-dropout-a-float",
+            lambda: A.scaled_dot_product_attention(F32, F32, F32, dropout=0.1),
+            "dropout: expected a callable such as torch.nn.Dropout(p), got float 0.1"),
+    refusal("sdpa-values-rows", lambda: A.scaled_dot_product_attention(F32, F32, torch.ones(5, 3)),
+            "values: expected one row per key, num_keys = 4, got 5 (shape (5, 3))"),
+    refusal("sdpa-float64-values", lambda: A.scaled_dot_product_attention(F32, F32, F64),
+            "values: expected dtype torch.float32 on cpu (as queries), got dtype torch.float64 "
+            "on cpu; convert with values.to(torch.float32) (or .to('cpu'))"),
+    refusal("sdpa-batches", lambda: A.scaled_dot_product_attention(
+                torch.ones(2, 5, 3), torch.ones(5, 3), torch.ones(3, 5, 3)),
+            "expected batch axes that broadcast together, got queries (2,), keys (), values (3,)"),
+    refusal("sdpa-dropout-returns-a-float",
+            lambda: A.scaled_dot_product_attention(F32, F32, F32, dropout=lambda w: 0.5),
+            "dropout: expected it to return the weights' shape, got float 0.5"),
+    refusal("sdpa-dropout-returns-a-column",
+            lambda: A.scaled_dot_product_attention(F32, F32, F32, dropout=lambda w: w[:, :1]),
+            "dropout: expected it to return the weights' shape, got a tensor of shape (4, 1) "
+            "and dtype torch.float32"),
+    refusal("sdpa-nan-values",
+            lambda: A.scaled_dot_product_attention(F32, F32, torch.full((4, 3), NAN)),
+            f"context_vecs: got inf or NaN; {BAD_VALUES}"),
+    # block by block
+    refusal("blockwise-1d-values", lambda: A.blockwise_attention(F32, F32, torch.ones(4)),
+            "values: expected shape (..., num_keys, d_v) (at least 2-d), got 1-d shape (4,)"),
+    refusal("blockwise-values-rows", lambda: A.blockwise_attention(F32, F32, torch.ones(5, 3)),
+            "values: expected one row per key, num_keys = 4, got 5 (shape (5, 3))"),
+    refusal("blockwise-float64-values", lambda: A.blockwise_attention(F32, F32, F64),
+            "values: expected dtype torch.float32 on cpu (as queries), got dtype torch.float64 "
+            "on cpu; convert with values.to(torch.float32) (or .to('cpu'))"),
+    refusal("blockwise-batches", lambda: A.blockwise_attention(
+                torch.ones(2, 5, 3), torch.ones(5, 3), torch.ones(3, 5, 3)),
+            "expected batch axes that broadcast together, got queries (2,), keys (), values (3,)"),
+    refusal("blockwise-nan-values",
+            lambda: A.blockwise_attention(F32, F32, torch.full((4, 3), NAN)),
+            f"context_vecs: got inf or NaN; {BAD_VALUES}"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call, message", REFUSALS)
+def test_a_refusal_names_the_argument_what_was_expected_and_what_came(call, message):
+    with pytest.raises(ValueError) as info:
+        call()
+    assert str(info.value) == message
+
+
+# --- shapes that broadcast ---------------------------------------------------------------------
+
+
+def test_context_vectors_of_a_batch_with_fewer_queries_than_tokens():
+    gen = torch.Generator().manual_seed(0)
+    attn_weights = torch.softmax(torch.rand(2, 3, 4, generator=gen), dim=-1)  # 3 queries
+    inputs = torch.rand(2, 4, 5, generator=gen)  # 4 tokens
+    expected = torch.einsum("bqt,btd->bqd", attn_weights, inputs)
+    torch.testing.assert_close(A.context_vectors(attn_weights, inputs), expected)
+
+
+@pytest.mark.parametrize("shape", [(4,), (1, 4)], ids=["(num_keys,)", "(1, num_keys)"])
+def test_a_mask_of_one_row_hides_the_same_keys_from_every_query(shape):
+    gen = torch.Generator().manual_seed(1)
+    queries, keys = torch.rand(3, 2, generator=gen), torch.rand(4, 2, generator=gen)
+    mask = torch.tensor([False, True, False, True]).reshape(shape)
+    scores = (queries @ keys.T).masked_fill(torch.tensor([False, True, False, True]), -math.inf)
+    got = A.attention_weights(queries, keys, scale=1.0, mask=mask)
+    torch.testing.assert_close(got, torch.softmax(scores, dim=-1))
+    assert (got[:, [1, 3]] == 0).all()
+
+
+def test_a_batch_of_queries_over_shared_keys_takes_a_mask_per_sequence():
+    gen = torch.Generator().manual_seed(2)
+    queries, keys = torch.rand(2, 5, 3, generator=gen), torch.rand(5, 3, generator=gen)
+    mask = torch.zeros(2, 5, 5, dtype=torch.bool)
+    mask[0, :, 4] = True  # sequence 0 hides key 4, sequence 1 hides nothing
+    scores = (queries @ keys.T).masked_fill(mask, -math.inf)
+    got = A.attention_weights(queries, keys, scale=1.0, mask=mask)
+    torch.testing.assert_close(got, torch.softmax(scores, dim=-1))
+
+
+# --- scores far apart: each row is shifted by its own maximum -----------------------------------
+
+FAR_APART = torch.tensor([[0.0, 1.0], [-200.0, -199.0]])  # row 1 far below the grid's maximum
+
+
+def test_softmax_of_rows_far_apart_is_each_rows_own():
+    # softmax([0, 1]) = [1 / (1 + e), e / (1 + e)], and a shift of a whole row cancels.
+    row = [1 / (1 + math.e), math.e / (1 + math.e)]
+    torch.testing.assert_close(A.softmax(FAR_APART), torch.tensor([row, row]))
+    torch.testing.assert_close(A.softmax(FAR_APART.T, dim=0), torch.tensor([row, row]).T)
+
+
+@pytest.mark.parametrize("block_size", [1, 128])
+def test_blockwise_attention_of_queries_far_apart_matches_torch(block_size):
+    # Scaled scores of about +-212: one query's exps, taken against the other's maximum, vanish.
+    queries = torch.tensor([[300.0, 0.0], [-300.0, 0.0]])
+    keys = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    values = torch.tensor([[1.0], [2.0]])
+    got = A.blockwise_attention(queries, keys, values, block_size=block_size)
+    torch.testing.assert_close(got, F.scaled_dot_product_attention(queries, keys, values))
