@@ -13,7 +13,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 STATE := $(CURDIR)/.cache/test-home
 ISOLATED := JUPYTER_CONFIG_DIR=$(STATE)/jupyter-config JUPYTER_DATA_DIR=$(STATE)/jupyter-data \
 	JUPYTER_RUNTIME_DIR=$(STATE)/jupyter-runtime IPYTHONDIR=$(STATE)/ipython \
-	MPLCONFIGDIR=$(STATE)/matplotlib
+	MPLCONFIGDIR=$(STATE)/matplotlib npm_config_cache=$(STATE)/npm
 
 .PHONY: lab test lint notebooks bench site npm lock clean mutants
 

@@ -13,6 +13,8 @@ for var, sub in {
     "JUPYTER_RUNTIME_DIR": "jupyter-runtime",
     "IPYTHONDIR": "ipython",
     "MPLCONFIGDIR": "matplotlib",
+    # JupyterLab asks npm for its global prefix at start; npm logs into its cache folder.
+    "npm_config_cache": "npm",
 }.items():
     os.environ.setdefault(var, str(_STATE / sub))
     Path(os.environ[var]).mkdir(parents=True, exist_ok=True)
