@@ -67,6 +67,11 @@ class Verdict:
         return self.message
 
 
+def made(*names: str, on: Callable[[], tuple]) -> dict[str, Callable[[], Any]]:
+    """``{name: what the mistake gives}``: each row's ``make`` applied to ``on()``'s arguments."""
+    return {name: (lambda name=name: MISTAKES[name].make(*on())) for name in names}
+
+
 def register(exercise: Exercise) -> Exercise:
     """Add ``exercise`` to :data:`EXERCISES`; its mistakes must be rows of the table."""
     unknown = set(exercise.mistakes) - set(MISTAKES)

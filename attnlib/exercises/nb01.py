@@ -8,7 +8,7 @@ import torch
 
 from attnlib.attention import attention_scores_loop
 from attnlib.data import TOKENS, example_inputs
-from attnlib.exercises._core import Exercise, register
+from attnlib.exercises._core import Exercise, made, register
 from attnlib.mistakes import MISTAKES
 
 #: The book's query, "journey": its x^(2), at Python index 1.
@@ -99,8 +99,7 @@ register(
         run=lambda scores_loop: scores_loop(example_inputs()),
         expected=_scores,
         mistakes={
-            "same_token": lambda: MISTAKES["same_token"].make(example_inputs()),
-            "row_written_whole": lambda: MISTAKES["row_written_whole"].make(example_inputs()),
+            **made("same_token", "row_written_whole", on=lambda: (example_inputs(),)),
             "products_not_summed": _one_cell_gets_a_vector,
         },
         praise="Every cell is the dot product of token i's vector with token j's.",

@@ -8,8 +8,7 @@ import torch
 
 from attnlib.attention import attention_scores, softmax
 from attnlib.data import example_inputs
-from attnlib.exercises._core import Exercise, register
-from attnlib.mistakes import MISTAKES
+from attnlib.exercises._core import Exercise, made, register
 
 #: The grid the reader's softmax is tried on: not symmetric (so a sum along the wrong axis
 #: shows), with a negative score (the notebook's example row first), nothing large.
@@ -52,12 +51,10 @@ register(
         task="return exp(x) divided by the total of exp(x) in each row",
         run=lambda softmax_naive: softmax_naive(_grid(SMALL_GRID)),
         expected=lambda: softmax(_grid(SMALL_GRID)),
-        mistakes={
-            "no_exp": lambda: MISTAKES["no_exp"].make(_grid(SMALL_GRID)),
-            "softmax_dim0": lambda: MISTAKES["softmax_dim0"].make(_grid(SMALL_GRID)),
-            "no_keepdim": lambda: MISTAKES["no_keepdim"].make(_grid(SMALL_GRID)),
-            "softmax_whole_grid": lambda: MISTAKES["softmax_whole_grid"].make(_grid(SMALL_GRID)),
-        },
+        mistakes=made(
+            "no_exp", "softmax_dim0", "no_keepdim", "softmax_whole_grid",
+            on=lambda: (_grid(SMALL_GRID),),
+        ),  # fmt: skip
         praise="Tried on a 3 x 3 grid with a negative score: every weight is positive and "
         "every row sums to 1.",
     )
@@ -97,12 +94,10 @@ register(
         task="return the softmax of each row of x, computed after subtracting the row's maximum",
         run=lambda softmax_stable: softmax_stable(_grid(BIG_SCORES)),
         expected=lambda: softmax(_grid(BIG_SCORES)),
-        mistakes={
-            "no_max_shift": lambda: MISTAKES["no_max_shift"].make(_grid(BIG_SCORES)),
-            "max_no_keepdim": lambda: MISTAKES["max_no_keepdim"].make(_grid(BIG_SCORES)),
-            "max_of_grid": lambda: MISTAKES["max_of_grid"].make(_grid(BIG_SCORES)),
-            "max_without_values": lambda: MISTAKES["max_without_values"].make(_grid(BIG_SCORES)),
-        },
+        mistakes=made(
+            "no_max_shift", "max_no_keepdim", "max_of_grid", "max_without_values",
+            on=lambda: (_grid(BIG_SCORES),),
+        ),  # fmt: skip
         praise="Scores up to 100 and no nan: the largest exp is now exp(0) = 1.",
     )
 )

@@ -60,11 +60,6 @@ def scores(x: Any, name: str = "attn_scores") -> torch.Tensor:
     return x.detach().clone()
 
 
-def tokens(value: Any, num_tokens: int) -> tuple[str, ...]:
-    """``value`` as ``num_tokens`` token strings (at most 100 characters each)."""
-    return check.tokens(value, num_tokens)
-
-
 def resolve(
     given: Any, labels: Sequence[str] | None, source: str
 ) -> tuple[torch.Tensor, tuple[str, ...]]:
@@ -80,7 +75,7 @@ def resolve(
     else:
         matrix = inputs(given) if source == "inputs" else scores(given)
         default = tuple(f"t{k}" for k in range(matrix.shape[0]))
-    return matrix, tokens(default if labels is None else labels, matrix.shape[0])
+    return matrix, check.tokens(default if labels is None else labels, matrix.shape[0])
 
 
 def axis(dim: Any) -> int:

@@ -172,7 +172,7 @@ def attention_view(
     if projections is not None:
         num_heads = projections_of(projections, inputs.shape[1]).W_query.shape[0]
     settings = {
-        "tokens": _checks.tokens(tokens, num_tokens),
+        "tokens": check.tokens(tokens, num_tokens),
         "query": check.index(query, "query", num_tokens),
         "dim": _checks.axis(dim),
         "causal": check.flag(causal, "causal"),

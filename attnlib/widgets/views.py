@@ -46,7 +46,7 @@ def query_view(inputs: torch.Tensor, tokens: Sequence[str], query: int) -> Query
     Raises ``ValueError`` if the scores overflow (the weights would be NaN).
     """
     inputs = _checks.inputs(inputs)
-    tokens = _checks.tokens(tokens, inputs.shape[0])
+    tokens = check.tokens(tokens, inputs.shape[0])
     query = check.index(query, "query", inputs.shape[0])
     attn_weights = softmax(attention_scores(inputs), dim=-1)
     weights = attn_weights[query]
@@ -92,7 +92,7 @@ def softmax_view(attn_scores: torch.Tensor, tokens: Sequence[str], dim: int) -> 
     ``-inf`` scores (masked) get weight 0.
     """
     attn_scores = _checks.scores(attn_scores)
-    _checks.tokens(tokens, attn_scores.shape[0])
+    check.tokens(tokens, attn_scores.shape[0])
     dim = _checks.axis(dim)
     attn_weights = softmax(attn_scores, dim=dim)
     row_sums, col_sums = attn_weights.sum(dim=1), attn_weights.sum(dim=0)
@@ -141,7 +141,7 @@ def loop_view(inputs: torch.Tensor, tokens: Sequence[str], step: int) -> LoopVie
     """
     inputs = _checks.inputs(inputs)
     num_tokens = inputs.shape[0]
-    tokens = _checks.tokens(tokens, num_tokens)
+    tokens = check.tokens(tokens, num_tokens)
     step = check.index(step, "step", num_tokens * num_tokens)
     all_scores = attention_scores(inputs)
     i, j = divmod(step, num_tokens)
