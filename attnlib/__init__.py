@@ -1,7 +1,7 @@
 """attnlib: the reference pipeline behind *attention, step by step*.
 
-``import attnlib`` loads torch only; ``attnlib.plots`` and ``attnlib.widgets``
-(matplotlib, ipywidgets) load on first use.
+``import attnlib`` loads torch only; ``attnlib.plots``, ``attnlib.widgets`` and
+``attnlib.modules`` load on first use.
 """
 
 from __future__ import annotations
@@ -33,34 +33,18 @@ from attnlib.data import TOKENS, embed, example_inputs, tokenize
 
 __version__ = "0.1.0"
 
-_LAZY_MODULES = ("plots", "widgets", "modules")
-
-__all__ = [
-    "TOKENS",
-    "CheckpointError",
-    "Diagnosis",
-    "attention_scores",
-    "attention_scores_loop",
-    "attention_weights",
+# Every name imported above, by module, in course order.
+__all__ = [  # fmt: skip
+    "TOKENS", "example_inputs", "embed", "tokenize",
+    "attention_scores_loop", "attention_scores", "softmax_naive", "softmax", "context_vector",
+    "context_vectors", "causal_mask", "attention_weights", "scaled_dot_product_attention",
     "blockwise_attention",
-    "causal_mask",
-    "check_context",
-    "check_scores",
-    "check_weights",
-    "context_vector",
-    "context_vectors",
-    "diagnose",
-    "embed",
-    "example_inputs",
-    "scaled_dot_product_attention",
-    "softmax",
-    "softmax_naive",
-    "tokenize",
+    "CheckpointError", "Diagnosis", "check_scores", "check_weights", "check_context", "diagnose",
 ]
 
 
 def __getattr__(name: str) -> Any:
     # Heavy submodules load on first attribute access, keeping `import attnlib` light.
-    if name in _LAZY_MODULES:
+    if name in ("plots", "widgets", "modules"):
         return importlib.import_module(f"attnlib.{name}")
     raise AttributeError(f"module 'attnlib' has no attribute {name!r}")

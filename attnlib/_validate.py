@@ -1,9 +1,8 @@
 """Argument checks: the one home of the rules that public arguments must meet.
 
-Each check returns the value it approved (normalised: numpy numbers become
-Python numbers) or raises ``ValueError`` naming what was expected and what was
-received, so a reader never meets a raw torch error. Public functions call them
-once, at their boundary; internal calls trust their callers.
+Each check returns the value it approved (numpy numbers become Python numbers) or
+raises ``ValueError`` naming what was expected and what came. Public functions call
+them once, at their boundary; internal calls trust their callers.
 """
 
 from __future__ import annotations
@@ -31,50 +30,50 @@ def describe(x: Any) -> str:
     return f"{type(x).__name__} {x!r}"[:120]
 
 
+def invalid(name: str, expected: str, got: Any) -> ValueError:
+    """The error for argument ``name``: ``"{name}: expected {expected}, got {got}"``."""
+    return ValueError(f"{name}: expected {expected}, got {got}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def tensor(
     x: Any, name: str, shape: str, ranks: Sequence[int] = (), *, min_rank: int = 1
 ) -> torch.Tensor:
-    """``x`` if it is a non-empty real floating-point tensor of an allowed rank.
+    """``x`` if it is a non-empty floating-point tensor of rank in ``ranks`` (or >= ``min_rank``).
 
-    ``shape`` documents the expected shape, e.g. ``"(num_tokens, d_in)"``;
-    ``ranks`` lists the allowed ranks (default: any rank >= ``min_rank``).
+    ``shape`` documents the expected shape in the course's names, e.g. ``"(num_tokens, d_in)"``.
     """
     if not isinstance(x, torch.Tensor):
-        raise ValueError(f"{name}: expected a torch.Tensor of floats, got {describe(x)}")
+        raise invalid(name, "a torch.Tensor of floats", describe(x))
     if not x.is_floating_point():
-        raise ValueError(
-            f"{name}: expected a floating-point dtype (e.g. torch.float32), got {x.dtype}; "
-            f"convert with {name}.float()"
-        )
+        fix = f"; convert with {name}.float()"
+        raise invalid(name, "a floating-point dtype (e.g. torch.float32)", f"{x.dtype}{fix}")
     if (x.dim() not in ranks) if ranks else x.dim() < min_rank:
         rank = " or ".join(map(str, ranks)) if ranks else f"at least {min_rank}"
-        raise ValueError(
-            f"{name}: expected shape {shape} ({rank}-d), got {x.dim()}-d shape {tuple(x.shape)}"
-        )
+        raise invalid(name, f"shape {shape} ({rank}-d)", f"{x.dim()}-d shape {tuple(x.shape)}")
     if x.numel() == 0:
         tokens_empty = x.dim() >= 2 and x.shape[-2] == 0
         what = "at least one of the tokens" if tokens_empty else f"no empty axis in {shape}"
-        raise ValueError(f"{name}: expected {what}, got shape {tuple(x.shape)}")
+        raise invalid(name, what, f"shape {tuple(x.shape)}")
     return x
 
 
 def like(x: torch.Tensor, name: str, ref: torch.Tensor, ref_name: str) -> torch.Tensor:
     """``x`` if it has ``ref``'s dtype and device (torch refuses to mix them)."""
     if x.dtype != ref.dtype or x.device != ref.device:
-        raise ValueError(
-            f"{name}: expected dtype {ref.dtype} on {ref.device} (as {ref_name}), "
-            f"got dtype {x.dtype} on {x.device}; convert with {name}.to({ref.dtype}) "
-            f"(or .to({str(ref.device)!r}))"
-        )
+        fix = f"convert with {name}.to({ref.dtype}) (or .to({str(ref.device)!r}))"
+        expected = f"dtype {ref.dtype} on {ref.device} (as {ref_name})"
+        raise invalid(name, expected, f"dtype {x.dtype} on {x.device}; {fix}")
     return x
 
 
 def size(x: torch.Tensor, name: str, axis: int, expected: int, what: str) -> torch.Tensor:
     """``x`` if ``x.shape[axis] == expected``; ``what`` names it, e.g. 'one row per key'."""
     if x.shape[axis] != expected:
-        raise ValueError(
-            f"{name}: expected {what} = {expected}, got {x.shape[axis]} (shape {tuple(x.shape)})"
-        )
+        raise invalid(name, f"{what} = {expected}", f"{x.shape[axis]} (shape {tuple(x.shape)})")
     return x
 
 
@@ -83,10 +82,9 @@ def broadcast(*shapes: Sequence[int]) -> tuple[int, ...] | None:
 
     Written out because ``torch.broadcast_shapes`` loads sympy (30 MB) on first use.
     """
-    ndim = max(map(len, shapes), default=0)
-    result = [1] * ndim
+    result = [1] * max(map(len, shapes), default=0)
     for shape in shapes:
-        for axis, size in enumerate(shape, start=ndim - len(shape)):
+        for axis, size in enumerate(shape, start=len(result) - len(shape)):
             if size != 1:
                 if result[axis] not in (1, size):
                     return None
@@ -105,51 +103,54 @@ def batch_shape(**named: torch.Tensor) -> tuple[int, ...]:
 
 def finite(x: torch.Tensor, name: str, fix: str) -> torch.Tensor:
     """``x`` if every entry is finite, else a ``ValueError`` saying what to do (``fix``)."""
-    # A tensor on the meta device has no values to look at. A finite sum proves every entry
-    # finite at the cost of one reduction; only when it is not, look entry by entry.
-    if x.device.type == "meta" or math.isfinite(x.sum().item()):
+    # A meta tensor has no values. A finite sum proves every entry finite in one reduction;
+    # only when it is not (the sum may overflow) look entry by entry.
+    if x.device.type == "meta" or math.isfinite(x.sum().item()) or torch.isfinite(x).all():
         return x
-    if not bool(torch.isfinite(x).all()):
-        raise ValueError(f"{name}: got inf or NaN; {fix}")
-    return x
+    raise ValueError(f"{name}: got inf or NaN; {fix}")
 
 
 def integer(value: Any, name: str, minimum: int = 0, maximum: int | None = None) -> int:
     """``value`` as an int in ``[minimum, maximum]``; numpy integers pass, bools do not."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        plain = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-        got = int(value) if plain else describe(value)
-        raise ValueError(f"{name}: expected an int >= {minimum}, got {got}")
+    if not _is_int(value) or value < minimum:
+        got = int(value) if _is_int(value) else describe(value)
+        raise invalid(name, f"an int >= {minimum}", got)
     if maximum is not None and value > maximum:
-        raise ValueError(f"{name}: expected an int <= {maximum} (the limit), got {int(value)}")
+        raise invalid(name, f"an int <= {maximum} (the limit)", int(value))
     return int(value)
 
 
 def index(value: Any, name: str, size: int) -> int:
     """``value`` as an index into ``size`` items (``0 .. size - 1``)."""
-    value = integer(value, name)
-    if value >= size:
-        raise ValueError(f"{name}: expected an index in [0, {size - 1}], got {value}")
-    return value
+    if integer(value, name) >= size:
+        raise invalid(name, f"an index in [0, {size - 1}]", int(value))
+    return int(value)
+
+
+def optional_index(value: Any, name: str, size: int) -> int | None:
+    """``None``, or ``value`` as an index into ``size`` items."""
+    if value is not None and not (_is_int(value) and 0 <= value < size):
+        got = int(value) if _is_int(value) else describe(value)
+        raise invalid(name, f"None or an int in [0, {size - 1}]", got)
+    return None if value is None else int(value)
 
 
 def flag(value: Any, name: str) -> bool:
     """``value`` if it is ``True`` or ``False``."""
     if not isinstance(value, bool):
-        raise ValueError(f"{name}: expected True or False, got {describe(value)}")
+        raise invalid(name, "True or False", describe(value))
     return value
 
 
 def real(value: Any, name: str, low: float, high: float, *, closed_low: bool = True) -> float:
     """``value`` as a float in ``[low, high)`` (``(low, high)`` with ``closed_low=False``)."""
-    bounds = f"{'[' if closed_low else '('}{low:g}, {high:g})"
-    bounds = "> 0, a positive finite number" if (low, high) == (0, math.inf) else f"in {bounds}"
+    bounds = f"in {'[' if closed_low else '('}{low:g}, {high:g})"
+    bounds = "> 0, a positive finite number" if (low, high) == (0, math.inf) else bounds
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name}: expected a float {bounds}, got {describe(value)}")
+        raise invalid(name, f"a float {bounds}", describe(value))
     number = float(value)
-    inside = (low <= number if closed_low else low < number) and number < high
-    if not inside:  # NaN fails here too
-        raise ValueError(f"{name}: expected a float {bounds}, got {number!r}")
+    if not ((low <= number if closed_low else low < number) and number < high):  # NaN fails too
+        raise invalid(name, f"a float {bounds}", repr(number))
     return number
 
 
@@ -165,12 +166,8 @@ def probability(value: Any, name: str) -> float:
 
 def axis(value: Any, ndim: int, name: str = "dim") -> int:
     """``value`` if it indexes an axis of a tensor with ``ndim`` dimensions."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Integral)
-        or not -ndim <= value < ndim
-    ):
-        raise ValueError(f"{name}: expected an int in [{-ndim}, {ndim - 1}], got {describe(value)}")
+    if not (_is_int(value) and -ndim <= value < ndim):
+        raise invalid(name, f"an int in [{-ndim}, {ndim - 1}]", describe(value))
     return int(value)
 
 
@@ -181,35 +178,42 @@ def dim(value: Any, ndim: int, name: str = "dim") -> int:
     normalises each query over the keys; ``dim=-2`` (``dim=0`` of a 2-d grid)
     normalises each key's column over the queries.
     """
-    ok = not isinstance(value, bool) and isinstance(value, numbers.Integral)
-    if not ok or value not in (-1, -2, ndim - 1, ndim - 2) or not -ndim <= value < ndim:
+    if not (_is_int(value) and value in (-1, -2, ndim - 1, ndim - 2) and -ndim <= value < ndim):
         allowed = "-1 (rows)" if ndim == 1 else f"-1 (rows) or -2 (columns; {ndim - 2} here)"
-        raise ValueError(f"{name}: expected {allowed}, got {describe(value)}")
+        raise invalid(name, allowed, describe(value))
     return int(value) - ndim if value >= 0 else int(value)
 
 
 def text(value: Any, name: str, limit: int = MAX_TEXT) -> str:
     """``value`` if it is a str of at most ``limit`` characters that can be written as UTF-8."""
     if not isinstance(value, str):
-        raise ValueError(f"{name}: expected a str, got {describe(value)}")
+        raise invalid(name, "a str", describe(value))
     if len(value) > limit:
-        raise ValueError(f"{name}: expected at most {limit} characters, got {len(value)}")
+        raise invalid(name, f"at most {limit} characters", len(value))
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise ValueError(f"{name}: expected text, got a lone surrogate in {value!r}") from None
+        raise invalid(name, "text", f"a lone surrogate in {value!r}") from None
     return value
 
 
 def tokens(value: Any, num_tokens: int, name: str = "tokens") -> tuple[str, ...]:
     """``value`` as a tuple of ``num_tokens`` token strings, one per input row."""
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise ValueError(f"{name}: expected a list of {num_tokens} strings, got {describe(value)}")
+        raise invalid(name, f"a list of {num_tokens} strings", describe(value))
     if len(value) != num_tokens:
-        raise ValueError(
-            f"{name}: expected one string per input row ({num_tokens}), got {len(value)}"
-        )
+        raise invalid(name, f"one string per input row ({num_tokens})", len(value))
     return tuple(text(t, f"{name}[{i}]") for i, t in enumerate(value))
+
+
+def labels(value: Any, name: str, expected: int, what: str) -> list[str]:
+    """``value`` as ``expected`` labels (any items, drawn as their ``str``); ``what`` says why."""
+    count = f"{expected} label" + ("" if expected == 1 else "s")
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise invalid(name, f"a list of {count} ({what})", describe(value))
+    if len(value) != expected:
+        raise invalid(name, f"{count} ({what})", len(value))
+    return [text(str(v), f"{name}[{i}]") for i, v in enumerate(value)]
 
 
 def array(x: Any, name: str, ndim: int, shape: str) -> np.ndarray:
@@ -219,16 +223,14 @@ def array(x: Any, name: str, ndim: int, shape: str) -> np.ndarray:
         x = x.detach().cpu().double().numpy() if x.is_floating_point() else x.detach().cpu()
     try:
         values = np.asarray(x)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError):  # ragged lists
         values = np.asarray([["?"]])
     if values.dtype.kind not in "biuf":
-        raise ValueError(f"{name}: expected a tensor or array of numbers, got {describe(x)}")
+        raise invalid(name, "a tensor or array of numbers", describe(x))
     if values.ndim != ndim:
-        raise ValueError(
-            f"{name}: expected shape {shape} ({ndim}-d), got {values.ndim}-d shape {values.shape}"
-        )
+        raise invalid(name, f"shape {shape} ({ndim}-d)", f"{values.ndim}-d shape {values.shape}")
     if values.size == 0:
-        raise ValueError(f"{name}: expected at least one entry, got shape {values.shape}")
+        raise invalid(name, "at least one entry", f"shape {values.shape}")
     return values.astype(np.float64)
 
 
@@ -238,29 +240,6 @@ def finite_array(values: np.ndarray, name: str) -> np.ndarray:
     if bad.any():
         first = tuple(int(k) for k in np.argwhere(bad)[0])
         where = first[0] if len(first) == 1 else first
-        raise ValueError(
-            f"{name}: expected finite numbers, got {values[first]} at index {where} "
-            f"({int(bad.sum())} of {values.size} not finite)"
-        )
+        count = f"({int(bad.sum())} of {values.size} not finite)"
+        raise invalid(name, "finite numbers", f"{values[first]} at index {where} {count}")
     return values
-
-
-def labels(value: Any, name: str, expected: int, what: str) -> list[str]:
-    """``value`` as ``expected`` labels (any items, drawn as their ``str``); ``what`` says why."""
-    count = f"{expected} label" + ("" if expected == 1 else "s")
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise ValueError(f"{name}: expected a list of {count} ({what}), got {describe(value)}")
-    if len(value) != expected:
-        raise ValueError(f"{name}: expected {count} ({what}), got {len(value)}")
-    return [text(str(v), f"{name}[{i}]") for i, v in enumerate(value)]
-
-
-def optional_index(value: Any, name: str, size: int) -> int | None:
-    """``None``, or ``value`` as an index into ``size`` items."""
-    if value is None:
-        return None
-    plain = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    if not plain or not 0 <= value < size:
-        got = int(value) if plain else describe(value)
-        raise ValueError(f"{name}: expected None or an int in [0, {size - 1}], got {got}")
-    return int(value)

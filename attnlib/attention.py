@@ -1,10 +1,8 @@
 """Pure tensor functions: the reference for every stage of the course.
 
-Nothing here plots, prints or keeps state. Shapes use the course's names:
-``num_tokens`` for one sequence, ``num_queries`` and ``num_keys`` where the two
-differ, ``d_in``, ``d_k``, ``d_v``; a leading ``...`` means any batch axes. Every
-function works on the device and dtype of its inputs; a result that would hold
-inf or NaN is refused with a ``ValueError`` instead.
+Shapes use the course's names (``num_queries`` and ``num_keys`` where the two differ;
+a leading ``...`` is any batch axes). Every function works on its inputs' device and
+dtype, and refuses with a ``ValueError`` a result that would hold inf or NaN.
 """
 
 from __future__ import annotations
@@ -21,10 +19,9 @@ _VALUES = "the values hold inf or NaN, or their blend overflowed; use finite, sm
 
 
 def attention_scores_loop(inputs: torch.Tensor) -> torch.Tensor:
-    """Dot product of every pair of inputs, one cell at a time.
+    """``attn_scores[i, j] = dot(x_i, x_j)``, one cell at a time.
 
-    ``inputs``: ``(num_tokens, d_in)``. Returns ``attn_scores`` of shape
-    ``(num_tokens, num_tokens)`` with ``attn_scores[i, j] = dot(x_i, x_j)``.
+    ``inputs``: ``(num_tokens, d_in)`` -> ``attn_scores``: ``(num_tokens, num_tokens)``.
     """
     check.tensor(inputs, "inputs", "(num_tokens, d_in)", (2,))
     attn_scores = inputs.new_empty(inputs.shape[0], inputs.shape[0])
@@ -35,10 +32,7 @@ def attention_scores_loop(inputs: torch.Tensor) -> torch.Tensor:
 
 
 def attention_scores(inputs: torch.Tensor) -> torch.Tensor:
-    """The same grid as :func:`attention_scores_loop` with one matrix product.
-
-    ``inputs``: ``(num_tokens, d_in)`` -> ``(num_tokens, num_tokens)``.
-    """
+    """The grid of :func:`attention_scores_loop` as one matrix product, same shapes."""
     check.tensor(inputs, "inputs", "(num_tokens, d_in)", (2,))
     return check.finite(inputs @ inputs.T, "attn_scores", _OVERFLOW)
 
@@ -46,8 +40,7 @@ def attention_scores(inputs: torch.Tensor) -> torch.Tensor:
 def softmax_naive(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``, as the formula reads; same shape as ``x``.
 
-    ``exp`` overflows float32 above about 88.7: then this refuses, and :func:`softmax`
-    is the way out.
+    ``exp`` overflows float32 above about 88.7: then this refuses; :func:`softmax` does not.
     """
     check.tensor(x, "x", "(..., n)")
     dim = check.axis(dim, x.dim())
@@ -59,9 +52,8 @@ def softmax_naive(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
 def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     """Numerically stable softmax along ``dim``; same shape as ``x``.
 
-    Subtracting the maximum first leaves the result unchanged (it cancels in the
-    ratio) but keeps ``exp`` from overflowing. Entries equal to ``-inf`` (masked
-    positions) get weight 0; a slice with nothing but ``-inf``, or any ``+inf`` or
+    Subtracting the maximum cancels in the ratio but keeps ``exp`` from overflowing.
+    ``-inf`` (masked) entries get weight 0; a slice of only ``-inf``, or any ``+inf`` or
     NaN, has no distribution and is refused.
     """
     check.tensor(x, "x", "(..., n)")
@@ -73,11 +65,9 @@ def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
 
 
 def context_vector(inputs: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
-    """One query's context vector as a running total, starting from zeros.
+    """One query's ``context_vec``, ``sum_i weights[i] * inputs[i]``, as a running total.
 
-    ``inputs``: ``(num_tokens, d_in)``; ``weights``: ``(num_tokens,)``, the query's
-    attention weights. Returns ``context_vec`` of shape ``(d_in,)``:
-    ``sum_i weights[i] * inputs[i]``.
+    ``inputs``: ``(num_tokens, d_in)``; ``weights``: the query's ``(num_tokens,)`` -> ``(d_in,)``.
     """
     check.tensor(inputs, "inputs", "(num_tokens, d_in)", (2,))
     check.tensor(weights, "weights", "(num_tokens,)", (1,))
@@ -92,8 +82,7 @@ def context_vector(inputs: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
 def context_vectors(attn_weights: torch.Tensor, inputs: torch.Tensor) -> torch.Tensor:
     """Every query's context vector at once: ``attn_weights @ inputs``.
 
-    ``attn_weights``: ``(..., num_queries, num_tokens)``; ``inputs``:
-    ``(..., num_tokens, d)``. Returns ``(..., num_queries, d)``.
+    ``(..., num_queries, num_tokens) @ (..., num_tokens, d)`` -> ``(..., num_queries, d)``.
     """
     check.tensor(attn_weights, "attn_weights", "(..., num_queries, num_tokens)", min_rank=2)
     check.tensor(inputs, "inputs", "(..., num_tokens, d)", min_rank=2)
@@ -106,12 +95,11 @@ def context_vectors(attn_weights: torch.Tensor, inputs: torch.Tensor) -> torch.T
 def causal_mask(
     num_tokens: int, num_keys: int | None = None, device: torch.device | str | None = None
 ) -> torch.Tensor:
-    """Boolean mask, ``True`` where a query would see a later token.
+    """``(num_tokens, num_keys)`` bools, ``True`` where a query would see a later token.
 
-    Returns shape ``(num_tokens, num_keys)`` on ``device``: one row per query, one
-    column per key (``num_keys`` defaults to ``num_tokens``, the usual square mask);
-    ``True`` strictly above the diagonal, aligned top-left when the two differ. Fill
-    those positions with ``-inf`` before softmax to make attention causal.
+    One row per query, one column per key (``num_keys`` defaults to ``num_tokens``);
+    ``True`` strictly above the diagonal, aligned top-left. Fill those positions with
+    ``-inf`` before softmax to make attention causal.
     """
     num_tokens = check.integer(num_tokens, "num_tokens", 1, check.MAX_NUM_TOKENS)
     num_keys = num_tokens if num_keys is None else num_keys
@@ -125,22 +113,23 @@ def _check_qk(queries: torch.Tensor, keys: torch.Tensor) -> tuple[int, ...]:
     check.tensor(keys, "keys", "(..., num_keys, d_k)", min_rank=2)
     check.size(keys, "keys", -1, queries.shape[-1], "the queries' last dimension d_k")
     check.like(keys, "keys", queries, "queries")
-    batch = check.batch_shape(queries=queries, keys=keys)
-    return batch + (queries.shape[-2], keys.shape[-2])
+    return check.batch_shape(queries=queries, keys=keys) + (queries.shape[-2], keys.shape[-2])
+
+
+def _check_values(values: torch.Tensor, queries: torch.Tensor, keys: torch.Tensor) -> None:
+    check.size(values, "values", -2, keys.shape[-2], "one row per key, num_keys")
+    check.like(values, "values", queries, "queries")
+    check.batch_shape(queries=queries, keys=keys, values=values)
 
 
 def _check_mask(mask: torch.Tensor | None, scores_shape: tuple[int, ...]) -> None:
-    if mask is None:
-        return
-    if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
-        got = check.describe(mask)
-        raise ValueError(f"mask: expected a bool tensor (True = hidden), got {got}")
+    if mask is not None and (not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool):
+        raise check.invalid("mask", "a bool tensor (True = hidden)", check.describe(mask))
     # Broadcasting may neither fail nor grow the scores (a mask with extra axes).
-    if check.broadcast(mask.shape, scores_shape) != tuple(scores_shape):
-        raise ValueError(
-            f"mask: expected a shape broadcastable to the scores' {tuple(scores_shape)}, "
-            f"got {tuple(mask.shape)}; slice a longer mask with mask[:num_tokens, :num_tokens]"
-        )
+    if mask is not None and check.broadcast(mask.shape, scores_shape) != scores_shape:
+        fix = "slice a longer mask with mask[:num_tokens, :num_tokens]"
+        expected = f"a shape broadcastable to the scores' {scores_shape}"
+        raise check.invalid("mask", expected, f"{tuple(mask.shape)}; {fix}")
 
 
 def attention_weights(
@@ -203,19 +192,15 @@ def scaled_dot_product_attention(
     """
     check.tensor(values, "values", "(..., num_keys, d_v)", min_rank=2)
     if dropout is not None and not callable(dropout):
-        raise ValueError(
-            f"dropout: expected a callable such as torch.nn.Dropout(p), got "
-            f"{check.describe(dropout)}"
-        )
+        expected = "a callable such as torch.nn.Dropout(p)"
+        raise check.invalid("dropout", expected, check.describe(dropout))
     attn_weights = attention_weights(queries, keys, scale=scale, causal=causal, mask=mask)
-    check.size(values, "values", -2, keys.shape[-2], "one row per key, num_keys")
-    check.like(values, "values", queries, "queries")
-    check.batch_shape(queries=queries, keys=keys, values=values)
+    _check_values(values, queries, keys)
 
     dropped = attn_weights if dropout is None else dropout(attn_weights)
     if not isinstance(dropped, torch.Tensor) or dropped.shape != attn_weights.shape:
-        got = check.describe(dropped)
-        raise ValueError(f"dropout: expected it to return the weights' shape, got {got}")
+        expected = "it to return the weights' shape"
+        raise check.invalid("dropout", expected, check.describe(dropped))
     context_vecs = check.finite(dropped @ values, "context_vecs", _VALUES)
     return context_vecs, attn_weights
 
@@ -231,10 +216,7 @@ def blockwise_attention(
     seen so far, and what was summed before is rescaled when that maximum grows.
     """
     _check_qk(queries, keys)
-    check.tensor(values, "values", "(..., num_keys, d_v)", min_rank=2)
-    check.size(values, "values", -2, keys.shape[-2], "one row per key, num_keys")
-    check.like(values, "values", queries, "queries")
-    check.batch_shape(queries=queries, keys=keys, values=values)
+    _check_values(check.tensor(values, "values", "(..., num_keys, d_v)", min_rank=2), queries, keys)
     block_size = check.integer(block_size, "block_size", 1)
 
     scale = 1 / math.sqrt(keys.shape[-1])

@@ -1,9 +1,8 @@
 """Checkpoints for readers: a one-line pass, or a ``CheckpointError`` naming the mistake.
 
-Each check recomputes the stage on the CPU, in float32, and compares. When
-the reader's tensor differs, :func:`diagnose` compares it with what each mistake
-of :data:`attnlib.mistakes.MISTAKES` gives, and the error says which one it
-matches and how to fix it.
+Each check recomputes the stage on the CPU, in float32, and compares. When the reader's tensor
+differs, :func:`diagnose` compares it with what each mistake of :data:`attnlib.mistakes.MISTAKES`
+gives, and the error says which one it matches and how to fix it.
 """
 
 from __future__ import annotations
@@ -23,11 +22,12 @@ from attnlib.mistakes import MISTAKES, hint
 #: value typed from the printout passes. Half precision gets its own resolution on top.
 TOLERANCE = 1e-4
 
-_STAGE_NAMES = {
-    "scores": "the attention scores",
-    "weights": "the attention weights",
-    "context_vecs": "all the context vectors",
-    "context_vec": "one context vector",
+# stage: (its name in a wrong-stage hint, the note after its shape, what its values differ from)
+_STAGES = {
+    "scores": ("the attention scores", ", one row and one column per token", "inputs @ inputs.T"),
+    "weights": ("the attention weights", "", "softmax(attn_scores, dim=-1)"),
+    "context_vecs": ("all the context vectors", ", one row per query", "the reference"),
+    "context_vec": ("one context vector", "", "the reference"),
 }
 
 
@@ -36,19 +36,13 @@ class CheckpointError(Exception):
 
     def __init__(self, message: str, mistake: str | None = None, hint: str = "") -> None:
         super().__init__(message)
-        self.mistake = mistake
-        self.hint = hint
+        self.mistake, self.hint = mistake, hint
 
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """What a tensor is: ``stage`` it belongs to (or None) and the ``mistake`` it shows.
-
-    ``mistake`` is a key of :data:`~attnlib.mistakes.MISTAKES`, ``None`` when the
-    tensor is the correct result of ``stage``, or ``"unknown"`` when nothing
-    matched. ``query`` is the query a single context vector belongs to; ``hint``
-    says how to fix it.
-    """
+    """What a tensor is: its ``stage`` (or None), the ``mistake`` it shows (a key of ``MISTAKES``,
+    None if correct, or ``"unknown"``), the ``hint`` and the ``query`` of one context vector."""
 
     stage: str | None
     mistake: str | None
@@ -64,55 +58,54 @@ def close(result: torch.Tensor, expected: torch.Tensor) -> bool:
     """Same shape and equal within :data:`TOLERANCE` (or the dtype's resolution, if coarser)."""
     if result.shape != expected.shape:
         return False
-    tol = max(TOLERANCE, 4 * torch.finfo(result.dtype).eps)
+    eps = torch.finfo(result.dtype).eps if result.is_floating_point() else 0.0  # ints are exact
+    tol = max(TOLERANCE, 4 * eps)
     return bool(torch.allclose(result.float(), expected.float(), atol=tol, rtol=tol))
 
 
-def _name(tokens: Sequence[str] | None, i: int) -> str:
-    return f"{i} ({tokens[i]!r})" if tokens is not None else str(i)
+def _reference(inputs: Any, tokens: Any) -> tuple[torch.Tensor, list[str]]:
+    """The inputs ``(num_tokens, d_in)`` as float32, and the name of each token in messages."""
+    if inputs is None:
+        inputs, tokens = example_inputs(), TOKENS if tokens is None else tokens
+    check.tensor(inputs, "inputs", "(num_tokens, d_in)", (2,))
+    if inputs.device.type == "meta":
+        raise check.invalid("inputs", "a tensor with values", "one on the meta device")
+    tokens = None if tokens is None else check.tokens(tokens, inputs.shape[0])
+    names = [str(i) if tokens is None else f"{i} ({tokens[i]!r})" for i in range(len(inputs))]
+    return inputs.detach().cpu().float(), names
+
+
+def _no_values(x: Any) -> str:
+    """What ``x`` is if it has no real numbers to read (a meta tensor has none), else ''."""
+    if isinstance(x, torch.Tensor) and x.device.type == "meta":
+        return check.describe(x) + " on the meta device"
+    return "" if isinstance(x, torch.Tensor) and not x.is_complex() else check.describe(x)
 
 
 def _candidates(inputs: torch.Tensor, query: int | None):
     """``(stage, mistake, tensor, query)`` for every correct result and every made mistake."""
     scores = inputs @ inputs.T
-    weights = torch.softmax(scores, dim=-1)
     yield "scores", None, scores, None
-    yield "scores", "transposed_product", MISTAKES["transposed_product"].make(inputs), None
-    yield "scores", "same_token", MISTAKES["same_token"].make(inputs), None
-    variants = {None: weights}
-    for name in ("softmax_dim0", "no_exp"):
-        variants[name] = MISTAKES[name].make(scores)
+    for mistake in ("transposed_product", "same_token"):
+        yield "scores", mistake, MISTAKES[mistake].make(inputs), None
+    variants = {None: torch.softmax(scores, dim=-1)}
+    variants.update((name, MISTAKES[name].make(scores)) for name in ("softmax_dim0", "no_exp"))
     for mistake, w in variants.items():
         yield "weights", mistake, w, None
         yield "context_vecs", mistake, w @ inputs, None
         if query is not None and mistake is not None:
             yield "context_vec", mistake, w[query] @ inputs, query
     for q in range(inputs.shape[0]):
-        if query is None or q == query:
-            yield "context_vec", None, weights[q] @ inputs, q
-        else:
-            yield "context_vec", "wrong_query_index", weights[q] @ inputs, q
-
-
-def _loop_mistake(result: torch.Tensor, inputs: torch.Tensor, query: int) -> dict | None:
-    """The running sum's own mistakes for one context vector: pairing and the start value."""
-    weights = torch.softmax(inputs @ inputs.T, dim=-1)[query]
-    num_tokens = inputs.shape[0]
-    # Every other order for short sentences; for long ones a reversal and the two shifts.
-    base = list(range(num_tokens))
-    orders = (
-        list(itertools.permutations(base))[1:]
-        if num_tokens <= 7
-        else [base[::-1], base[1:] + base[:1], base[-1:] + base[:-1]]
-    )
-    shuffled = weights[torch.tensor(orders).reshape(-1, num_tokens)] @ inputs
-    if any(close(result, s) for s in shuffled):
-        return {"mistake": "wrong_pairing"}
-    offset = result - weights @ inputs
-    constant = close(offset, offset[:1].expand_as(offset))
-    if constant or any(close(offset, x) for x in inputs):
-        return {"mistake": "no_zero_start", "offset": [round(v, 4) for v in offset.tolist()]}
-    return None
+        mistake = None if query is None or q == query else "wrong_query_index"
+        yield "context_vec", mistake, variants[None][q] @ inputs, q
+    if query is not None:
+        # Every other pairing for up to 7 tokens (7! orders); for more, a reversal and two shifts.
+        base = list(range(inputs.shape[0]))
+        orders = [base[::-1], base[1:] + base[:1], base[-1:] + base[:-1]]
+        if len(base) <= 7:
+            orders = itertools.islice(itertools.permutations(base), 1, None)
+        for order in orders:
+            yield "context_vec", "wrong_pairing", variants[None][query, list(order)] @ inputs, query
 
 
 def diagnose(
@@ -121,108 +114,65 @@ def diagnose(
     query: int | None = None,
     tokens: Sequence[str] | None = None,
 ) -> Diagnosis:
-    """Name what ``result`` is: a stage's correct output, or a known mistake.
-
-    ``result`` may be attention scores or weights ``(num_tokens, num_tokens)``,
-    all context vectors ``(num_tokens, d_in)`` or one context vector ``(d_in,)``.
-    ``inputs`` defaults to the course's example, ``(num_tokens, d_in)``. With
-    ``query`` given, a single context vector is judged against that query.
-    """
-    inputs, tokens = _reference(inputs, tokens)
-    if query is not None:
-        query = check.index(query, "query", inputs.shape[0])
-    if not _has_values(result):
-        got = check.describe(result) + (" on the meta device" if _on_meta(result) else "")
+    """Name what ``result`` is: scores or weights ``(num_tokens, num_tokens)``, context vectors
+    ``(num_tokens, d_in)`` or the one ``(d_in,)`` of ``query``, correct or a known mistake.
+    ``inputs`` default to the course's example."""
+    inputs, names = _reference(inputs, tokens)
+    query = None if query is None else check.index(query, "query", inputs.shape[0])
+    if got := _no_values(result):
         return Diagnosis(None, "unknown", f"expected a real tensor with values, got {got}")
-    result = result.detach().cpu()
+    return _identify(result.detach().cpu(), inputs, names, query)
+
+
+def _identify(result: torch.Tensor, inputs: torch.Tensor, names, query: int | None) -> Diagnosis:
+    """:func:`diagnose` for arguments already checked; ``names`` as :func:`_reference` gives."""
+    (t, d), index = inputs.shape, query or 0
+    fill = {"query": names[index], "number": index + 1, "index": index, "t": t, "d": d}
     for stage, mistake, expected, q in _candidates(inputs, query):
         if close(result, expected):
-            return Diagnosis(stage, mistake, _hint(mistake, inputs, tokens, query, q), q)
-    if query is not None and result.shape == (inputs.shape[1],):
-        found = _loop_mistake(result, inputs, query)
-        if found is not None:
-            mistake = found.pop("mistake")
-            return Diagnosis("context_vec", mistake, hint(mistake, **found), query)
+            got = "" if q is None else names[q]
+            text = "" if mistake is None else hint(mistake, got=got, **fill)
+            return Diagnosis(stage, mistake, text, q)
+    if query is not None and result.shape == (d,):  # a running sum that did not start from 0
+        offset = result - torch.softmax(inputs @ inputs.T, dim=-1)[query] @ inputs
+        if close(offset, offset[:1].expand_as(offset)) or any(close(offset, x) for x in inputs):
+            text = hint("no_zero_start", offset=[round(v, 4) for v in offset.tolist()])
+            return Diagnosis("context_vec", "no_zero_start", text, query)
     return Diagnosis(None, "unknown", "re-run the cells above in order and compare stage by stage.")
 
 
-def _hint(mistake, inputs, tokens, query, got) -> str:
-    if mistake is None:
-        return ""
-    t, d = inputs.shape
-    index = query if query is not None else 0
-    return hint(
-        mistake,
-        got=_name(tokens, got) if got is not None else "",
-        query=_name(tokens, index),
-        number=index + 1,
-        index=index,
-        t=t,
-        d=d,
-    )
-
-
-def _reference(inputs: Any, tokens: Any) -> tuple[torch.Tensor, tuple[str, ...] | None]:
-    """The inputs to check against, ``(num_tokens, d_in)`` float32, and their tokens."""
-    if inputs is None:
-        inputs, tokens = example_inputs(), TOKENS if tokens is None else tokens
-    check.tensor(inputs, "inputs", "(num_tokens, d_in)", (2,))
-    if inputs.device.type == "meta":
-        raise ValueError("inputs: expected a tensor with values, got one on the meta device")
-    tokens = None if tokens is None else check.tokens(tokens, inputs.shape[0])
-    return inputs.detach().cpu().float(), tokens
-
-
-def _fail(what: str, diagnosis: Diagnosis, detail: str) -> None:
-    if diagnosis.ok:
-        # A correct tensor of another stage: the reader passed the wrong variable.
-        text = hint("wrong_stage", stage=_STAGE_NAMES[diagnosis.stage], wanted=what.lower())
-        raise CheckpointError(f"{what} checkpoint failed: {text}", "wrong_stage", text)
-    if diagnosis.mistake != "unknown":
-        label = MISTAKES[diagnosis.mistake].label
-        raise CheckpointError(
-            f"{what} checkpoint failed. Likely mistake: {label}: {diagnosis.hint}",
-            diagnosis.mistake,
-            diagnosis.hint,
-        )
-    raise CheckpointError(f"{what} checkpoint failed: {detail}", "unknown", detail)
-
-
-def _on_meta(x: Any) -> bool:
-    return isinstance(x, torch.Tensor) and x.device.type == "meta"
-
-
-def _has_values(x: Any) -> bool:
-    """A real tensor whose numbers can be read (a meta tensor has none)."""
-    return isinstance(x, torch.Tensor) and not x.is_complex() and x.device.type != "meta"
-
-
 def _as_result(result: Any, what: str) -> torch.Tensor:
-    if not _has_values(result):
-        got = check.describe(result) + (" on the meta device" if _on_meta(result) else "")
-        hint = "pass the tensor your cell computed"
-        raise CheckpointError(
-            f"{what} checkpoint failed: expected a real-valued torch.Tensor with values, "
-            f"got {got}; {hint}",
-            "unknown",
-            hint,
-        )
+    """The reader's tensor on the CPU, or a ``CheckpointError`` saying what came instead."""
+    if got := _no_values(result):
+        fix = "pass the tensor your cell computed"
+        message = f"expected a real-valued torch.Tensor with values, got {got}; {fix}"
+        raise CheckpointError(f"{what} checkpoint failed: {message}", "unknown", fix)
     return result.detach().cpu()
 
 
-def _judge(what: str, result: torch.Tensor, expected: torch.Tensor, shape_doc: str, **kw) -> None:
-    """Raise the right ``CheckpointError`` unless ``result`` is close to ``expected``.
-
-    ``kw``: ``detail`` (a function of the largest difference, for a tensor of the
-    right shape), ``inputs``, ``tokens`` and ``query`` for :func:`diagnose`.
-    """
+def _judge(what: str, stage: str, result, expected, inputs, names, query=None) -> None:
+    """Raise a ``CheckpointError`` naming the mistake unless ``result`` is close to ``expected``."""
     if close(result, expected):
         return
-    if result.shape == expected.shape:
-        detail = kw["detail"](float((result.float() - expected).abs().max()))
+    found = _identify(result, inputs, names, query)
+    if found.ok:  # a correct tensor of another stage: the reader passed the wrong variable
+        text = hint("wrong_stage", stage=_STAGES[found.stage][0], wanted=what.lower())
+        raise CheckpointError(f"{what} checkpoint failed: {text}", "wrong_stage", text)
+    if found.mistake != "unknown":
+        label = MISTAKES[found.mistake].label
+        message = f"{what} checkpoint failed. Likely mistake: {label}: {found.hint}"
+        raise CheckpointError(message, found.mistake, found.hint)
+    _, note, reference = _STAGES[stage]  # nothing explains it: say what differs
+    if result.shape != expected.shape:
+        detail = f"expected shape {tuple(expected.shape)}{note}, got {tuple(result.shape)}"
+    elif stage == "weights" and not close(result.sum(dim=-1), torch.ones(len(result))):
+        sums = [round(v, 4) for v in result.float().sum(dim=-1).flatten().tolist()]
+        detail = f"every row should sum to 1, but the row sums are {sums}"
     else:
-        detail = f"expected shape {shape_doc}, got {tuple(result.shape)}"
-    _fail(what, diagnose(result, kw["inputs"], kw.get("query"), kw["tokens"]), detail)
+        off = float((result.float() - expected).abs().max())
+        values = "rows sum to 1, but the values" if stage == "weights" else "values"
+        detail = f"{values} differ from {reference} by up to {off:.4f}"
+    raise CheckpointError(f"{what} checkpoint failed: {detail}", "unknown", detail)
 
 
 def check_scores(
@@ -231,18 +181,9 @@ def check_scores(
     tokens: Sequence[str] | None = None,
 ) -> None:
     """Checkpoint for the scores: shape ``(num_tokens, num_tokens)``, symmetric, ``X @ X.T``."""
-    inputs, tokens = _reference(inputs, tokens)
-    result = _as_result(attn_scores, "Scores")
-    t = inputs.shape[0]
-    _judge(
-        "Scores",
-        result,
-        inputs @ inputs.T,
-        f"({t}, {t}), one row and one column per token",
-        detail=lambda off: f"values differ from inputs @ inputs.T by up to {off:.4f}",
-        inputs=inputs,
-        tokens=tokens,
-    )
+    inputs, names = _reference(inputs, tokens)
+    result, t = _as_result(attn_scores, "Scores"), inputs.shape[0]
+    _judge("Scores", "scores", result, inputs @ inputs.T, inputs, names)
     pair = f", [0, 1] == [1, 0] == {result[0, 1]:.4f}" if t > 1 else ""
     entries = "1 entry" if t == 1 else f"{t * t} entries"
     print(f"✓ scores checkpoint passed: shape ({t}, {t}), {entries}, symmetric{pair}")
@@ -254,21 +195,9 @@ def check_weights(
     tokens: Sequence[str] | None = None,
 ) -> None:
     """Checkpoint for the weights: shape ``(num_tokens, num_tokens)``, rows sum to 1, softmax."""
-    inputs, tokens = _reference(inputs, tokens)
-    result = _as_result(attn_weights, "Weights")
-    t = inputs.shape[0]
-    expected = torch.softmax(inputs @ inputs.T, dim=-1)
-    sums = [round(v, 4) for v in result.float().sum(dim=-1).flatten().tolist()]
-
-    def detail(off: float) -> str:
-        if close(result.sum(dim=-1), torch.ones(t)):
-            return (
-                "rows sum to 1, but the values differ from softmax(attn_scores, dim=-1) "
-                f"by up to {off:.4f}"
-            )
-        return f"every row should sum to 1, but the row sums are {sums}"
-
-    _judge("Weights", result, expected, f"({t}, {t})", detail=detail, inputs=inputs, tokens=tokens)
+    inputs, names = _reference(inputs, tokens)
+    result, t = _as_result(attn_weights, "Weights"), inputs.shape[0]
+    _judge("Weights", "weights", result, torch.softmax(inputs @ inputs.T, dim=-1), inputs, names)
     pair = f", [0, 1] = {result[0, 1]:.4f}, [1, 0] = {result[1, 0]:.4f}" if t > 1 else ""
     print(f"✓ weights checkpoint passed: shape ({t}, {t}), every row sums to 1{pair}")
 
@@ -280,27 +209,19 @@ def check_context(
     tokens: Sequence[str] | None = None,
 ) -> None:
     """Checkpoint for one context vector ``(d_in,)`` of ``query``, or all ``(num_tokens, d_in)``."""
-    inputs, tokens = _reference(inputs, tokens)
+    inputs, names = _reference(inputs, tokens)
     result = _as_result(context, "Context")
     (t, d), weights = inputs.shape, torch.softmax(inputs @ inputs.T, dim=-1)
     if query is None and result.dim() == 1:
-        raise ValueError(
-            "query: expected the index of the query token for a single context vector "
-            f"of shape ({d},), got None"
-        )
+        expected = f"the index of the query token for a single context vector of shape ({d},)"
+        raise check.invalid("query", expected, None)
     if query is None:
-        what, expected = "Context vectors", weights @ inputs
-        shape_doc = f"({t}, {d}), one row per query"
+        _judge("Context vectors", "context_vecs", result, weights @ inputs, inputs, names)
+        passed = f"shape ({t}, {d}), row i blends every input for query i"
     else:
         query = check.index(query, "query", t)
-        what = f"Context vector of query {_name(tokens, query)}"
-        expected, shape_doc = weights[query] @ inputs, f"({d},)"
-    detail = lambda off: f"values differ from the reference by up to {off:.4f}"  # noqa: E731
-    _judge(what, result, expected, shape_doc, detail=detail, inputs=inputs, tokens=tokens,
-           query=query)  # fmt: skip
-    if query is None:
-        print(f"✓ context checkpoint passed: shape ({t}, {d}), row i blends every input for "
-              "query i")  # fmt: skip
-    else:
+        what = f"Context vector of query {names[query]}"
+        _judge(what, "context_vec", result, weights[query] @ inputs, inputs, names, query)
         shown = ", ".join(f"{v:.4f}" for v in result.tolist())
-        print(f"✓ context checkpoint passed: query {_name(tokens, query)} -> [{shown}]")
+        passed = f"query {names[query]} -> [{shown}]"
+    print(f"✓ context checkpoint passed: {passed}")

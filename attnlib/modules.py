@@ -1,15 +1,11 @@
 """The attention layers of chapter 3 as ``torch.nn.Module``s: the reference the notebooks check.
 
-Each class keeps the book's constructor signature and creates its parameters in
-the book's order, so the book's seed right before construction gives the book's
-numbers. The arithmetic lives in one place,
-:func:`attnlib.attention.scaled_dot_product_attention`; these modules project the
-inputs into queries, keys and values, hand them over, and split or merge heads.
-
-After each forward pass a module keeps its attention weights (detached, before
-dropout) in ``last_attn_weights``, ``None`` until then: ``(num_tokens, num_tokens)``
-for V1/V2, ``(b, num_tokens, num_tokens)`` for ``CausalAttention``, ``(b, num_heads,
-num_tokens, num_tokens)`` for the multi-head modules.
+Each class keeps the book's constructor signature and creates its parameters in the book's
+order, so the book's seed right before construction gives the book's numbers. The arithmetic
+is :func:`attnlib.attention.scaled_dot_product_attention`'s; each module keeps its last
+attention weights (detached, before dropout) in ``last_attn_weights``, ``None`` until then:
+``(num_tokens, num_tokens)`` for V1/V2, ``(b, num_tokens, num_tokens)`` for
+``CausalAttention``, ``(b, num_heads, num_tokens, num_tokens)`` for the multi-head modules.
 """
 
 from __future__ import annotations
@@ -22,40 +18,23 @@ from torch import nn
 from attnlib import _validate as check
 from attnlib.attention import causal_mask, scaled_dot_product_attention
 
-_RANK_HINTS = {
+_RANK_HINTS = {  # (rank expected, rank given): what to do
     (3, 2): "; add a batch axis with x.unsqueeze(0)",
     (2, 3): "; this module takes one sequence at a time, "
     "CausalAttention and the multi-head modules take batches",
 }
 
 
-def _check_x(module: nn.Module, x: object, context_length: int | None = None) -> None:
-    """Validate a forward input ``x`` against ``module`` before torch can fail on it."""
-    rank = 2 if context_length is None else 3
-    shape = "(num_tokens, d_in)" if rank == 2 else "(b, num_tokens, d_in)"
-    try:
-        check.tensor(x, "x", shape, (rank,))
-    except ValueError as err:
-        raise ValueError(f"{err}{_RANK_HINTS.get((rank, getattr(x, 'ndim', None)), '')}") from None
-    check.size(x, "x", -1, module.d_in, "last dimension d_in")
-    if context_length is not None and x.shape[1] > context_length:
-        raise ValueError(
-            f"x: num_tokens ({x.shape[1]}) exceeds context_length ({context_length}); "
-            "the causal mask was built for at most context_length tokens"
-        )
-    check.like(x, "x", next(module.parameters()), "the module's parameters")
-
-
 class _Attention(nn.Module):
-    """What the layers share: checked sizes, and the book's order of creating parameters."""
+    """What the layers share: checked sizes and input, parameters in the book's order."""
 
-    def _sizes(self, d_in: object, d_out: object, context_length: object = None) -> None:
+    def __init__(self, d_in: object, d_out: object, context_length: object = None) -> None:
+        super().__init__()
         self.d_in = check.integer(d_in, "d_in", 1, check.MAX_DIM)
         self.d_out = check.integer(d_out, "d_out", 1, check.MAX_DIM)
         if context_length is not None:
-            self.context_length = check.integer(
-                context_length, "context_length", 1, check.MAX_NUM_TOKENS
-            )
+            limit = check.MAX_NUM_TOKENS
+            self.context_length = check.integer(context_length, "context_length", 1, limit)
         self.last_attn_weights: torch.Tensor | None = None
 
     def _linear_projections(self, qkv_bias: object) -> None:
@@ -69,112 +48,90 @@ class _Attention(nn.Module):
         # A buffer moves with .to(device) and is saved in state_dict, but is not trained.
         self.register_buffer("mask", causal_mask(self.context_length))
 
+    def _check_x(self, x: object) -> None:
+        """Refuse an ``x`` torch would fail on; causal layers take batches, the others do not."""
+        context_length = getattr(self, "context_length", None)
+        rank = 2 if context_length is None else 3
+        shape = "(num_tokens, d_in)" if rank == 2 else "(b, num_tokens, d_in)"
+        try:
+            check.tensor(x, "x", shape, (rank,))
+        except ValueError as err:
+            hint = _RANK_HINTS.get((rank, getattr(x, "ndim", None)), "")
+            raise ValueError(f"{err}{hint}") from None
+        check.size(x, "x", -1, self.d_in, "last dimension d_in")
+        if context_length is not None and x.shape[1] > context_length:
+            raise ValueError(
+                f"x: num_tokens ({x.shape[1]}) exceeds context_length ({context_length}); "
+                "the causal mask was built for at most context_length tokens"
+            )
+        check.like(x, "x", next(self.parameters()), "the module's parameters")
+
+    def _context_vec(self, queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor):
+        """The attention of ``queries`` over ``keys``, blending ``values``; keeps the weights."""
+        causal = {}
+        if hasattr(self, "mask"):  # its top-left corner fits an x shorter than context_length
+            num_tokens = queries.shape[-2]
+            causal = {"mask": self.mask[:num_tokens, :num_tokens], "dropout": self.dropout}
+        context_vec, attn_weights = scaled_dot_product_attention(queries, keys, values, **causal)
+        self.last_attn_weights = attn_weights.detach()
+        return context_vec
+
     def extra_repr(self) -> str:
         return f"d_in={self.d_in}, d_out={self.d_out}"
 
 
 class SelfAttentionV1(_Attention):
-    """Self-attention with ``W_query``, ``W_key``, ``W_value`` as raw ``(d_in, d_out)`` parameters.
-
-    Filled with ``torch.rand`` in that order. ``forward(x)``: ``(num_tokens, d_in)``
-    -> ``context_vec`` ``(num_tokens, d_out)``.
-    """
+    """Self-attention with ``W_query``, ``W_key``, ``W_value`` as raw ``(d_in, d_out)`` matrices."""
 
     def __init__(self, d_in: int, d_out: int) -> None:
-        super().__init__()
-        self._sizes(d_in, d_out)
+        super().__init__(d_in, d_out)
         self.W_query = nn.Parameter(torch.rand(d_in, d_out))
         self.W_key = nn.Parameter(torch.rand(d_in, d_out))
         self.W_value = nn.Parameter(torch.rand(d_in, d_out))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        _check_x(self, x)
+        self._check_x(x)
         # (num_tokens, d_in) @ (d_in, d_out) -> (num_tokens, d_out), one row per token.
-        queries = x @ self.W_query
-        keys = x @ self.W_key
-        values = x @ self.W_value
-        # Scaled by 1/sqrt(d_out): d_k is the keys' last dimension.
-        context_vec, attn_weights = scaled_dot_product_attention(queries, keys, values)
-        self.last_attn_weights = attn_weights.detach()
-        return context_vec
+        return self._context_vec(x @ self.W_query, x @ self.W_key, x @ self.W_value)
 
 
 class SelfAttentionV2(_Attention):
-    """Self-attention with ``nn.Linear(d_in, d_out, bias=qkv_bias)`` projections.
-
-    A ``Linear`` stores its weight as ``(d_out, d_in)``, the transpose of V1's
-    matrices. ``forward(x)``: ``(num_tokens, d_in)`` -> ``(num_tokens, d_out)``.
-    """
+    """Self-attention with ``nn.Linear`` projections, weights ``(d_out, d_in)``: V1's transposed."""
 
     def __init__(self, d_in: int, d_out: int, qkv_bias: bool = False) -> None:
-        super().__init__()
-        self._sizes(d_in, d_out)
+        super().__init__(d_in, d_out)
         self._linear_projections(qkv_bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        _check_x(self, x)
-        queries = self.W_query(x)  # (num_tokens, d_out)
-        keys = self.W_key(x)
-        values = self.W_value(x)
-        context_vec, attn_weights = scaled_dot_product_attention(queries, keys, values)
-        self.last_attn_weights = attn_weights.detach()
-        return context_vec
+        self._check_x(x)
+        return self._context_vec(self.W_query(x), self.W_key(x), self.W_value(x))
 
 
 class CausalAttention(_Attention):
-    """Single-head attention that hides later tokens, with dropout on the weights.
-
-    Projections as :class:`SelfAttentionV2`, then ``dropout`` (``nn.Dropout``) and the
-    buffer ``mask``, ``(context_length, context_length)``, ``True`` above the diagonal.
-    ``forward(x)``: ``(b, num_tokens, d_in)``, ``num_tokens <= context_length`` ->
-    ``(b, num_tokens, d_out)``.
-    """
+    """V2 on batches, with ``dropout`` and a ``mask`` buffer, ``True`` above the diagonal."""
 
     def __init__(
         self, d_in: int, d_out: int, context_length: int, dropout: float, qkv_bias: bool = False
     ) -> None:
-        super().__init__()
-        self._sizes(d_in, d_out, context_length)
+        super().__init__(d_in, d_out, context_length)
         self._linear_projections(qkv_bias)
         self._causal(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        _check_x(self, x, self.context_length)
+        self._check_x(x)
         return self.attend(x)
 
     def attend(self, x: torch.Tensor) -> torch.Tensor:
         """:meth:`forward` for an ``x`` already checked (the wrapper checks it once)."""
-        num_tokens = x.shape[1]
-        queries = self.W_query(x)  # (b, num_tokens, d_out)
-        keys = self.W_key(x)
-        values = self.W_value(x)
-        # The mask is built for context_length tokens; a shorter input uses its top-left corner.
-        mask = self.mask[:num_tokens, :num_tokens]
-        context_vec, attn_weights = scaled_dot_product_attention(
-            queries, keys, values, mask=mask, dropout=self.dropout
-        )
-        self.last_attn_weights = attn_weights.detach()
-        return context_vec
+        return self._context_vec(self.W_query(x), self.W_key(x), self.W_value(x))
 
 
 class MultiHeadAttentionWrapper(_Attention):
-    """``num_heads`` independent ``CausalAttention`` heads, outputs side by side.
+    """``num_heads`` ``CausalAttention`` heads side by side: here ``d_out`` is *per head*."""
 
-    ``d_out`` is *per head* here (unlike :class:`MultiHeadAttention`, where it is the
-    total). ``forward(x)``: ``(b, num_tokens, d_in)`` -> ``(b, num_tokens, num_heads * d_out)``.
-    """
-
-    def __init__(
-        self,
-        d_in: int,
-        d_out: int,
-        context_length: int,
-        dropout: float,
-        num_heads: int,
-        qkv_bias: bool = False,
-    ) -> None:
-        super().__init__()
-        self._sizes(d_in, d_out, context_length)
+    def __init__(self, d_in: int, d_out: int, context_length: int, dropout: float,
+                 num_heads: int, qkv_bias: bool = False) -> None:  # fmt: skip
+        super().__init__(d_in, d_out, context_length)
         self.num_heads = check.integer(num_heads, "num_heads", 1, check.MAX_DIM // self.d_out)
         self.heads = nn.ModuleList(
             CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)
@@ -182,46 +139,30 @@ class MultiHeadAttentionWrapper(_Attention):
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        _check_x(self, x, self.context_length)
-        # Each head: (b, num_tokens, d_out); concatenated: (b, num_tokens, num_heads * d_out).
+        self._check_x(x)
         context_vec = torch.cat([head.attend(x) for head in self.heads], dim=-1)
         self.last_attn_weights = torch.stack([head.last_attn_weights for head in self.heads], dim=1)
-        return context_vec
+        return context_vec  # (b, num_tokens, num_heads * d_out)
 
 
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
-    """``(b, num_tokens, d_out)`` -> ``(b, num_heads, num_tokens, head_dim)``.
-
-    ``view`` cuts the last axis into ``num_heads`` consecutive pieces of ``head_dim``;
-    ``transpose(1, 2)`` puts the heads before the tokens, one batch of matrices each.
-    """
+    """``(b, num_tokens, d_out)`` -> ``(b, num_heads, num_tokens, head_dim)``."""
     check.tensor(x, "x", "(b, num_tokens, d_out)", (3,))
     num_heads = check.integer(num_heads, "num_heads", 1)
     b, num_tokens, d_out = x.shape
     if d_out % num_heads:
-        raise ValueError(f"x: expected d_out divisible by num_heads ({num_heads}), got {d_out}")
+        raise check.invalid("x", f"d_out divisible by num_heads ({num_heads})", d_out)
+    # view cuts the last axis into num_heads consecutive pieces; transpose(1, 2) puts the
+    # heads before the tokens, one batch of matrices each.
     return x.view(b, num_tokens, num_heads, d_out // num_heads).transpose(1, 2)
 
 
 class MultiHeadAttention(_Attention):
-    """Multi-head causal attention: one projection per role, split into heads.
+    """Causal attention in ``num_heads`` heads of ``head_dim``: here ``d_out`` is their total."""
 
-    Projections as :class:`CausalAttention`, then ``out_proj`` ``nn.Linear(d_out,
-    d_out)``. ``d_out`` is the *total*, split into ``num_heads`` heads of ``head_dim =
-    d_out // num_heads``. ``forward(x)``: ``(b, num_tokens, d_in)`` -> ``(b, num_tokens, d_out)``.
-    """
-
-    def __init__(
-        self,
-        d_in: int,
-        d_out: int,
-        context_length: int,
-        dropout: float,
-        num_heads: int,
-        qkv_bias: bool = False,
-    ) -> None:
-        super().__init__()
-        self._sizes(d_in, d_out, context_length)
+    def __init__(self, d_in: int, d_out: int, context_length: int, dropout: float,
+                 num_heads: int, qkv_bias: bool = False) -> None:  # fmt: skip
+        super().__init__(d_in, d_out, context_length)
         self.num_heads = check.integer(num_heads, "num_heads", 1, self.d_out)
         if self.d_out % self.num_heads:
             raise ValueError(
@@ -234,17 +175,13 @@ class MultiHeadAttention(_Attention):
         self._causal(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        _check_x(self, x, self.context_length)
+        self._check_x(x)
         b, num_tokens, _ = x.shape
         queries = split_heads(self.W_query(x), self.num_heads)  # (b, num_heads, T, head_dim)
         keys = split_heads(self.W_key(x), self.num_heads)
         values = split_heads(self.W_value(x), self.num_heads)
         # Scaled by 1/sqrt(head_dim); the (T, T) mask broadcasts over batch and heads.
-        mask = self.mask[:num_tokens, :num_tokens]
-        context_vec, attn_weights = scaled_dot_product_attention(
-            queries, keys, values, mask=mask, dropout=self.dropout
-        )
-        self.last_attn_weights = attn_weights.detach()
+        context_vec = self._context_vec(queries, keys, values)
         # transpose only changes strides; .contiguous() puts the memory in row order,
         # which .view() needs to merge the heads back into one d_out axis.
         context_vec = context_vec.transpose(1, 2).contiguous().view(b, num_tokens, self.d_out)
@@ -252,10 +189,7 @@ class MultiHeadAttention(_Attention):
 
 
 class HeadProjections(NamedTuple):
-    """Every head's query, key and value weights, each ``(num_heads, d_in, head_dim)``.
-
-    Head ``h``'s queries are ``inputs @ W_query[h]``, ``(num_tokens, head_dim)``.
-    """
+    """Each head's weights, ``(num_heads, d_in, head_dim)``: its queries are ``x @ W_query[h]``."""
 
     W_query: torch.Tensor
     W_key: torch.Tensor
@@ -265,12 +199,8 @@ class HeadProjections(NamedTuple):
 def head_projections(module: MultiHeadAttention) -> HeadProjections:
     """The per-head weights of ``module`` (built with ``qkv_bias=False``), detached."""
     if not isinstance(module, MultiHeadAttention) or module.W_query.bias is not None:
-        raise ValueError(
-            "module: expected an attnlib.modules.MultiHeadAttention with qkv_bias=False, "
-            f"got {check.describe(module)}"
-        )
+        expected = "an attnlib.modules.MultiHeadAttention with qkv_bias=False"
+        raise check.invalid("module", expected, check.describe(module))
     # nn.Linear computes x @ weight.T: its (d_in, d_out) columns split like the outputs do.
-    linears = (module.W_query, module.W_key, module.W_value)
-    return HeadProjections(
-        *(split_heads(lin.weight.detach().T.unsqueeze(0), module.num_heads)[0] for lin in linears)
-    )
+    weights = (module.W_query.weight, module.W_key.weight, module.W_value.weight)
+    return HeadProjections(*(split_heads(w.detach().T[None], module.num_heads)[0] for w in weights))

@@ -23,102 +23,84 @@ from matplotlib.patches import Rectangle
 from matplotlib.patheffects import withStroke
 
 from attnlib import _validate as check
-from attnlib._validate import describe
 
-#: Cells that hold +-inf (masked scores) are drawn in this grey, with the text "-inf".
-MASKED_COLOR = "#d9d9d9"
-#: Highlights are black with a white halo, visible on the darkest and lightest cells.
-HIGHLIGHT_COLOR = "black"
+MASKED_COLOR = "#d9d9d9"  #: +-inf (masked) cells are this grey, with the text "-inf"
+HIGHLIGHT_COLOR = "black"  #: with a white halo, visible on the darkest and lightest cells
 # Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
-INPUT_COLOR = "#0072B2"
-QUERY_COLOR = "#009E73"
-CONTEXT_COLOR = "#D55E00"
-#: The most rows or columns a heatmap draws, with a number in every cell.
-MAX_CELLS = 64
+INPUT_COLOR, QUERY_COLOR, CONTEXT_COLOR = "#0072B2", "#009E73", "#D55E00"
+MAX_CELLS = 64  #: the most rows or columns a heatmap draws, with a number in every cell
 
-# WCAG: above this relative luminance black text contrasts more than white text.
-_LUMINANCE_THRESHOLD = 0.179
-# Beyond this, a colour scale's or an axis's width overflows float64.
-_LARGEST = 1e300
-# Text that a caller passes is drawn as written: no $...$ math, whatever it holds.
-_PLAIN = {"parse_math": False}
-# Axes on which x and y are not plain Cartesian coordinates (matplotlib's own projections).
-_CURVED = ("polar", "aitoff", "hammer", "lambert", "mollweide")
+_LUMINANCE_THRESHOLD = 0.179  # WCAG: above it, black text contrasts more than white
+_LARGEST = 1e300  # beyond it, the width of an axis or a colour scale overflows float64
+_PLAIN = {"parse_math": False}  # a caller's text is drawn as written, never as $...$ math
+_SLANTED = {"rotation": 45, "ha": "right", "rotation_mode": "anchor", **_PLAIN}
+_CURVED = ("polar", "aitoff", "hammer", "lambert", "mollweide")  # x, y not Cartesian
 
 
-# ----------------------------------------------------------------------------- arguments
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
 
 
-def _check_cell(value: Any, name: str, rows: int, cols: int) -> tuple[int, int] | None:
-    """``None`` or a pair ``(row, col)`` of ints indexing a ``(rows, cols)`` matrix."""
+def _optional_pair(value: Any, name: str, rows: int, cols: int) -> tuple[int, int] | None:
+    """``None``, or ``value`` as a pair ``(row, col)`` of ints indexing a ``(rows, cols)`` grid."""
     if value is None:
         return None
     if not isinstance(value, (tuple, list)) or len(value) != 2 or None in value:
-        raise ValueError(
-            f"{name}: expected None or a pair of ints (row, col), got {describe(value)}"
-        )
+        raise check.invalid(name, "None or a pair of ints (row, col)", check.describe(value))
     row = check.optional_index(value[0], f"{name}[0]", rows)
     return row, check.optional_index(value[1], f"{name}[1]", cols)
 
 
-def _check_limit(value: Any, name: str) -> float | None:
-    if value is None:
-        return None
-    number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
-        value, bool
-    )
-    if not number or not abs(value) <= _LARGEST:
-        got = value if number else describe(value)
-        raise ValueError(f"{name}: expected None or a finite number within ±1e300, got {got}")
-    return float(value)
-
-
-def _drawable(values: np.ndarray, name: str) -> np.ndarray:
-    """``values`` if finite and small enough to lay out (no overflow in axis limits)."""
-    largest = values.flat[np.abs(check.finite_array(values, name)).argmax()]
+def _drawable(values: np.ndarray, name: str, to: str = "draw") -> np.ndarray:
+    """``values`` if finite and within ±1e300; a heatmap's (``to="colour"``) may be NaN or ±inf."""
+    if to == "draw":
+        check.finite_array(values, name)
+    finite = values[np.isfinite(values)]
+    largest = float(finite[np.abs(finite).argmax()]) if finite.size else 0.0
     if abs(largest) > _LARGEST:
-        raise ValueError(f"{name}: expected values within ±1e300 to draw, got {float(largest)}")
+        raise check.invalid(name, f"values within ±1e300 to {to}", largest)
     return values
+
+
+def _vector(x: Any, name: str, size: int, why: str = "") -> np.ndarray | None:
+    """``None``, or ``x`` as a drawable ``(size,)`` array; ``why`` says where the size is from."""
+    if x is None:
+        return None
+    values = check.array(x, name, 1, f"({size},)")
+    if values.shape != (size,):
+        raise check.invalid(name, f"shape ({size},){why}", f"shape {values.shape}")
+    return _drawable(values, name)
 
 
 def _check_fmt(fmt: Any) -> str:
     """A format for one number whose output stays short enough to fit in a cell."""
     try:
-        shown = check.text(fmt, "fmt", 32).format(-0.5)
+        if len(check.text(fmt, "fmt", 32).format(-0.5)) <= 32:
+            return fmt
     except (TypeError, ValueError, IndexError, KeyError, AttributeError):
-        shown = None
-    if shown is None or len(shown) > 32:
-        raise ValueError(
-            "fmt: expected a format string such as '{:.2f}' (32 characters out at most), "
-            f"got {describe(fmt)}"
-        )
-    return fmt
+        pass
+    expected = "a format string such as '{:.2f}' (32 characters out at most)"
+    raise check.invalid("fmt", expected, check.describe(fmt))
 
 
 def _get_cmap(cmap: Any) -> Colormap:
     try:
         return cmap if isinstance(cmap, Colormap) else matplotlib.colormaps[cmap]
     except (KeyError, TypeError):
-        raise ValueError(
-            "cmap: expected a matplotlib colormap or its name (e.g. 'viridis'), "
-            f"got {describe(cmap)}"
-        ) from None
+        expected = "a matplotlib colormap or its name (e.g. 'viridis')"
+        raise check.invalid("cmap", expected, check.describe(cmap)) from None
 
 
 def new_figure(figsize: tuple[float, float]) -> Figure:
     """An empty Figure of ``figsize`` ``(width, height)`` inches that shows exactly once.
 
-    For plots side by side: ``left, right = new_figure((12, 4.6)).subplots(1, 2)``.
-    Made through pyplot so that Jupyter's inline backend renders it, then closed at
-    once so that pyplot neither keeps it nor shows it twice.
+    Side by side: ``left, right = new_figure((12, 4.6)).subplots(1, 2)``. Made by pyplot, so
+    that Jupyter's inline backend renders it; closed at once, so pyplot never shows it twice.
     """
     sizes = figsize if isinstance(figsize, (tuple, list)) and len(figsize) == 2 else [None]
-    numbers = (int, float, np.integer, np.floating)
-    if not all(isinstance(x, numbers) and x is not True and 0 < x < np.inf for x in sizes):
-        raise ValueError(
-            "figsize: expected a pair (width, height) of positive finite inches, "
-            f"got {describe(figsize)}"
-        )
+    if not all(_is_number(x) and 0 < x < np.inf for x in sizes):
+        expected = "a pair (width, height) of positive finite inches"
+        raise check.invalid("figsize", expected, check.describe(figsize))
     import matplotlib.pyplot as plt
 
     fig = plt.figure(figsize=tuple(float(x) for x in figsize), layout="constrained")
@@ -126,141 +108,99 @@ def new_figure(figsize: tuple[float, float]) -> Figure:
     return fig
 
 
-def _figure_and_axes(
-    ax: Axes | None, figsize: tuple[float, float], projection: str | None = None
-) -> tuple[Figure, Axes]:
+def _figure_and_axes(ax: Axes | None, figsize: tuple, projection: str | None = None) -> tuple:
     """``ax`` and its Figure, or a new Figure with one Axes: 2-d, or ``projection="3d"``."""
     if ax is None:
         fig = new_figure(figsize)
         return fig, fig.add_subplot(projection=projection)
-    kind = "a 3-d Axes" if projection == "3d" else "a matplotlib Axes"
     if not isinstance(ax, Axes):
-        raise ValueError(f"ax: expected None or {kind}, got {describe(ax)}")
-    if projection == "3d" and ax.name != "3d":
-        raise ValueError(
-            f"ax: expected a 3-d Axes (fig.add_subplot(projection='3d')), got a {ax.name!r} Axes"
-        )
-    if projection is None and (ax.name == "3d" or ax.name in _CURVED):
-        raise ValueError(f"ax: expected a 2-d Axes (fig.add_subplot()), got a {ax.name!r} Axes")
+        kind = "a 3-d Axes" if projection else "a matplotlib Axes"
+        raise check.invalid("ax", f"None or {kind}", check.describe(ax))
+    if (ax.name == "3d") != (projection == "3d") or ax.name in _CURVED:
+        kind, how = ("3-d", "projection='3d'") if projection else ("2-d", "")
+        raise check.invalid("ax", f"a {kind} Axes (fig.add_subplot({how}))", f"a {ax.name!r} Axes")
     return ax.figure, ax
 
 
-# ----------------------------------------------------------------------------- colours
+def _check_grid(values: np.ndarray, labels: tuple, highlights: tuple) -> tuple[list, list, tuple]:
+    """The checked labels and highlights ``(row, col, cell)`` of a matrix it can draw."""
+    (rows, cols), of = values.shape, f"of matrix, shape {values.shape}"
+    row_labels = check.labels(labels[0], "row_labels", rows, f"one per row {of}")
+    col_labels = check.labels(labels[1], "col_labels", cols, f"one per column {of}")
+    if max(rows, cols) > MAX_CELLS:
+        expected = f"at most {MAX_CELLS} rows and columns (each cell shows its number)"
+        raise check.invalid("matrix", expected, f"shape {values.shape}; draw a slice")
+    _drawable(values, "matrix", to="colour")
+    row, col, cell = highlights
+    row = check.optional_index(row, "highlight_row", rows)
+    col = check.optional_index(col, "highlight_col", cols)
+    return row_labels, col_labels, (row, col, _optional_pair(cell, "highlight_cell", rows, cols))
 
 
-def _color_limits(matrix: Any, vmin: Any = None, vmax: Any = None) -> tuple[float, float]:
-    """The colour limits ``(vmin, vmax)``: given ones kept, missing ones from the finite data.
-
-    A flat matrix (e.g. one token's weight 1.0) gets a range of width 1 around its
-    value so that it still has a colour.
-    """
-    values = np.asarray(matrix, dtype=np.float64)
-    vmin, vmax = _check_limit(vmin, "vmin"), _check_limit(vmax, "vmax")
+def _color_norm(values: np.ndarray, vmin: Any, vmax: Any) -> Normalize:
+    """The colour scale ``vmin .. vmax``: given limits kept, missing ones from the finite values."""
+    for name, limit in (("vmin", vmin), ("vmax", vmax)):
+        if limit is not None and not (_is_number(limit) and abs(limit) <= _LARGEST):
+            got = limit if _is_number(limit) else check.describe(limit)
+            raise check.invalid(name, "None or a finite number within ±1e300", got)
+    vmin, vmax = (None if limit is None else float(limit) for limit in (vmin, vmax))
     if vmin is not None and vmax is not None and not vmin < vmax:
-        raise ValueError(f"vmin, vmax: expected vmin < vmax, got vmin={vmin}, vmax={vmax}")
+        raise check.invalid("vmin, vmax", "vmin < vmax", f"vmin={vmin}, vmax={vmax}")
     finite = values[np.isfinite(values)]
     lo = vmin if vmin is not None else (float(finite.min()) if finite.size else 0.0)
     hi = vmax if vmax is not None else (float(finite.max()) if finite.size else 1.0)
     if lo < hi:
-        return lo, hi
+        return Normalize(lo, hi)
+    # A flat matrix (e.g. one token's weight 1.0): a range of width 1 still gives it a colour.
     if vmin is None and vmax is None:
-        return lo - 0.5, hi + 0.5
-    return (hi - 1.0, hi) if vmin is None else (lo, lo + 1.0)
+        return Normalize(lo - 0.5, hi + 0.5)
+    return Normalize(hi - 1.0, hi) if vmin is None else Normalize(lo, lo + 1.0)
 
 
-def _text_colors(rgba: np.ndarray) -> np.ndarray:
-    """'black' or 'white' for each background colour ``(..., 4)``, whichever reads better.
-
-    Transparent backgrounds are taken as drawn over white.
-    """
-    rgba = np.asarray(rgba, dtype=np.float64)
+def _text_colors(values: np.ndarray, norm: Normalize, cmap: Colormap) -> np.ndarray:
+    """'black' or 'white' for each cell, whichever reads better on its colour (+-inf: grey)."""
+    rgba = cmap(norm(np.where(np.isfinite(values), values, norm.vmin)))
+    rgba[np.isinf(values)] = matplotlib.colors.to_rgba(MASKED_COLOR)
+    # A transparent colour is seen over the white page.
     rgb = rgba[..., :3] * rgba[..., 3:4] + (1.0 - rgba[..., 3:4])
     linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
     luminance = linear @ np.array([0.2126, 0.7152, 0.0722])  # WCAG relative luminance
     return np.where(luminance > _LUMINANCE_THRESHOLD, "black", "white")
 
 
-def _cell_colors(
-    matrix: Any, vmin: float, vmax: float, cmap: str | Colormap = "viridis"
-) -> tuple[np.ndarray, np.ndarray]:
-    """Background ``(rows, cols, 4)`` and text colour ``(rows, cols)`` of every cell.
-
-    NaN cells (not computed yet) are transparent; +-inf cells (masked) are
-    :data:`MASKED_COLOR`.
-    """
-    values = np.asarray(matrix, dtype=np.float64)
-    normed = Normalize(vmin, vmax)(np.where(np.isfinite(values), values, vmin))
-    rgba = np.array(_get_cmap(cmap)(normed), dtype=np.float64).reshape(values.shape + (4,))
-    rgba[np.isnan(values)] = (0.0, 0.0, 0.0, 0.0)
-    rgba[np.isinf(values)] = matplotlib.colors.to_rgba(MASKED_COLOR)
-    return rgba, _text_colors(rgba)
-
-
-def _format_value(value: float, fmt: str) -> str:
-    """A cell's text: ``fmt`` for finite values, '-inf'/'inf' for masked, '' for NaN."""
-    if np.isnan(value):
-        return ""
-    return ("-inf" if value < 0 else "inf") if np.isinf(value) else fmt.format(value)
-
-
-# ----------------------------------------------------------------------------- heatmap
-
-
-def _highlight(ax: Axes, xy: tuple[float, float], width: float, height: float, gid: str) -> None:
-    halo = [withStroke(linewidth=5, foreground="white")]
-    outline = Rectangle(xy, width, height, fill=False, edgecolor=HIGHLIGHT_COLOR, linewidth=2.5)
-    outline.set(path_effects=halo, gid=gid, zorder=3, clip_on=False)
-    ax.add_patch(outline)
-
-
-def _draw_cells(ax: Axes, values: np.ndarray, vmin: float, vmax: float, cmap, fmt: str):
-    """The coloured grid with every cell's number; returns the image for the colorbar."""
-    rows, cols = values.shape
-    norm = Normalize(vmin, vmax)
-    image = ax.imshow(
-        np.ma.masked_invalid(values), cmap=cmap.with_extremes(bad=(0, 0, 0, 0)), norm=norm
-    )
-    _, text = _cell_colors(values, vmin, vmax, cmap)
-    fontsize = 9 if max(rows, cols) <= 8 else 7 if max(rows, cols) <= 16 else 5
+def _draw_cells(
+    ax: Axes, values: np.ndarray, norm: Normalize, cmap: Colormap, fmt: str, colorbar_label: str
+) -> None:
+    """The coloured grid with its colorbar, and every cell's number in black or white."""
+    transparent = cmap.with_extremes(bad=(0, 0, 0, 0))
+    image = ax.imshow(np.ma.masked_invalid(values), cmap=transparent, norm=norm)
+    ax.figure.colorbar(image, ax=ax).set_label(colorbar_label, **_PLAIN)
+    colors = _text_colors(values, norm, cmap)
+    size = 9 if max(values.shape) <= 8 else 7 if max(values.shape) <= 16 else 5
     for (i, j), value in np.ndenumerate(values):
         if np.isinf(value):  # masked: a grey patch under the text "-inf"
-            ax.add_patch(
-                Rectangle((j - 0.5, i - 0.5), 1, 1, color=MASKED_COLOR, gid="masked", zorder=0)
-            )
-        label = _format_value(value, fmt)
+            grey = Rectangle((j - 0.5, i - 0.5), 1, 1, color=MASKED_COLOR, gid="masked", zorder=0)
+            ax.add_patch(grey)
+            label = "-inf" if value < 0 else "inf"
+        else:  # NaN, not computed yet: a blank cell
+            label = "" if np.isnan(value) else fmt.format(value)
         if label:
-            ax.text(
-                j, i, label, ha="center", va="center", color=text[i, j], fontsize=fontsize, **_PLAIN
-            )
-    return image
+            ax.text(j, i, label, ha="center", va="center", color=colors[i, j], size=size, **_PLAIN)
 
 
-def _check_axis_labels(shape: tuple[int, int], row_labels: Any, col_labels: Any) -> tuple:
-    rows, cols = shape
-    return (
-        check.labels(row_labels, "row_labels", rows, f"one per row of matrix, shape {shape}"),
-        check.labels(col_labels, "col_labels", cols, f"one per column of matrix, shape {shape}"),
-    )
-
-
-def _check_heatmap(values: np.ndarray, highlights: tuple) -> tuple:
-    """The checked ``(row, col, cell)`` highlights of a matrix, refusing sizes it cannot draw."""
-    rows, cols = values.shape
-    if max(rows, cols) > MAX_CELLS:
-        raise ValueError(
-            f"matrix: expected at most {MAX_CELLS} rows and columns (each cell shows its number), "
-            f"got shape {values.shape}; draw a slice"
-        )
-    finite = values[np.isfinite(values)]
-    largest = float(finite[np.abs(finite).argmax()]) if finite.size else 0.0
-    if abs(largest) > _LARGEST:
-        raise ValueError(f"matrix: expected values within ±1e300 to colour, got {largest}")
+def _draw_highlights(ax: Axes, highlights: tuple, rows: int, cols: int) -> None:
     row, col, cell = highlights
-    return (
-        check.optional_index(row, "highlight_row", rows),
-        check.optional_index(col, "highlight_col", cols),
-        _check_cell(cell, "highlight_cell", rows, cols),
-    )
+    boxes = {
+        "highlight_row": None if row is None else ((-0.5, row - 0.5), cols, 1),
+        "highlight_col": None if col is None else ((col - 0.5, -0.5), 1, rows),
+        "highlight_cell": None if cell is None else ((cell[1] - 0.5, cell[0] - 0.5), 1, 1),
+    }
+    halo = [withStroke(linewidth=5, foreground="white")]
+    for gid, box in boxes.items():
+        if box is not None:
+            outline = Rectangle(*box, fill=False, edgecolor=HIGHLIGHT_COLOR, linewidth=2.5)
+            outline.set(path_effects=halo, gid=gid, zorder=3, clip_on=False)
+            ax.add_patch(outline)
 
 
 def heatmap(
@@ -283,51 +223,27 @@ def heatmap(
 ) -> Figure:
     """Draw ``matrix`` ``(rows, cols)``, e.g. ``attn_weights`` ``(num_tokens, num_tokens)``.
 
-    Rows are queries, columns keys; each cell shows its value (``fmt``) in black or
-    white, whichever reads better, on ``cmap`` between ``vmin`` and ``vmax`` (default:
-    the finite extremes). NaN cells are blank, ``-inf`` (masked) cells grey; the
-    highlights outline a row, a column or a cell ``(i, j)``.
+    Rows are queries, columns keys; each cell shows its value (``fmt``) in black or white,
+    whichever reads better, on ``cmap`` from ``vmin`` to ``vmax`` (default: the finite extremes).
+    NaN cells are blank, ``-inf`` (masked) ones grey; highlights outline a row, column or cell.
     """
     values = check.array(matrix, "matrix", 2, "(rows, cols)")
-    rows, cols = values.shape
-    labels = _check_axis_labels(values.shape, row_labels, col_labels)
-    marks = _check_heatmap(values, (highlight_row, highlight_col, highlight_cell))
+    highlights = (highlight_row, highlight_col, highlight_cell)
+    row_labels, col_labels, highlights = _check_grid(values, (row_labels, col_labels), highlights)
+    title = "" if title is None else title
     names = {"xlabel": xlabel, "ylabel": ylabel, "colorbar_label": colorbar_label, "title": title}
-    texts = {k: check.text(v, k) for k, v in names.items() if v is not None}
-    fmt, cmap = _check_fmt(fmt), _get_cmap(cmap)
-    vmin, vmax = _color_limits(values, vmin, vmax)
-
+    texts = {k: check.text(v, k) for k, v in names.items()}
+    fmt, cmap, norm = _check_fmt(fmt), _get_cmap(cmap), _color_norm(values, vmin, vmax)
+    rows, cols = values.shape
     fig, ax = _figure_and_axes(ax, figsize=(min(2.5 + 0.8 * cols, 16), min(1.8 + 0.6 * rows, 14)))
-    image = _draw_cells(ax, values, vmin, vmax, cmap, fmt)
-    _draw_highlights(ax, marks, rows, cols)
-    _label_axes(ax, *labels, texts)
-    fig.colorbar(image, ax=ax).set_label(texts["colorbar_label"], **_PLAIN)
-    return fig
-
-
-def _draw_highlights(ax: Axes, marks: tuple, rows: int, cols: int) -> None:
-    row, col, cell = marks
-    if row is not None:
-        _highlight(ax, (-0.5, row - 0.5), cols, 1, "highlight_row")
-    if col is not None:
-        _highlight(ax, (col - 0.5, -0.5), 1, rows, "highlight_col")
-    if cell is not None:
-        _highlight(ax, (cell[1] - 0.5, cell[0] - 0.5), 1, 1, "highlight_cell")
-
-
-def _label_axes(ax: Axes, row_labels: list, col_labels: list, texts: dict[str, str]) -> None:
-    ax.set_xticks(
-        range(len(col_labels)), labels=col_labels, rotation=45, ha="right",
-        rotation_mode="anchor", **_PLAIN,
-    )  # fmt: skip
-    ax.set_yticks(range(len(row_labels)), labels=row_labels, **_PLAIN)
+    _draw_cells(ax, values, norm, cmap, fmt, texts["colorbar_label"])
+    _draw_highlights(ax, highlights, rows, cols)
+    ax.set_xticks(range(cols), labels=col_labels, **_SLANTED)
+    ax.set_yticks(range(rows), labels=row_labels, **_PLAIN)
     ax.set_xlabel(texts["xlabel"], **_PLAIN)
     ax.set_ylabel(texts["ylabel"], **_PLAIN)
-    if "title" in texts:
-        ax.set_title(texts["title"], **_PLAIN)
-
-
-# ----------------------------------------------------------------------------- bars, arrows
+    ax.set_title(texts["title"], **_PLAIN)
+    return fig
 
 
 def weights_bar(
@@ -340,79 +256,29 @@ def weights_bar(
 ) -> Figure:
     """Bar chart of one query's attention weights ``(num_tokens,)`` over ``tokens``.
 
-    Each bar carries its value; a note gives the weights' sum (1 for softmax
-    weights). With ``query``, the query token's own bar is hatched and the
-    default title names it.
+    Each bar carries its value; a note gives the weights' sum (1 for softmax weights).
+    With ``query``, the query token's own bar is hatched and the default title names it.
     """
     values = _drawable(check.array(weights, "weights", 1, "(num_tokens,)"), "weights")
     num_tokens = values.shape[0]
     tokens = check.labels(tokens, "tokens", num_tokens, f"one per weight, shape {values.shape}")
     query = check.optional_index(query, "query", num_tokens)
-    if title is None:
-        title = "attention weights" + (
-            "" if query is None else f" of query {query} ({tokens[query]!r})"
-        )
+    named = "" if query is None else f" of query {query} ({tokens[query]!r})"
+    title = check.text(f"attention weights{named}" if title is None else title, "title")
 
     fig, ax = _figure_and_axes(ax, figsize=(min(2.5 + 0.8 * num_tokens, 16), 3.2))
     bars = ax.bar(range(num_tokens), values, color=INPUT_COLOR, edgecolor="black", linewidth=0.6)
     if query is not None:
         bars[query].set(hatch="//", facecolor=QUERY_COLOR)
     ax.bar_label(bars, labels=[f"{v:.4f}" for v in values], padding=2, fontsize=8)
-    ax.set_xticks(
-        range(num_tokens), labels=tokens, rotation=45, ha="right", rotation_mode="anchor", **_PLAIN
-    )
+    ax.set_xticks(range(num_tokens), labels=tokens, **_SLANTED)
     ax.set(xlabel="input token", ylabel="attention weight")
     # Room above the tallest bar for its label and the sum.
     ax.set_ylim(min(float(values.min()) * 1.3, 0.0), max(float(values.max()), 0.0) * 1.3 or 1.0)
     note = f"sum of weights = {values.sum():.4f}"
     ax.text(0.99, 0.97, note, transform=ax.transAxes, ha="right", va="top", fontsize=9)
-    ax.set_title(check.text(title, "title"), **_PLAIN)
+    ax.set_title(title, **_PLAIN)
     return fig
-
-
-def _check_vectors(inputs: Any, tokens: Any, context_vec: Any, weights: Any, query: Any):
-    """The checked arguments of :func:`vectors_3d`, as numpy arrays and labels."""
-    points = _drawable(check.array(inputs, "inputs", 2, "(num_tokens, 3)"), "inputs")
-    if points.shape[1] != 3:
-        raise ValueError(
-            f"inputs: expected shape (num_tokens, 3), 3-d embeddings, got shape {points.shape}"
-        )
-    num_tokens = points.shape[0]
-    tokens = check.labels(tokens, "tokens", num_tokens, f"one per input, shape {points.shape}")
-    query = check.optional_index(query, "query", num_tokens)
-    context = weight_values = None
-    if context_vec is not None:
-        context = check.array(context_vec, "context_vec", 1, "(3,)")
-        if context.shape != (3,):
-            raise ValueError(f"context_vec: expected shape (3,), got shape {context.shape}")
-        _drawable(context, "context_vec")
-    if weights is not None:
-        weight_values = check.array(weights, "weights", 1, f"({num_tokens},)")
-        if weight_values.shape != (num_tokens,):
-            raise ValueError(
-                f"weights: expected shape ({num_tokens},), one per input, "
-                f"got shape {weight_values.shape}"
-            )
-        _drawable(weight_values, "weights")
-    return points, tokens, context, weight_values, query
-
-
-def _frame_3d(ax: Axes, everything: np.ndarray) -> None:
-    """Equal limits on the three axes, around the origin and every arrow's tip."""
-    lo, hi = min(float(everything.min()), 0.0), max(float(everything.max()), 0.0)
-    pad = 0.1 * ((hi - lo) or 1.0)
-    ax.set(xlim=(lo - pad, hi + pad), ylim=(lo - pad, hi + pad), zlim=(lo - pad, hi + pad))
-    ax.set(xlabel="dim 0", ylabel="dim 1", zlabel="dim 2")
-
-
-def _legend(ax: Axes, query_label: str | None, with_context: bool) -> None:
-    handles = [Line2D([], [], color=INPUT_COLOR, lw=2, label="input x(token)")]
-    if query_label is not None:
-        handles.append(Line2D([], [], color=QUERY_COLOR, lw=2, label=f"query x({query_label})"))
-    if with_context:
-        handles.append(Line2D([], [], color=CONTEXT_COLOR, lw=3, label="context vector z"))
-    for legend_text in ax.legend(handles=handles, loc="upper left", fontsize=8).get_texts():
-        legend_text.set_parse_math(False)
 
 
 def vectors_3d(
@@ -426,31 +292,48 @@ def vectors_3d(
 ) -> Figure:
     """Arrows from the origin for ``inputs`` ``(num_tokens, 3)`` and one ``context_vec`` ``(3,)``.
 
-    Each input arrow is labelled with its token (and its weight, if ``weights``
-    ``(num_tokens,)`` is given: heavier weights draw thicker arrows). The context
-    vector is drawn in its own colour, labelled ``z`` (``z(token)`` with ``query``,
-    whose own input gets a third colour). ``ax``, if given, must be a 3-d Axes.
+    Each input arrow is labelled with its token (and its weight, if ``weights`` ``(num_tokens,)``
+    is given: heavier weights draw thicker arrows). The context vector has its own colour and
+    the label ``z`` (``z(token)`` with ``query``, whose own input gets a third colour).
     """
-    points, tokens, context, weight_values, query = _check_vectors(
-        inputs, tokens, context_vec, weights, query
-    )
+    points = _drawable(check.array(inputs, "inputs", 2, "(num_tokens, 3)"), "inputs")
+    if points.shape[1] != 3:
+        expected = "shape (num_tokens, 3), 3-d embeddings"
+        raise check.invalid("inputs", expected, f"shape {points.shape}")
+    tokens = check.labels(tokens, "tokens", len(points), f"one per input, shape {points.shape}")
+    query = check.optional_index(query, "query", len(points))
+    context_vec = _vector(context_vec, "context_vec", 3)
+    weights = _vector(weights, "weights", len(points), ", one per input")
+
     fig, ax = _figure_and_axes(ax, (6, 5), projection="3d")
-    heaviest = float(np.abs(weight_values).max()) if weight_values is not None else 0.0
-    for k, (point, token) in enumerate(zip(points, tokens, strict=True)):
-        width, label = 1.5, token
-        if weight_values is not None:
-            label = f"{token} ({weight_values[k]:.2f})"
-            width = 0.8 + 3.0 * abs(weight_values[k]) / (heaviest or 1.0)
+    labels, widths = tokens, [1.5] * len(tokens)
+    if weights is not None:
+        labels = [f"{token} ({weight:.2f})" for token, weight in zip(tokens, weights, strict=True)]
+        widths = 0.8 + 3.0 * np.abs(weights) / (float(np.abs(weights).max()) or 1.0)
+    for k, (point, label, width) in enumerate(zip(points, labels, widths, strict=True)):
         color = QUERY_COLOR if k == query else INPUT_COLOR
         ax.quiver(0, 0, 0, *point, color=color, linewidth=width, arrow_length_ratio=0.08)
-        ax.text(*(point * 1.05), label, color=color, fontsize=9, **_PLAIN)
-    if context is not None:
-        name = "z" if query is None else f"z({tokens[query]})"
-        ax.quiver(0, 0, 0, *context, color=CONTEXT_COLOR, linewidth=3.0, arrow_length_ratio=0.1)
-        ax.text(
-            *(context * 1.05), name, color=CONTEXT_COLOR, fontsize=10, fontweight="bold", **_PLAIN
-        )
-    _frame_3d(ax, points if context is None else np.vstack([points, context]))
-    _legend(ax, None if query is None else tokens[query], context is not None)
-    ax.set_title("inputs and their weighted blend" if context is not None else "inputs")
+        ax.text(*(point * 1.05), label, color=color, size=9, **_PLAIN)
+    if context_vec is not None:
+        z = "z" if query is None else f"z({tokens[query]})"
+        ax.quiver(0, 0, 0, *context_vec, color=CONTEXT_COLOR, linewidth=3.0, arrow_length_ratio=0.1)
+        ax.text(*(context_vec * 1.05), z, color=CONTEXT_COLOR, size=10, weight="bold", **_PLAIN)
+    tips = points if context_vec is None else np.vstack([points, context_vec])
+    _frame_3d(ax, tips, None if query is None else tokens[query], context_vec is not None)
     return fig
+
+
+def _frame_3d(ax: Axes, tips: np.ndarray, query_token: str | None, with_context: bool) -> None:
+    """Equal limits around the origin and every arrow's tip; axis names, legend and title."""
+    lo, hi = min(float(tips.min()), 0.0), max(float(tips.max()), 0.0)
+    pad = 0.1 * ((hi - lo) or 1.0)
+    ax.set(xlim=(lo - pad, hi + pad), ylim=(lo - pad, hi + pad), zlim=(lo - pad, hi + pad))
+    ax.set(xlabel="dim 0", ylabel="dim 1", zlabel="dim 2")
+    handles = [Line2D([], [], color=INPUT_COLOR, lw=2, label="input x(token)")]
+    if query_token is not None:
+        handles.append(Line2D([], [], color=QUERY_COLOR, lw=2, label=f"query x({query_token})"))
+    if with_context:
+        handles.append(Line2D([], [], color=CONTEXT_COLOR, lw=3, label="context vector z"))
+    for legend_text in ax.legend(handles=handles, loc="upper left", fontsize=8).get_texts():
+        legend_text.set_parse_math(False)
+    ax.set_title("inputs and their weighted blend" if with_context else "inputs")

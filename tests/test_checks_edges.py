@@ -143,6 +143,22 @@ def test_one_and_two_token_sentences_pass_with_the_right_line(capsys):
     ]
 
 
+def test_one_token_with_a_query_is_judged_not_a_crash(capsys):
+    # softmax over one token is [1.0]: the context vector is the input itself.
+    check_context(ONE[0], query=0, inputs=ONE)
+    assert capsys.readouterr().out == "✓ context checkpoint passed: query 0 -> [0.5000, 2.0000]\n"
+    assert diagnose(ONE[0] + 1, inputs=ONE, query=0).mistake == "no_zero_start"
+    assert failure(lambda: check_context(ONE[0] * 3, query=0, inputs=ONE)).mistake == "unknown"
+
+
+def test_integer_tensors_are_judged_like_floats():
+    # Scores rounded to ints are wrong by up to 0.5: a checkpoint failure, not a TypeError.
+    rounded = (INPUTS @ INPUTS.T).round().long()
+    assert failure(lambda: check_scores(rounded)).mistake == "unknown"
+    exact = torch.tensor([[1, 2], [3, 4]])
+    assert diagnose(exact @ exact.T, inputs=exact.float()).ok
+
+
 # --- the reader's own inputs ------------------------------------------------------------------
 
 

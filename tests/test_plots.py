@@ -211,6 +211,8 @@ def test_heatmap_draws_on_given_axes():
         ({"vmax": 1e301}, r"vmax: expected None or a finite number within ±1e300, got 1e\+301"),
         ({"row_labels": ["x" * 101] + TOKENS[1:]}, r"row_labels\[0\]: expected at most 100"),
         ({"title": "t" * 101}, r"title: expected at most 100 characters, got 101"),
+        ({"xlabel": None}, r"xlabel: expected a str, got NoneType None"),
+        ({"colorbar_label": 3}, r"colorbar_label: expected a str, got int 3"),
     ],
 )
 def test_heatmap_bad_arguments_name_expected_and_received(kwargs, message):
