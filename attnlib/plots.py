@@ -230,9 +230,8 @@ def heatmap(
     values = check.array(matrix, "matrix", 2, "(rows, cols)")
     highlights = (highlight_row, highlight_col, highlight_cell)
     row_labels, col_labels, highlights = _check_grid(values, (row_labels, col_labels), highlights)
-    title = "" if title is None else title
     names = {"xlabel": xlabel, "ylabel": ylabel, "colorbar_label": colorbar_label, "title": title}
-    texts = {k: check.text(v, k) for k, v in names.items()}
+    texts = {k: check.text("" if v is None and k == "title" else v, k) for k, v in names.items()}
     fmt, cmap, norm = _check_fmt(fmt), _get_cmap(cmap), _color_norm(values, vmin, vmax)
     rows, cols = values.shape
     fig, ax = _figure_and_axes(ax, figsize=(min(2.5 + 0.8 * cols, 16), min(1.8 + 0.6 * rows, 14)))

@@ -105,20 +105,10 @@ REFUSALS = [
     refusal("weights-overflow", lambda: A.attention_weights(F32, F32, scale=1e300),
             f"attn_weights: got inf or NaN; either {OVERFLOW}, or a mask hides every key of a "
             "query (an inverted mask?)"),
-    # values and dropout
-    refusal("sdpa-1d-values", lambda: A.scaled_dot_product_attention(F32, F32, torch.ones(4)),
-            "values: expected shape (..., num_keys, d_v) (at least 2-d), got 1-d shape (4,)"),
+    # dropout
     refusal("sdpa-dropout-a-float",
             lambda: A.scaled_dot_product_attention(F32, F32, F32, dropout=0.1),
             "dropout: expected a callable such as torch.nn.Dropout(p), got float 0.1"),
-    refusal("sdpa-values-rows", lambda: A.scaled_dot_product_attention(F32, F32, torch.ones(5, 3)),
-            "values: expected one row per key, num_keys = 4, got 5 (shape (5, 3))"),
-    refusal("sdpa-float64-values", lambda: A.scaled_dot_product_attention(F32, F32, F64),
-            "values: expected dtype torch.float32 on cpu (as queries), got dtype torch.float64 "
-            "on cpu; convert with values.to(torch.float32) (or .to('cpu'))"),
-    refusal("sdpa-batches", lambda: A.scaled_dot_product_attention(
-                torch.ones(2, 5, 3), torch.ones(5, 3), torch.ones(3, 5, 3)),
-            "expected batch axes that broadcast together, got queries (2,), keys (), values (3,)"),
     refusal("sdpa-dropout-returns-a-float",
             lambda: A.scaled_dot_product_attention(F32, F32, F32, dropout=lambda w: 0.5),
             "dropout: expected it to return the weights' shape, got float 0.5"),
@@ -126,23 +116,26 @@ REFUSALS = [
             lambda: A.scaled_dot_product_attention(F32, F32, F32, dropout=lambda w: w[:, :1]),
             "dropout: expected it to return the weights' shape, got a tensor of shape (4, 1) "
             "and dtype torch.float32"),
-    refusal("sdpa-nan-values",
-            lambda: A.scaled_dot_product_attention(F32, F32, torch.full((4, 3), NAN)),
-            f"context_vecs: got inf or NaN; {BAD_VALUES}"),
-    # block by block
-    refusal("blockwise-1d-values", lambda: A.blockwise_attention(F32, F32, torch.ones(4)),
-            "values: expected shape (..., num_keys, d_v) (at least 2-d), got 1-d shape (4,)"),
-    refusal("blockwise-values-rows", lambda: A.blockwise_attention(F32, F32, torch.ones(5, 3)),
-            "values: expected one row per key, num_keys = 4, got 5 (shape (5, 3))"),
-    refusal("blockwise-float64-values", lambda: A.blockwise_attention(F32, F32, F64),
-            "values: expected dtype torch.float32 on cpu (as queries), got dtype torch.float64 "
-            "on cpu; convert with values.to(torch.float32) (or .to('cpu'))"),
-    refusal("blockwise-batches", lambda: A.blockwise_attention(
-                torch.ones(2, 5, 3), torch.ones(5, 3), torch.ones(3, 5, 3)),
-            "expected batch axes that broadcast together, got queries (2,), keys (), values (3,)"),
-    refusal("blockwise-nan-values",
-            lambda: A.blockwise_attention(F32, F32, torch.full((4, 3), NAN)),
-            f"context_vecs: got inf or NaN; {BAD_VALUES}"),
+]  # fmt: skip
+
+# Both functions that blend values refuse the same values in the same words.
+VALUES = [
+    ("1d", lambda: (F32, F32, torch.ones(4)),
+     "values: expected shape (..., num_keys, d_v) (at least 2-d), got 1-d shape (4,)"),
+    ("rows", lambda: (F32, F32, torch.ones(5, 3)),
+     "values: expected one row per key, num_keys = 4, got 5 (shape (5, 3))"),
+    ("float64", lambda: (F32, F32, F64),
+     "values: expected dtype torch.float32 on cpu (as queries), got dtype torch.float64 "
+     "on cpu; convert with values.to(torch.float32) (or .to('cpu'))"),
+    ("batches", lambda: (torch.ones(2, 5, 3), torch.ones(5, 3), torch.ones(3, 5, 3)),
+     "expected batch axes that broadcast together, got queries (2,), keys (), values (3,)"),
+    ("nan", lambda: (F32, F32, torch.full((4, 3), NAN)),
+     f"context_vecs: got inf or NaN; {BAD_VALUES}"),
+]  # fmt: skip
+REFUSALS += [
+    refusal(f"{name}-{case}-values", lambda f=f, args=args: f(*args()), message)
+    for name, f in (("sdpa", A.scaled_dot_product_attention), ("blockwise", A.blockwise_attention))
+    for case, args, message in VALUES
 ]  # fmt: skip
 
 

@@ -62,14 +62,11 @@ register(
         task="return the dot product of a and b: multiply position by position, then add",
         run=lambda dot: _tensor(dot(example_inputs()[0], example_inputs()[1])),
         expected=lambda: _scores()[0, 1],
-        mistakes={
-            "products_not_summed": lambda: MISTAKES["products_not_summed"].make(
-                example_inputs()[0], example_inputs()[1]
-            ),
-            "sums_multiplied": lambda: MISTAKES["sums_multiplied"].make(
-                example_inputs()[0], example_inputs()[1]
-            ),
-        },
+        mistakes=made(
+            "products_not_summed",
+            "sums_multiplied",
+            on=lambda: (example_inputs()[0], example_inputs()[1]),
+        ),
         praise="dot(x_0, x_1) = 0.9544, the score of 'Your' with 'journey'.",
     )
 )

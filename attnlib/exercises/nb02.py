@@ -6,7 +6,7 @@ from typing import Any
 
 from attnlib.attention import attention_scores
 from attnlib.data import example_inputs
-from attnlib.exercises._core import Exercise, register
+from attnlib.exercises._core import Exercise, made, register
 from attnlib.mistakes import MISTAKES
 
 #: How many tokens ask in the "first rows" exercise: "Your", "journey", "starts".
@@ -53,11 +53,10 @@ register(
         run=lambda scores: scores(example_inputs()),
         expected=lambda: attention_scores(example_inputs()),
         mistakes={
-            "transposed_product": lambda: MISTAKES["transposed_product"].make(example_inputs()),
+            **made("transposed_product", "elementwise_product", on=lambda: (example_inputs(),)),
             "no_transpose": lambda: MISTAKES["no_transpose"].make(
                 example_inputs(), example_inputs()
             ),
-            "elementwise_product": lambda: MISTAKES["elementwise_product"].make(example_inputs()),
         },
         praise="inputs @ inputs.T: row i of inputs times column j of inputs.T, token i · token j.",
         hint_values={"d": 3, "t": 6, "left": "(6, 3)", "right": "(6, 3)"},
@@ -70,14 +69,11 @@ register(
         task="return the first three rows of the grid with one product, not the whole grid",
         run=lambda rows: rows(example_inputs()),
         expected=lambda: attention_scores(example_inputs())[:NUM_ASKING],
-        mistakes={
-            "operands_swapped": lambda: MISTAKES["operands_swapped"].make(
-                example_inputs()[:NUM_ASKING], example_inputs()
-            ),
-            "no_transpose": lambda: MISTAKES["no_transpose"].make(
-                example_inputs()[:NUM_ASKING], example_inputs()
-            ),
-        },
+        mistakes=made(
+            "operands_swapped",
+            "no_transpose",
+            on=lambda: (example_inputs()[:NUM_ASKING], example_inputs()),
+        ),
         praise="The tokens that ask go on the left: one row each; the tokens compared, "
         "transposed, on the right: one column each.",
         hint_values={"left": "(3, 3)", "right": "(6, 3)"},

@@ -10,7 +10,7 @@ import torch
 from attnlib.attention import attention_scores, context_vector, context_vectors, softmax
 from attnlib.checks import diagnose
 from attnlib.data import TOKENS, example_inputs
-from attnlib.exercises._core import Exercise, register, same_result
+from attnlib.exercises._core import Exercise, made, register, same_result
 from attnlib.mistakes import MISTAKES
 
 #: The book's query, "journey": its z^(2) and attn_weights_2, at Python index 1.
@@ -96,12 +96,9 @@ register(
         task="return every query's context vector with one matrix product",
         run=lambda all_context_vectors: all_context_vectors(_weights(), example_inputs()),
         expected=lambda: context_vectors(_weights(), example_inputs()),
-        mistakes={
-            "weights_transposed": lambda: MISTAKES["weights_transposed"].make(
-                _weights(), example_inputs()
-            ),
-            "product_order": lambda: MISTAKES["product_order"].make(_weights(), example_inputs()),
-        },
+        mistakes=made(
+            "weights_transposed", "product_order", on=lambda: (_weights(), example_inputs())
+        ),
         praise="(6, 6) @ (6, 3) -> (6, 3): row q is the running total of query q, all at once.",
         hint_values={"t": len(TOKENS), "d": 3},
     )

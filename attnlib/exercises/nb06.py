@@ -21,7 +21,7 @@ from attnlib.attention import (
     softmax,
 )
 from attnlib.data import TOKENS, example_inputs
-from attnlib.exercises._core import Exercise, register
+from attnlib.exercises._core import Exercise, made, register
 from attnlib.mistakes import MISTAKES
 from attnlib.modules import CausalAttention, SelfAttentionV2
 
@@ -94,11 +94,10 @@ register(
             "mask_diagonal": lambda: _softmax_hiding(
                 MISTAKES["mask_diagonal"].make(_num_tokens())
             ),
-            "mask_zero": lambda: MISTAKES["mask_zero"].make(
-                _scaled_scores(), causal_mask(_num_tokens())
-            ),
-            "mask_after_softmax": lambda: MISTAKES["mask_after_softmax"].make(
-                _scaled_scores(), causal_mask(_num_tokens())
+            **made(
+                "mask_zero",
+                "mask_after_softmax",
+                on=lambda: (_scaled_scores(), causal_mask(_num_tokens())),
             ),
             "mask_inverted": lambda: _softmax_hiding(
                 MISTAKES["mask_inverted"].make(_num_tokens())
@@ -120,20 +119,15 @@ def _expected_dropout() -> torch.Tensor:
     return torch.where(KEEP, weights / (1 - DROPOUT_P), torch.zeros_like(weights))
 
 
-def _dropout_mistake(name: str):
-    return lambda: MISTAKES[name].make(_causal_weights(), KEEP, DROPOUT_P)
-
-
 register(
     Exercise(
         name="06.dropout",
         task="return attn_weights with the dropped entries set to 0 and the kept ones scaled",
         run=lambda dropout_with: _tensor(dropout_with(_causal_weights(), KEEP.clone(), DROPOUT_P)),
         expected=_expected_dropout,
-        mistakes={
-            "dropout_by_p": _dropout_mistake("dropout_by_p"),
-            "dropout_unscaled": _dropout_mistake("dropout_unscaled"),
-        },
+        mistakes=made(
+            "dropout_by_p", "dropout_unscaled", on=lambda: (_causal_weights(), KEEP, DROPOUT_P)
+        ),
         praise="Kept weights are divided by 1 - p = 0.8, i.e. multiplied by 1.25.",
     )
 )

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 
 from attnlib.data import example_inputs
-from attnlib.exercises._core import Exercise, register
+from attnlib.exercises._core import Exercise, made, register
 from attnlib.mistakes import MISTAKES
 from attnlib.modules import MultiHeadAttention, MultiHeadAttentionWrapper, split_heads
 
@@ -94,12 +94,7 @@ register(
         task="write the wrapper's forward: every head on x, their outputs side by side",
         run=_wrapper_run,
         expected=lambda: _wrapper_run(MultiHeadAttentionWrapper),
-        mistakes={
-            "heads_cat_wrong_axis": lambda: MISTAKES["heads_cat_wrong_axis"].make(
-                _head_outputs()
-            ),
-            "heads_summed": lambda: MISTAKES["heads_summed"].make(_head_outputs()),
-        },
+        mistakes=made("heads_cat_wrong_axis", "heads_summed", on=lambda: (_head_outputs(),)),
         praise="Each token's row now holds head 0's 2 features, then head 1's: 4 in all.",
     )
 )
@@ -148,14 +143,9 @@ register(
         task="return x cut into heads, shape (b, num_heads, num_tokens, head_dim)",
         run=lambda split: split(_queries(), NUM_HEADS),
         expected=lambda: split_heads(_queries(), NUM_HEADS),
-        mistakes={
-            "split_without_transpose": lambda: MISTAKES["split_without_transpose"].make(
-                _queries(), NUM_HEADS
-            ),
-            "split_transpose_last": lambda: MISTAKES["split_transpose_last"].make(
-                _queries(), NUM_HEADS
-            ),
-        },
+        mistakes=made(
+            "split_without_transpose", "split_transpose_last", on=lambda: (_queries(), NUM_HEADS)
+        ),
         praise="view cuts each token's 12 features into 3 heads of 4; transpose(1, 2) puts "
         "the heads before the tokens.",
     )
@@ -170,14 +160,9 @@ register(
         task="return the heads side by side again, shape (b, num_tokens, num_heads * head_dim)",
         run=lambda merge: merge(_context()),
         expected=lambda: _merge(_context()),
-        mistakes={
-            "merge_without_transpose": lambda: MISTAKES["merge_without_transpose"].make(
-                _context()
-            ),
-            "view_without_contiguous": lambda: MISTAKES["view_without_contiguous"].make(
-                _context()
-            ),
-        },
+        mistakes=made(
+            "merge_without_transpose", "view_without_contiguous", on=lambda: (_context(),)
+        ),
         praise="Each token's row holds its 3 heads' 4 features, head 0 first.",
     )
 )

@@ -42,6 +42,12 @@ def png(fig: Figure) -> str:
 COMPARED = "token compared"
 
 
+def _grid(matrix, tokens: Sequence[str], limits: tuple[float, float], label: str, **more) -> Figure:
+    """A ``(num_tokens, num_tokens)`` heatmap with tokens on both axes, colours on ``limits``."""
+    vmin, vmax = limits
+    return plots.heatmap(matrix, tokens, tokens, vmin=vmin, vmax=vmax, colorbar_label=label, **more)
+
+
 def _with_bars(
     matrix,
     tokens: Sequence[str],
@@ -54,19 +60,8 @@ def _with_bars(
     """A weights heatmap with the query's row outlined, and that row as bars beside it."""
     fig = plots.new_figure((11, 4.4))
     left, right = fig.subplots(1, 2, width_ratios=[1.2, 1])
-    plots.heatmap(
-        matrix,
-        tokens,
-        tokens,
-        ax=left,
-        highlight_row=query,
-        vmin=limits[0],
-        vmax=limits[1],
-        colorbar_label="attention weight",
-        title=title,
-        fmt="{:.2f}",
-        xlabel=xlabel,
-    )
+    _grid(matrix, tokens, limits, "attention weight", ax=left, highlight_row=query, title=title,
+          xlabel=xlabel)  # fmt: skip
     plots.weights_bar(weights, tokens, ax=right, query=query)
     return fig
 
@@ -85,31 +80,15 @@ def query_figure(view: QueryView, tokens: Sequence[str]) -> Figure:
 
 def softmax_figure(view: SoftmaxView, tokens: Sequence[str], limits: tuple[float, float]) -> Figure:
     """The SoftmaxAxisExplorer's weights, on the scale shared by both axes."""
-    return plots.heatmap(
-        view.attn_weights,
-        tokens,
-        tokens,
-        vmin=limits[0],
-        vmax=limits[1],
-        colorbar_label="attention weight",
-        title=f"softmax(attn_scores, dim={view.dim})",
-        xlabel=COMPARED,
-    )
+    title = f"softmax(attn_scores, dim={view.dim})"
+    weights = view.attn_weights
+    return _grid(weights, tokens, limits, "attention weight", title=title, xlabel=COMPARED)
 
 
 def loop_figure(view: LoopView, tokens: Sequence[str], limits: tuple[float, float]) -> Figure:
     """The LoopStepper's grid so far, the current cell outlined."""
-    return plots.heatmap(
-        view.scores,
-        tokens,
-        tokens,
-        vmin=limits[0],
-        vmax=limits[1],
-        highlight_cell=(view.i, view.j),
-        colorbar_label="attention score",
-        xlabel=COMPARED,
-        title=view.text,
-    )
+    return _grid(view.scores, tokens, limits, "attention score", highlight_cell=(view.i, view.j),
+                 xlabel=COMPARED, title=view.text)  # fmt: skip
 
 
 def attention_figure(view: AttentionView) -> Figure:
