@@ -39,6 +39,10 @@ NPM_PACKAGES = {
 MANAGER = "@jupyter-widgets/html-manager/dist"
 FONTS = (".woff2", ".woff", ".ttf", ".eot", ".svg")
 LINK = re.compile(r"\]\((\d\d_[\w-]+)\.ipynb([#)])")
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+# Controls whose new value only the kernel can act on (a sentence needs new embeddings).
+KERNEL_ONLY = "attnlib-control-sentence"
+NEEDS_KERNEL = "Fixed on this page: open the notebook in JupyterLab to try your own sentence."
 
 
 def package_dir(name: str, npm_dir: Path = NPM_DIR) -> Path:
@@ -104,9 +108,38 @@ def exporter() -> HTMLExporter:
     )
 
 
+def fix_kernel_only_controls(nb: nbformat.NotebookNode) -> int:
+    """Disable the controls a page cannot act on, and say why in their explorer's status line.
+
+    Without this a reader could type a sentence on a page and see nothing happen.
+    Returns how many controls were disabled.
+    """
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    models = {key: model["state"] for key, model in state.items()}
+
+    def inside(key: str) -> list[dict]:  # the model and every model below it
+        children = models[key].get("children", ())
+        keys = (c.removeprefix("IPY_MODEL_") for c in children)
+        return [models[key]] + [m for k in keys if k in models for m in inside(k)]
+
+    fixed = 0
+    for key, model in models.items():
+        if "attnlib-explorer" not in model.get("_dom_classes", ()):
+            continue
+        parts = inside(key)
+        boxes = [m for m in parts if KERNEL_ONLY in m.get("_dom_classes", ())]
+        for box in boxes:
+            box.update(disabled=True, placeholder=NEEDS_KERNEL)
+        for status in (m for m in parts if boxes and "attnlib-status" in m.get("_dom_classes", ())):
+            status["value"] += f'<div class="attnlib-note">{html.escape(NEEDS_KERNEL)}</div>'
+        fixed += len(boxes)
+    return fixed
+
+
 def page(path: Path, export: HTMLExporter) -> tuple[str, str]:
     """``path`` as an HTML page whose links to notebooks point at their pages; and its title."""
     nb = nbformat.read(path, as_version=4)
+    fix_kernel_only_controls(nb)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = LINK.sub(r"](\1.html\2", cell.source)

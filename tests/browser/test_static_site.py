@@ -79,6 +79,19 @@ def test_the_pages_anywidget_speaks_the_python_packages_protocol() -> None:
     assert wanted.lstrip("~^").startswith(major_minor), (wanted, major_minor)
 
 
+def test_a_page_fixes_the_sentence_and_says_why_but_leaves_other_controls_alone() -> None:
+    body, _ = build_site.page(NOTEBOOKS / "08_explorer.ipynb", build_site.exporter())
+    found = re.search(rf'<script type="{re.escape(WIDGET_STATE)}">(.*?)</script>', body, re.S)
+    models = [m["state"] for m in json.loads(found.group(1))["state"].values()]
+    controls = [m for m in models if "disabled" in m]
+    sentences = [c for c in controls if build_site.KERNEL_ONLY in c.get("_dom_classes", ())]
+    assert len(sentences) == 3 and all(box["disabled"] for box in sentences)
+    others = [c for c in controls if c not in sentences]
+    assert others and not any(c["disabled"] for c in others)
+    notes = [m for m in models if build_site.NEEDS_KERNEL in str(m.get("value"))]
+    assert len(notes) == 3 and all("attnlib-status" in m["_dom_classes"] for m in notes)
+
+
 @pytest.fixture(scope="module")
 def site(chromium_executable: str, run_dir: Path) -> Path:
     """The site written from the committed notebooks (needs the npm packages of `make npm`)."""
@@ -111,6 +124,11 @@ def test_exported_page_is_alive_from_a_file(site: Path, watched_page: WatchedPag
     assert len(roots) == len(_explorer_outputs(NOTEBOOKS / notebook))
     for k, root in enumerate(roots):
         check_every_control(page, root, rng, f"{where} #{k}")
+        # A sentence needs the kernel: its box cannot be typed in, and the explorer says so.
+        for box in root.locator(".attnlib-control-sentence input").all():
+            assert box.is_disabled(), f"{where} #{k}: the sentence box takes input it ignores"
+            note = root.locator(".attnlib-status .attnlib-note")
+            assert note.inner_text() == build_site.NEEDS_KERNEL, f"{where} #{k}"
     watched_page.screenshot(f"site-{Path(notebook).stem}")
     assert all(MATHJAX.match(url) for url in asked), f"{where} asked the network for {asked}"
     # The only console error allowed: MathJax, refused above.
