@@ -61,6 +61,13 @@ def tensor(
     return x
 
 
+def readable(x: torch.Tensor, name: str) -> torch.Tensor:
+    """``x`` if it holds numbers to read: a tensor on the meta device has only a shape."""
+    if x.device.type == "meta":
+        raise invalid(name, "a tensor with values", "one on the meta device")
+    return x
+
+
 def like(x: torch.Tensor, name: str, ref: torch.Tensor, ref_name: str) -> torch.Tensor:
     """``x`` if it has ``ref``'s dtype and device (torch refuses to mix them)."""
     if x.dtype != ref.dtype or x.device != ref.device:
@@ -108,6 +115,17 @@ def finite(x: torch.Tensor, name: str, fix: str) -> torch.Tensor:
     if x.device.type == "meta" or math.isfinite(x.sum().item()) or torch.isfinite(x).all():
         return x
     raise ValueError(f"{name}: got inf or NaN; {fix}")
+
+
+def device(value: Any, name: str = "device") -> torch.device | None:
+    """``None``, or ``value`` as a device this machine has (``"cpu"``, ``torch.device("meta")``)."""
+    try:
+        if value is not None and not isinstance(value, (str, torch.device)):
+            raise TypeError
+        return None if value is None else torch.empty(0, device=value).device
+    except (TypeError, RuntimeError, AssertionError, NotImplementedError):  # how torch says "no"
+        expected = "None or a device this machine has, e.g. 'cpu'"
+        raise invalid(name, expected, describe(value)) from None
 
 
 def integer(value: Any, name: str, minimum: int = 0, maximum: int | None = None) -> int:
@@ -220,7 +238,8 @@ def array(x: Any, name: str, ndim: int, shape: str) -> np.ndarray:
     """``x`` (tensor, array or nested list of numbers) as a non-empty float64 numpy array."""
     if isinstance(x, torch.Tensor):
         # numpy has no bfloat16; float64 holds every torch float exactly.
-        x = x.detach().cpu().double().numpy() if x.is_floating_point() else x.detach().cpu()
+        x = readable(x, name).detach().cpu()
+        x = x.double().numpy() if x.is_floating_point() else x
     try:
         values = np.asarray(x)
     except (ValueError, TypeError):  # ragged lists

@@ -104,6 +104,7 @@ def causal_mask(
     num_tokens = check.integer(num_tokens, "num_tokens", 1, check.MAX_NUM_TOKENS)
     num_keys = num_tokens if num_keys is None else num_keys
     num_keys = check.integer(num_keys, "num_keys", 1, check.MAX_NUM_TOKENS)
+    device = check.device(device)
     return torch.ones(num_tokens, num_keys, dtype=torch.bool, device=device).triu(diagonal=1)
 
 

@@ -67,9 +67,7 @@ def _reference(inputs: Any, tokens: Any) -> tuple[torch.Tensor, list[str]]:
     """The inputs ``(num_tokens, d_in)`` as float32, and the name of each token in messages."""
     if inputs is None:
         inputs, tokens = example_inputs(), TOKENS if tokens is None else tokens
-    check.tensor(inputs, "inputs", "(num_tokens, d_in)", (2,))
-    if inputs.device.type == "meta":
-        raise check.invalid("inputs", "a tensor with values", "one on the meta device")
+    check.readable(check.tensor(inputs, "inputs", "(num_tokens, d_in)", (2,)), "inputs")
     tokens = None if tokens is None else check.tokens(tokens, inputs.shape[0])
     names = [str(i) if tokens is None else f"{i} ({tokens[i]!r})" for i in range(len(inputs))]
     return inputs.detach().cpu().float(), names

@@ -33,7 +33,7 @@ def _as_tensor(x: Any) -> Any:
 
 def inputs(x: Any, name: str = "inputs") -> torch.Tensor:
     """A detached copy of ``x`` ``(num_tokens, d_in)``: finite floats, within the limits."""
-    x = check.tensor(_as_tensor(x), name, "(num_tokens, d_in)", (2,))
+    x = check.readable(check.tensor(_as_tensor(x), name, "(num_tokens, d_in)", (2,)), name)
     _limit(x.shape[0], name, MAX_TOKENS, "tokens (rows)")
     _limit(x.shape[1], name, MAX_D, "dimensions (columns)")
     check.finite(x, name, "expected finite numbers")
@@ -43,7 +43,7 @@ def inputs(x: Any, name: str = "inputs") -> torch.Tensor:
 
 def scores(x: Any, name: str = "attn_scores") -> torch.Tensor:
     """A detached copy of square ``x`` ``(num_tokens, num_tokens)``; -inf (masked) allowed."""
-    x = check.tensor(_as_tensor(x), name, "(num_tokens, num_tokens)", (2,))
+    x = check.readable(check.tensor(_as_tensor(x), name, "(num_tokens, num_tokens)", (2,)), name)
     if x.shape[0] != x.shape[1]:
         raise ValueError(
             f"{name}: expected a square shape (num_tokens, num_tokens), got {tuple(x.shape)}"
