@@ -20,8 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import attnlib
-from attnlib import modules, plots, widgets
+from attnlib import exercises, modules, plots, widgets
 from attnlib._validate import describe
+
+# A warning from inside attnlib is noise a reader did not ask for: here it is an error.
+pytestmark = pytest.mark.filterwarnings("error")
 
 DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.bool,
           torch.complex64)  # fmt: skip
@@ -197,3 +200,36 @@ def test_an_edge_the_search_found_is_refused_in_words(name: str, args: list, mes
     with pytest.raises(ValueError) as info:
         PUBLIC[name](*args)
     assert str(info.value) == message
+
+
+def _answers():
+    """A reader's answer to an exercise: any value, or a function returning one or raising."""
+    value = readers_values()
+    returning = value.map(lambda v: lambda *args, **kwargs: v)
+    raising = st.sampled_from([ValueError, RuntimeError, IndexError, ZeroDivisionError]).map(
+        lambda error: lambda *args, **kwargs: (_ for _ in ()).throw(error("reader's bug"))
+    )
+    return st.one_of(value, returning, raising)
+
+
+@pytest.mark.parametrize("exercise", sorted(exercises.EXERCISES))
+@settings(max_examples=max(EXAMPLES // 3, 10), deadline=None, derandomize=not FRESH,
+          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+@given(answer=_answers())
+def test_an_exercise_judges_any_answer_in_one_line(exercise: str, answer) -> None:
+    verdict = exercises.check(exercise, answer)
+    assert verdict.status in ("not attempted", "correct", "mistake", "wrong")
+    assert verdict.message.strip() and "\n" not in verdict.message.strip(), verdict.message
+
+
+def test_an_exercise_judges_the_answers_the_search_found():
+    empty = exercises.check("01.loop_body", lambda *args: np.array([], dtype=np.float32))
+    assert empty.message == (
+        "Not quite: expected a torch tensor of shape (6, 6), got a numpy array of shape (0,)."
+    )
+    column = exercises.check("01.highest", np.ones((2, 1)))
+    assert column.message == (
+        "Not quite: got a numpy array of shape (2, 1), which is neither the answer nor a "
+        "mistake the course knows."
+    )
+    assert exercises.check("01.dot", lambda a, b: 1 + 2j).status == "wrong"  # no cast warning

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import torch
 
 from attnlib.checks import close
@@ -130,7 +131,8 @@ def _blank(result: Any) -> bool:
 
 def _matches(exercise: Exercise, result: Any, target: Any) -> bool:
     if isinstance(result, _Raised) or isinstance(target, _Raised):
-        return result == target
+        # Compared as two exceptions only: an array's == would compare element by element.
+        return isinstance(result, _Raised) and isinstance(target, _Raised) and result == target
     try:
         return exercise.same(result, target)
     except Exception:  # a result of an odd type is simply not a match
@@ -144,7 +146,14 @@ def _describe_miss(result: Any, expected: Any) -> str:
         if result.shape != expected.shape:
             return f"expected shape {tuple(expected.shape)}, got {tuple(result.shape)}"
         return "the shape is right but the numbers differ; compare with the lines above"
-    return f"expected something else than {result!r}"[:200]
+    if isinstance(result, (torch.Tensor, np.ndarray)):
+        kind = "a tensor" if isinstance(result, torch.Tensor) else "a numpy array"
+        shown = f"{kind} of shape {tuple(result.shape)}"
+        if isinstance(expected, torch.Tensor):
+            return f"expected a torch tensor of shape {tuple(expected.shape)}, got {shown}"
+    else:
+        shown = " ".join(repr(result).split())  # one line, whatever the reader's repr
+    return f"got {shown[:120]}, which is neither the answer nor a mistake the course knows"
 
 
 def check(name: str, answer: Any) -> Verdict:

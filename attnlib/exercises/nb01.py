@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 
 from attnlib.attention import attention_scores_loop
@@ -22,6 +23,8 @@ def _tensor(result: Any) -> Any:
     if result is Ellipsis or result is None or isinstance(result, torch.Tensor):
         return result
     try:
+        if np.iscomplexobj(result):  # stays complex: casting would drop the imaginary part
+            return result
         return torch.as_tensor(result, dtype=torch.float32)
     except (TypeError, ValueError, RuntimeError):
         return result
