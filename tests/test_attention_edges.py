@@ -98,6 +98,10 @@ REFUSALS = [
     refusal("weights-batches",
             lambda: A.attention_weights(torch.ones(2, 5, 3), torch.ones(3, 5, 3)),
             "expected batch axes that broadcast together, got queries (2,), keys (3,)"),
+    refusal("weights-mask-too-big",
+            lambda: A.attention_weights(F32, F32, mask=torch.ones(5, 5, dtype=torch.bool)),
+            "mask: expected a shape broadcastable to the scores' (4, 4), got (5, 5); slice a "
+            "longer mask with mask[:num_tokens, :num_tokens]"),
     refusal("sdpa-float-mask",
             lambda: A.scaled_dot_product_attention(F32, F32, F32, mask=torch.ones(4, 4)),
             "mask: expected a bool tensor (True = hidden), got a tensor of shape (4, 4) and "

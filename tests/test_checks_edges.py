@@ -243,6 +243,22 @@ def test_the_start_value_of_a_running_sum_is_shown_to_4_decimals():
     error = failure(lambda: check_context(result, query=1))
     assert error.mistake == "no_zero_start"
     assert "off by [0.1235, 0.1235, 0.1235]" in error.hint
+    found = diagnose(result, query=1)
+    assert (found.stage, found.mistake, found.query) == ("context_vec", "no_zero_start", 1)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: check_scores(INPUTS @ INPUTS.T + 0.01),
+         "Scores checkpoint failed: values differ from inputs @ inputs.T by up to 0.0100"),
+        (lambda: check_context(WEIGHTS @ INPUTS + 0.01),
+         "Context vectors checkpoint failed: values differ from the reference by up to 0.0100"),
+    ],
+)  # fmt: skip
+def test_values_off_by_a_little_say_from_what_and_by_how_much(call, message):
+    error = failure(call)
+    assert (str(error), error.mistake) == (message, "unknown")
 
 
 # --- the pairing of weights and inputs, in short and long sentences -------------------------------
