@@ -52,6 +52,7 @@ def readers_values():
         st.sampled_from([2**70, -(2**70)]),
         st.floats(allow_nan=True, allow_infinity=True),
         st.text(max_size=5),
+        st.sampled_from(["\ud800", "x" * 5000, "a\x00b", "🙂 " * 40, "$x^2$", " "]),
         st.lists(st.floats(-3, 3), max_size=4),
         st.lists(st.lists(st.integers(0, 3), max_size=3), max_size=3),
         tensors().map(_as_numpy),
