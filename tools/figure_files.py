@@ -23,6 +23,16 @@ def save(fig: plt.Figure, path: Path) -> None:
     plt.close(fig)
 
 
+def finish_diagram(ax: plt.Axes, path: Path, xlim: tuple, ylim: tuple) -> None:
+    """A diagram's end: these limits, one unit as long across as down, no axes; saved."""
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.figure.tight_layout(pad=0.2)
+    save(ax.figure, path)
+
+
 def main(drawings: dict[str, Callable[[Path], None]], argv: list[str]) -> int:
     """Draw each ``name: draw`` into ``argv[0]`` (default notebooks/figures) as ``name``."""
     matplotlib.rcParams["svg.hashsalt"] = "attnlib"  # ids in the SVG the same on every run

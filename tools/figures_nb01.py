@@ -92,12 +92,8 @@ def sentence_weights(path: Path) -> None:
         fontsize=12,
         fontweight="bold",
     )
-    ax.set_xlim(xs[0] - 0.75, xs[-1] + 0.75)
-    ax.set_ylim(token_y - 1.4, query_y + 0.9)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    fig.tight_layout(pad=0.2)
-    figure_files.save(fig, path)
+    xlim, ylim = (xs[0] - 0.75, xs[-1] + 0.75), (token_y - 1.4, query_y + 0.9)
+    figure_files.finish_diagram(ax, path, xlim, ylim)
 
 
 def _box(ax, x: float, y: float, text: str, color: str, bold: bool, width: float = 1.2) -> None:

@@ -103,12 +103,7 @@ def softmax_axes(path: Path) -> None:
         color=ROW_ARROW,
     )
     ax.set_title("The two axes of the grid, and which way each one walks", fontsize=12, pad=4)
-    ax.set_xlim(-2.6, n + 3.2)
-    ax.set_ylim(n + 1.45, -1.0)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    fig.tight_layout(pad=0.2)
-    figure_files.save(fig, path)
+    figure_files.finish_diagram(ax, path, (-2.6, n + 3.2), (n + 1.45, -1.0))
 
 
 def main(argv: list[str]) -> int:

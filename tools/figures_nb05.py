@@ -270,12 +270,8 @@ def trainable_attention(path: Path) -> None:
         fontsize=8.5,
         color="#555555",
     )
-    ax.set_xlim(x_in - 1.1, x_z + 3.3)
-    ax.set_ylim(tops["value"] - tall - 1.5, tops["query"] + 1.3)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    fig.tight_layout(pad=0.2)
-    figure_files.save(fig, path)
+    xlim, ylim = (x_in - 1.1, x_z + 3.3), (tops["value"] - tall - 1.5, tops["query"] + 1.3)
+    figure_files.finish_diagram(ax, path, xlim, ylim)
 
 
 def main(argv: list[str]) -> int:

@@ -109,12 +109,7 @@ def causal_attention(path: Path) -> None:
             "Row i is query i: it may use tokens 0..i only. Grey: hidden by the mask (weight "
             "exactly 0). Light: dropped this pass; after dropout a row sums to 1 only on average.",
             ha="left", va="center", fontsize=8.5, color="#555555")
-    ax.set_xlim(left0 - 1.7, right2 + 0.2)
-    ax.set_ylim(-n - 1.8, 1.8)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    fig.tight_layout(pad=0.2)
-    figure_files.save(fig, path)
+    figure_files.finish_diagram(ax, path, (left0 - 1.7, right2 + 0.2), (-n - 1.8, 1.8))
 
 
 def main(argv: list[str]) -> int:

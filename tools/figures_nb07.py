@@ -24,7 +24,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, Rectangle  # noqa: E402
 
-OUT = Path(__file__).resolve().parent.parent / "notebooks" / "figures"
 TOKENS = ("Your", "journey", "starts", "with", "one", "step")
 ROWS, NUM_HEADS, HEAD_DIM = len(TOKENS), 3, 4
 D_OUT = NUM_HEADS * HEAD_DIM
@@ -67,6 +66,12 @@ def token_labels(ax, x: float, y: float) -> None:
         )
 
 
+def head_label(ax, x: float, top: float, h: int) -> None:
+    """"head h" centred at ``x`` under a block whose top is ``top``, in the head's colour."""
+    ax.text(x, top - HEIGHT - 0.12, f"head {h}", ha="center", va="top", fontsize=8.5,
+            color=HEAD_TEXT[h])  # fmt: skip
+
+
 def caption(ax, x: float, y: float, title: str, shape: str) -> None:
     ax.text(x, y + 0.5, title, ha="left", va="bottom", fontsize=10.5, color=TEXT)
     ax.text(x, y + 0.1, shape, ha="left", va="bottom", **MONO)
@@ -100,15 +105,7 @@ def draw() -> plt.Figure:
     token_labels(ax, x0, top)
     right = heads_side_by_side(ax, x0, top)
     for h in range(NUM_HEADS):  # the columns each head will get
-        ax.text(
-            x0 + (h + 0.5) * per_head_width,
-            top - HEIGHT - 0.12,
-            f"head {h}",
-            ha="center",
-            va="top",
-            fontsize=8.5,
-            color=HEAD_TEXT[h],
-        )
+        head_label(ax, x0 + (h + 0.5) * per_head_width, top, h)
     arrow(
         ax,
         (right + 0.3, top - HEIGHT / 2),
@@ -129,15 +126,7 @@ def draw() -> plt.Figure:
     for h in range(NUM_HEADS):
         x = x2 + h * (per_head_width + 0.4)
         block(ax, x, top, HEAD_DIM, HEAD_COLORS[h])
-        ax.text(
-            x + per_head_width / 2,
-            top - HEIGHT - 0.12,
-            f"head {h}",
-            ha="center",
-            va="top",
-            fontsize=8.5,
-            color=HEAD_TEXT[h],
-        )
+        head_label(ax, x + per_head_width / 2, top, h)
     heads_right = x2 + NUM_HEADS * per_head_width + 2 * 0.4
     ax.text(
         heads_right + 0.3,
@@ -208,21 +197,20 @@ def draw() -> plt.Figure:
     return fig
 
 
-def main(argv: list[str]) -> int:
-    """Draw into ``argv[0]`` (default notebooks/figures), text kept as SVG text."""
-    matplotlib.rcParams["svg.hashsalt"] = "attnlib"
-    matplotlib.rcParams["svg.fonttype"] = "none"  # text as text: a third of the size as paths
-    matplotlib.rcParams["font.family"] = "DejaVu Sans"
-    out = Path(argv[0]) if argv else OUT
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "07_heads_split_merge.svg"
+def save_with_fallbacks(path: Path) -> None:
+    """The diagram as SVG whose fonts fall back to ones of the same kind."""
     figure_files.save(draw(), path)
     svg = path.read_text()
     for family, fallback in FALLBACKS.items():
         svg = svg.replace(f"font-family: '{family}'", f"font-family: '{family}', {fallback}")
     path.write_text(svg)
-    return 0
 
+
+def main(argv: list[str]) -> int:
+    """Draw into ``argv[0]`` (default notebooks/figures), text kept as SVG text."""
+    matplotlib.rcParams["svg.fonttype"] = "none"  # text as text: a third of the size as paths
+    matplotlib.rcParams["font.family"] = "DejaVu Sans"
+    return figure_files.main({"07_heads_split_merge.svg": save_with_fallbacks}, argv)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
