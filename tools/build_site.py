@@ -26,6 +26,8 @@ from pathlib import Path
 import nbformat
 from nbconvert import HTMLExporter
 
+from attnlib.widgets.base import NEEDS_KERNEL as KERNEL_ONLY
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 NPM_DIR = ROOT / ".cache" / "npm"
@@ -40,9 +42,8 @@ MANAGER = "@jupyter-widgets/html-manager/dist"
 FONTS = (".woff2", ".woff", ".ttf", ".eot", ".svg")
 LINK = re.compile(r"\]\((\d\d_[\w-]+)\.ipynb([#)])")
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
-# Controls whose new value only the kernel can act on (a sentence needs new embeddings).
-KERNEL_ONLY = "attnlib-control-sentence"
-NEEDS_KERNEL = "Fixed on this page: open the notebook in JupyterLab to try your own sentence."
+# What a page says about the controls only a kernel can act on (a sentence needs embeddings).
+KERNEL_NOTE = "Fixed on this page: open the notebook in JupyterLab to try your own sentence."
 
 
 def package_dir(name: str, npm_dir: Path = NPM_DIR) -> Path:
@@ -129,9 +130,9 @@ def fix_kernel_only_controls(nb: nbformat.NotebookNode) -> int:
         parts = inside(key)
         boxes = [m for m in parts if KERNEL_ONLY in m.get("_dom_classes", ())]
         for box in boxes:
-            box.update(disabled=True, placeholder=NEEDS_KERNEL)
+            box.update(disabled=True, placeholder=KERNEL_NOTE)
         for status in (m for m in parts if boxes and "attnlib-status" in m.get("_dom_classes", ())):
-            status["value"] += f'<div class="attnlib-note">{html.escape(NEEDS_KERNEL)}</div>'
+            status["value"] += f'<div class="attnlib-note">{html.escape(KERNEL_NOTE)}</div>'
         fixed += len(boxes)
     return fixed
 

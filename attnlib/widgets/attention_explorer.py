@@ -123,7 +123,7 @@ class AttentionExplorer(Explorer):
         knobs = [self.query, self.temperature] + ([self.head] if self.head else [])
         rows = [self.sentence, widgets.HBox(knobs), widgets.HBox([self.dim, self.causal])]
         controls = self._controls_linked()
-        self._assemble(rows, [Control("sentence", self.sentence), *controls])
+        self._assemble(rows, [Control("sentence", self.sentence, needs_kernel=True), *controls])
         for control in controls:
             self._guard(control)
         self.sentence.observe(self._on_sentence, names="value")

@@ -22,16 +22,20 @@ from matplotlib.figure import Figure
 
 from attnlib.widgets import figures
 
+#: The class of a control only the kernel can act on: a page without one disables it.
+NEEDS_KERNEL = "attnlib-needs-kernel"
+
 
 @dataclass(frozen=True)
 class Control:
     """A control of an explorer: attribute ``name`` holds ``widget``, whose ``attr`` is
-    linked to the view's trait ``trait``."""
+    linked to the view's trait ``trait``; ``needs_kernel`` if only the kernel can act on it."""
 
     name: str
     widget: widgets.Widget
     attr: str = "value"
     trait: str = ""
+    needs_kernel: bool = False
 
 
 def message_for(name: str, exc: Exception) -> str:
@@ -69,6 +73,8 @@ class Explorer:
         self._controls = tuple(controls)
         for control in self._controls:
             control.widget.add_class(f"attnlib-control-{control.name}")
+            if control.needs_kernel:
+                control.widget.add_class(NEEDS_KERNEL)
         self._links: list[Any] = [
             widgets.jsdlink((c.widget, c.attr), (self.frontend, c.trait))
             for c in self._controls

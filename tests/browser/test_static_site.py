@@ -88,7 +88,7 @@ def test_a_page_fixes_the_sentence_and_says_why_but_leaves_other_controls_alone(
     assert len(sentences) == 3 and all(box["disabled"] for box in sentences)
     others = [c for c in controls if c not in sentences]
     assert others and not any(c["disabled"] for c in others)
-    notes = [m for m in models if build_site.NEEDS_KERNEL in str(m.get("value"))]
+    notes = [m for m in models if build_site.KERNEL_NOTE in str(m.get("value"))]
     assert len(notes) == 3 and all("attnlib-status" in m["_dom_classes"] for m in notes)
 
 
@@ -128,7 +128,7 @@ def test_exported_page_is_alive_from_a_file(site: Path, watched_page: WatchedPag
         for box in root.locator(".attnlib-control-sentence input").all():
             assert box.is_disabled(), f"{where} #{k}: the sentence box takes input it ignores"
             note = root.locator(".attnlib-status .attnlib-note")
-            assert note.inner_text() == build_site.NEEDS_KERNEL, f"{where} #{k}"
+            assert note.inner_text() == build_site.KERNEL_NOTE, f"{where} #{k}"
     watched_page.screenshot(f"site-{Path(notebook).stem}")
     assert all(MATHJAX.match(url) for url in asked), f"{where} asked the network for {asked}"
     # The only console error allowed: MathJax, refused above.
