@@ -39,6 +39,11 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
+def is_real(value: Any) -> bool:
+    """An int or a float (numpy's too), never a bool: a number to compute with."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
 def tensor(
     x: Any, name: str, shape: str, ranks: Sequence[int] = (), *, min_rank: int = 1
 ) -> torch.Tensor:
@@ -164,7 +169,7 @@ def real(value: Any, name: str, low: float, high: float, *, closed_low: bool = T
     """``value`` as a float in ``[low, high)`` (``(low, high)`` with ``closed_low=False``)."""
     bounds = f"in {'[' if closed_low else '('}{low:g}, {high:g})"
     bounds = "> 0, a positive finite number" if (low, high) == (0, math.inf) else bounds
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not is_real(value):
         raise invalid(name, f"a float {bounds}", describe(value))
     number = float(value)
     if not ((low <= number if closed_low else low < number) and number < high):  # NaN fails too

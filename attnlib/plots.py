@@ -37,10 +37,6 @@ _SLANTED = {"rotation": 45, "ha": "right", "rotation_mode": "anchor", **_PLAIN}
 _CURVED = ("polar", "aitoff", "hammer", "lambert", "mollweide")  # x, y not Cartesian
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-
-
 def _optional_pair(value: Any, name: str, rows: int, cols: int) -> tuple[int, int] | None:
     """``None``, or ``value`` as a pair ``(row, col)`` of ints indexing a ``(rows, cols)`` grid."""
     if value is None:
@@ -98,7 +94,7 @@ def new_figure(figsize: tuple[float, float]) -> Figure:
     that Jupyter's inline backend renders it; closed at once, so pyplot never shows it twice.
     """
     sizes = figsize if isinstance(figsize, (tuple, list)) and len(figsize) == 2 else [None]
-    if not all(_is_number(x) and 0 < x < np.inf for x in sizes):
+    if not all(check.is_real(x) and 0 < x < np.inf for x in sizes):
         expected = "a pair (width, height) of positive finite inches"
         raise check.invalid("figsize", expected, check.describe(figsize))
     import matplotlib.pyplot as plt
@@ -140,8 +136,8 @@ def _check_grid(values: np.ndarray, labels: tuple, highlights: tuple) -> tuple[l
 def _color_norm(values: np.ndarray, vmin: Any, vmax: Any) -> Normalize:
     """The colour scale ``vmin .. vmax``: given limits kept, missing ones from the finite values."""
     for name, limit in (("vmin", vmin), ("vmax", vmax)):
-        if limit is not None and not (_is_number(limit) and abs(limit) <= _LARGEST):
-            got = limit if _is_number(limit) else check.describe(limit)
+        if limit is not None and not (check.is_real(limit) and abs(limit) <= _LARGEST):
+            got = limit if check.is_real(limit) else check.describe(limit)
             raise check.invalid(name, "None or a finite number within ±1e300", got)
     vmin, vmax = (None if limit is None else float(limit) for limit in (vmin, vmax))
     if vmin is not None and vmax is not None and not vmin < vmax:

@@ -24,7 +24,7 @@ MAX_HEADS = 16
 
 def _limit(count: int, name: str, limit: int, what: str) -> None:
     if count > limit:
-        raise ValueError(f"{name}: expected at most {limit} {what}, got {count}")
+        raise check.invalid(name, f"at most {limit} {what}", count)
 
 
 def _as_tensor(x: Any) -> Any:
@@ -45,18 +45,14 @@ def scores(x: Any, name: str = "attn_scores") -> torch.Tensor:
     """A detached copy of square ``x`` ``(num_tokens, num_tokens)``; -inf (masked) allowed."""
     x = check.readable(check.tensor(_as_tensor(x), name, "(num_tokens, num_tokens)", (2,)), name)
     if x.shape[0] != x.shape[1]:
-        raise ValueError(
-            f"{name}: expected a square shape (num_tokens, num_tokens), got {tuple(x.shape)}"
-        )
+        raise check.invalid(name, "a square shape (num_tokens, num_tokens)", tuple(x.shape))
     _limit(x.shape[0], name, MAX_TOKENS, "tokens (rows)")
     if torch.isnan(x).any() or (x == torch.inf).any():
-        raise ValueError(f"{name}: expected finite numbers or -inf (masked), got NaN or +inf")
+        raise check.invalid(name, "finite numbers or -inf (masked)", "NaN or +inf")
     finite = torch.isfinite(x)
     if not finite.any(dim=1).all() or not finite.any(dim=0).all():
-        raise ValueError(
-            f"{name}: expected a finite score in every row and every column "
-            "(a row or column of -inf has no softmax)"
-        )
+        expected = "a finite score in every row and every column"
+        raise ValueError(f"{name}: expected {expected} (a row or column of -inf has no softmax)")
     return x.detach().clone()
 
 
