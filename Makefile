@@ -47,10 +47,12 @@ npm: $(NPM_STAMP)  ## fetch the exported pages' scripts (npm pack, pinned versio
 
 test: $(STAMP) $(NPM_STAMP)  ## ruff, attnlib units, widgets, nbval over every notebook, browser
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check attnlib
 	$(ISOLATED) $(BIN)/python -m pytest --nbval
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check attnlib
 
 notebooks: $(STAMP)  ## re-execute every notebook in place, in course order
 	$(ISOLATED) $(BIN)/python tools/run_notebooks.py

@@ -1,8 +1,5 @@
-"""attnlib: the reference pipeline behind *attention, step by step*.
-
-``import attnlib`` loads torch only; ``attnlib.plots``, ``attnlib.widgets`` and
-``attnlib.modules`` load on first use.
-"""
+"""attnlib, the reference behind *attention, step by step*. ``import attnlib`` loads torch
+only; ``attnlib.plots``, ``attnlib.widgets`` and ``attnlib.modules`` load on first use."""
 
 from __future__ import annotations
 
@@ -34,13 +31,13 @@ from attnlib.data import TOKENS, embed, example_inputs, tokenize
 __version__ = "0.1.0"
 
 # Every name imported above, by module, in course order.
-__all__ = [  # fmt: skip
+__all__ = [
     "TOKENS", "example_inputs", "embed", "tokenize",
     "attention_scores_loop", "attention_scores", "softmax_naive", "softmax", "context_vector",
     "context_vectors", "causal_mask", "attention_weights", "scaled_dot_product_attention",
     "blockwise_attention",
     "CheckpointError", "Diagnosis", "check_scores", "check_weights", "check_context", "diagnose",
-]
+]  # fmt: skip
 
 
 def __getattr__(name: str) -> Any:

@@ -1,12 +1,9 @@
-"""Argument checks: the one home of the rules that public arguments must meet.
-
-Each check returns the value it approved (numpy numbers become Python numbers) or
-raises ``ValueError`` naming what was expected and what came. Public functions call
-them once, at their boundary; internal calls trust their callers.
-"""
+"""Argument checks, called once at each public boundary: each returns the value it approved
+(numpy numbers as Python numbers) or raises ``ValueError("name: expected X, got Y")``."""
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections.abc import Sequence
@@ -44,13 +41,10 @@ def is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def tensor(
-    x: Any, name: str, shape: str, ranks: Sequence[int] = (), *, min_rank: int = 1
-) -> torch.Tensor:
-    """``x`` if it is a non-empty floating-point tensor of rank in ``ranks`` (or >= ``min_rank``).
-
-    ``shape`` documents the expected shape in the course's names, e.g. ``"(num_tokens, d_in)"``.
-    """
+def tensor(x: Any, name: str, shape: str, ranks: Sequence[int] = (), *,
+           min_rank: int = 1) -> torch.Tensor:  # fmt: skip
+    """``x`` if a non-empty float tensor of rank in ``ranks`` (or >= ``min_rank``); ``shape``
+    names the expected shape in the course's words for messages, e.g. ``"(num_tokens, d_in)"``."""
     if not isinstance(x, torch.Tensor):
         raise invalid(name, "a torch.Tensor of floats", describe(x))
     if not x.is_floating_point():
@@ -90,18 +84,11 @@ def size(x: torch.Tensor, name: str, axis: int, expected: int, what: str) -> tor
 
 
 def broadcast(*shapes: Sequence[int]) -> tuple[int, ...] | None:
-    """The shape that ``shapes`` broadcast to, or ``None`` if they do not.
-
-    Written out because ``torch.broadcast_shapes`` loads sympy (30 MB) on first use.
-    """
-    result = [1] * max(map(len, shapes), default=0)
-    for shape in shapes:
-        for axis, size in enumerate(shape, start=len(result) - len(shape)):
-            if size != 1:
-                if result[axis] not in (1, size):
-                    return None
-                result[axis] = size
-    return tuple(result)
+    """The shape ``shapes`` broadcast to, or ``None`` (numpy's rule is torch's, without sympy)."""
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None
 
 
 def batch_shape(**named: torch.Tensor) -> tuple[int, ...]:
@@ -177,14 +164,10 @@ def real(value: Any, name: str, low: float, high: float, *, closed_low: bool = T
     return number
 
 
-def positive(value: Any, name: str) -> float:
-    """``value`` as a positive finite float (a scale, a temperature)."""
-    return real(value, name, 0.0, math.inf, closed_low=False)
-
-
-def probability(value: Any, name: str) -> float:
-    """``value`` as a dropout rate in ``[0, 1)``: 1 would drop everything and divide by 0."""
-    return real(value, name, 0.0, 1.0)
+#: ``positive(value, name)``: ``value`` as a positive finite float (a scale, a temperature).
+positive = functools.partial(real, low=0.0, high=math.inf, closed_low=False)
+#: ``probability(value, name)``: a dropout rate in ``[0, 1)``; 1 would drop all, divide by 0.
+probability = functools.partial(real, low=0.0, high=1.0)
 
 
 def axis(value: Any, ndim: int, name: str = "dim") -> int:
@@ -195,12 +178,9 @@ def axis(value: Any, ndim: int, name: str = "dim") -> int:
 
 
 def dim(value: Any, ndim: int, name: str = "dim") -> int:
-    """``value`` if it names one of the last two axes: ``-1`` (rows) or ``-2`` (columns).
-
-    The course's convention: a grid's row is one query's weights, so ``dim=-1``
-    normalises each query over the keys; ``dim=-2`` (``dim=0`` of a 2-d grid)
-    normalises each key's column over the queries.
-    """
+    """``value`` as ``-1`` or ``-2``, the axis softmax normalises. The course's convention: a
+    grid's row is one query's weights, so ``dim=-1`` normalises each query over the keys;
+    ``dim=-2`` (``dim=0`` of a 2-d grid) normalises each key's column over the queries."""
     if not (_is_int(value) and value in (-1, -2, ndim - 1, ndim - 2) and -ndim <= value < ndim):
         allowed = "-1 (rows)" if ndim == 1 else f"-1 (rows) or -2 (columns; {ndim - 2} here)"
         raise invalid(name, allowed, describe(value))
@@ -213,10 +193,8 @@ def text(value: Any, name: str, limit: int = MAX_TEXT) -> str:
         raise invalid(name, "a str", describe(value))
     if len(value) > limit:
         raise invalid(name, f"at most {limit} characters", len(value))
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise invalid(name, "text", f"a lone surrogate in {value!r}") from None
+    if any("\ud800" <= c <= "\udfff" for c in value):  # not writable as UTF-8
+        raise invalid(name, "text", f"a lone surrogate in {value!r}")
     return value
 
 

@@ -52,9 +52,12 @@ register(
         run=lambda softmax_naive: softmax_naive(_grid(SMALL_GRID)),
         expected=lambda: softmax(_grid(SMALL_GRID)),
         mistakes=made(
-            "no_exp", "softmax_dim0", "no_keepdim", "softmax_whole_grid",
+            "no_exp",
+            "softmax_dim0",
+            "no_keepdim",
+            "softmax_whole_grid",
             on=lambda: (_grid(SMALL_GRID),),
-        ),  # fmt: skip
+        ),
         praise="Tried on a 3 x 3 grid with a negative score: every weight is positive and "
         "every row sums to 1.",
     )
@@ -95,9 +98,12 @@ register(
         run=lambda softmax_stable: softmax_stable(_grid(BIG_SCORES)),
         expected=lambda: softmax(_grid(BIG_SCORES)),
         mistakes=made(
-            "no_max_shift", "max_no_keepdim", "max_of_grid", "max_without_values",
+            "no_max_shift",
+            "max_no_keepdim",
+            "max_of_grid",
+            "max_without_values",
             on=lambda: (_grid(BIG_SCORES),),
-        ),  # fmt: skip
+        ),
         praise="Scores up to 100 and no nan: the largest exp is now exp(0) = 1.",
     )
 )

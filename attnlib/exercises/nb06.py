@@ -91,20 +91,14 @@ register(
         run=lambda causal_weights: _tensor(causal_weights(_scores(), D_OUT)),
         expected=_causal_weights,
         mistakes={
-            "mask_diagonal": lambda: _softmax_hiding(
-                MISTAKES["mask_diagonal"].make(_num_tokens())
-            ),
+            "mask_diagonal": lambda: _softmax_hiding(MISTAKES["mask_diagonal"].make(_num_tokens())),
             **made(
                 "mask_zero",
                 "mask_after_softmax",
                 on=lambda: (_scaled_scores(), causal_mask(_num_tokens())),
             ),
-            "mask_inverted": lambda: _softmax_hiding(
-                MISTAKES["mask_inverted"].make(_num_tokens())
-            ),
-            "mask_not_bool": lambda: _softmax_hiding(
-                MISTAKES["mask_not_bool"].make(_num_tokens())
-            ),
+            "mask_inverted": lambda: _softmax_hiding(MISTAKES["mask_inverted"].make(_num_tokens())),
+            "mask_not_bool": lambda: _softmax_hiding(MISTAKES["mask_not_bool"].make(_num_tokens())),
         },
         praise="Zeros above the diagonal, and every row still sums to 1.",
     )
@@ -168,8 +162,12 @@ def _reference(train: bool = True, scale: float | None = None) -> torch.Tensor:
         queries, keys, values = layer.W_query(batch), layer.W_key(batch), layer.W_value(batch)
         num_tokens = batch.shape[1]
         context_vecs, _ = scaled_dot_product_attention(
-            queries, keys, values, scale=scale,
-            mask=layer.mask[:num_tokens, :num_tokens], dropout=layer.dropout,
+            queries,
+            keys,
+            values,
+            scale=scale,
+            mask=layer.mask[:num_tokens, :num_tokens],
+            dropout=layer.dropout,
         )
         return context_vecs
 
