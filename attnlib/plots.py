@@ -1,12 +1,6 @@
-"""Static matplotlib figures of the course: arrays in, a ``Figure`` out.
-
-Every function takes matrices that are already computed (nothing here computes
-attention), draws them and returns the ``matplotlib.figure.Figure``: on a new
-Figure whose main Axes is ``fig.axes[0]``, or on ``ax`` when given. Nothing is
-shown or saved; a returned Figure that ends a Jupyter cell is displayed exactly
-once. Inputs may be torch tensors or numpy arrays. Every text a caller passes
-(tokens, labels, titles) is drawn as written, never as math.
-"""
+"""Static matplotlib figures: computed arrays (tensors or numpy) in, a ``Figure`` out, drawn on a
+new Figure (main Axes ``fig.axes[0]``) or on ``ax``. Nothing is shown or saved (a Figure ending a
+Jupyter cell displays once); a caller's text is drawn as written, never as math."""
 
 from __future__ import annotations
 
@@ -35,16 +29,6 @@ _LARGEST = 1e300  # beyond it, the width of an axis or a colour scale overflows 
 _PLAIN = {"parse_math": False}  # a caller's text is drawn as written, never as $...$ math
 _SLANTED = {"rotation": 45, "ha": "right", "rotation_mode": "anchor", **_PLAIN}
 _CURVED = ("polar", "aitoff", "hammer", "lambert", "mollweide")  # x, y not Cartesian
-
-
-def _optional_pair(value: Any, name: str, rows: int, cols: int) -> tuple[int, int] | None:
-    """``None``, or ``value`` as a pair ``(row, col)`` of ints indexing a ``(rows, cols)`` grid."""
-    if value is None:
-        return None
-    if not isinstance(value, (tuple, list)) or len(value) != 2 or None in value:
-        raise check.invalid(name, "None or a pair of ints (row, col)", check.describe(value))
-    row = check.optional_index(value[0], f"{name}[0]", rows)
-    return row, check.optional_index(value[1], f"{name}[1]", cols)
 
 
 def _drawable(values: np.ndarray, name: str, to: str = "draw") -> np.ndarray:
@@ -88,11 +72,9 @@ def _get_cmap(cmap: Any) -> Colormap:
 
 
 def new_figure(figsize: tuple[float, float]) -> Figure:
-    """An empty Figure of ``figsize`` ``(width, height)`` inches that shows exactly once.
-
-    Side by side: ``left, right = new_figure((12, 4.6)).subplots(1, 2)``. Made by pyplot, so
-    that Jupyter's inline backend renders it; closed at once, so pyplot never shows it twice.
-    """
+    """An empty Figure of ``figsize`` ``(width, height)`` inches that shows exactly once, e.g.
+    ``left, right = new_figure((12, 4.6)).subplots(1, 2)``: made by pyplot, so that Jupyter's
+    inline backend renders it, and closed at once, so that pyplot never shows it twice."""
     sizes = figsize if isinstance(figsize, (tuple, list)) and len(figsize) == 2 else [None]
     if not all(check.is_real(x) and 0 < x < np.inf for x in sizes):
         expected = "a pair (width, height) of positive finite inches"
@@ -130,13 +112,19 @@ def _check_grid(values: np.ndarray, labels: tuple, highlights: tuple) -> tuple[l
     row, col, cell = highlights
     row = check.optional_index(row, "highlight_row", rows)
     col = check.optional_index(col, "highlight_col", cols)
-    return row_labels, col_labels, (row, col, _optional_pair(cell, "highlight_cell", rows, cols))
+    if cell is not None:  # a pair (row, col)
+        if not isinstance(cell, (tuple, list)) or len(cell) != 2 or None in cell:
+            expected = "None or a pair of ints (row, col)"
+            raise check.invalid("highlight_cell", expected, check.describe(cell))
+        at = check.optional_index(cell[0], "highlight_cell[0]", rows)
+        cell = at, check.optional_index(cell[1], "highlight_cell[1]", cols)
+    return row_labels, col_labels, (row, col, cell)
 
 
 def _color_norm(values: np.ndarray, vmin: Any, vmax: Any) -> Normalize:
     """The colour scale ``vmin .. vmax``: given limits kept, missing ones from the finite values."""
     for name, limit in (("vmin", vmin), ("vmax", vmax)):
-        if limit is not None and not (check.is_real(limit) and abs(limit) <= _LARGEST):
+        if limit is not None and not (check.is_real(limit) and abs(float(limit)) <= _LARGEST):
             got = limit if check.is_real(limit) else check.describe(limit)
             raise check.invalid(name, "None or a finite number within ±1e300", got)
     vmin, vmax = (None if limit is None else float(limit) for limit in (vmin, vmax))
@@ -147,31 +135,24 @@ def _color_norm(values: np.ndarray, vmin: Any, vmax: Any) -> Normalize:
     hi = vmax if vmax is not None else (float(finite.max()) if finite.size else 1.0)
     if lo < hi:
         return Normalize(lo, hi)
-    # A flat matrix (e.g. one token's weight 1.0): a range of width 1 still gives it a colour.
-    if vmin is None and vmax is None:
+    if vmin is None and vmax is None:  # flat (e.g. one weight 1.0): width 1 still gives a colour
         return Normalize(lo - 0.5, hi + 0.5)
     return Normalize(hi - 1.0, hi) if vmin is None else Normalize(lo, lo + 1.0)
 
 
-def _text_colors(values: np.ndarray, norm: Normalize, cmap: Colormap) -> np.ndarray:
-    """'black' or 'white' for each cell, whichever reads better on its colour (+-inf: grey)."""
-    rgba = cmap(norm(np.where(np.isfinite(values), values, norm.vmin)))
-    rgba[np.isinf(values)] = matplotlib.colors.to_rgba(MASKED_COLOR)
-    # A transparent colour is seen over the white page.
-    rgb = rgba[..., :3] * rgba[..., 3:4] + (1.0 - rgba[..., 3:4])
-    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    luminance = linear @ np.array([0.2126, 0.7152, 0.0722])  # WCAG relative luminance
-    return np.where(luminance > _LUMINANCE_THRESHOLD, "black", "white")
-
-
-def _draw_cells(
-    ax: Axes, values: np.ndarray, norm: Normalize, cmap: Colormap, fmt: str, colorbar_label: str
-) -> None:
-    """The coloured grid with its colorbar, and every cell's number in black or white."""
+def _draw_cells(ax: Axes, values: np.ndarray, norm: Normalize, cmap: Colormap, fmt: str,
+                colorbar_label: str) -> None:  # fmt: skip
+    """The coloured grid with its colorbar, and every cell's number in black or white, whichever
+    reads better on the cell's colour (WCAG relative luminance; +-inf cells are grey)."""
     transparent = cmap.with_extremes(bad=(0, 0, 0, 0))
     image = ax.imshow(np.ma.masked_invalid(values), cmap=transparent, norm=norm)
     ax.figure.colorbar(image, ax=ax).set_label(colorbar_label, **_PLAIN)
-    colors = _text_colors(values, norm, cmap)
+    rgba = cmap(norm(np.where(np.isfinite(values), values, norm.vmin)))
+    rgba[np.isinf(values)] = matplotlib.colors.to_rgba(MASKED_COLOR)
+    rgb = rgba[..., :3] * rgba[..., 3:4] + (1.0 - rgba[..., 3:4])  # seen over the white page
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    luminance = linear @ np.array([0.2126, 0.7152, 0.0722])
+    colors = np.where(luminance > _LUMINANCE_THRESHOLD, "black", "white")
     size = 9 if max(values.shape) <= 8 else 7 if max(values.shape) <= 16 else 5
     for (i, j), value in np.ndenumerate(values):
         if np.isinf(value):  # masked: a grey patch under the text "-inf"
@@ -199,30 +180,17 @@ def _draw_highlights(ax: Axes, highlights: tuple, rows: int, cols: int) -> None:
             ax.add_patch(outline)
 
 
-def heatmap(
-    matrix: Any,
-    row_labels: Sequence[str],
-    col_labels: Sequence[str],
-    *,
-    ax: Axes | None = None,
-    title: str | None = None,
-    vmin: float | None = None,
-    vmax: float | None = None,
-    highlight_row: int | None = None,
-    highlight_col: int | None = None,
-    highlight_cell: tuple[int, int] | None = None,
-    cmap: str | Colormap = "viridis",
-    fmt: str = "{:.2f}",
-    colorbar_label: str = "value",
-    xlabel: str = "key",
-    ylabel: str = "query",
-) -> Figure:
-    """Draw ``matrix`` ``(rows, cols)``, e.g. ``attn_weights`` ``(num_tokens, num_tokens)``.
-
-    Rows are queries, columns keys; each cell shows its value (``fmt``) in black or white,
-    whichever reads better, on ``cmap`` from ``vmin`` to ``vmax`` (default: the finite extremes).
-    NaN cells are blank, ``-inf`` (masked) ones grey; highlights outline a row, column or cell.
-    """
+def heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
+            ax: Axes | None = None, title: str | None = None,
+            vmin: float | None = None, vmax: float | None = None,
+            highlight_row: int | None = None, highlight_col: int | None = None,
+            highlight_cell: tuple[int, int] | None = None,
+            cmap: str | Colormap = "viridis", fmt: str = "{:.2f}", colorbar_label: str = "value",
+            xlabel: str = "key", ylabel: str = "query") -> Figure:  # fmt: skip
+    """Draw ``matrix`` ``(rows, cols)``, e.g. ``attn_weights`` ``(num_tokens, num_tokens)``: rows
+    are queries, columns keys, each cell shows its value (``fmt``) on ``cmap`` from ``vmin`` to
+    ``vmax`` (default: the finite extremes). NaN cells are blank, ``-inf`` (masked) ones grey;
+    highlights outline a row, a column or a cell."""
     values = check.array(matrix, "matrix", 2, "(rows, cols)")
     highlights = (highlight_row, highlight_col, highlight_cell)
     row_labels, col_labels, highlights = _check_grid(values, (row_labels, col_labels), highlights)
@@ -241,19 +209,10 @@ def heatmap(
     return fig
 
 
-def weights_bar(
-    weights: Any,
-    tokens: Sequence[str],
-    *,
-    ax: Axes | None = None,
-    query: int | None = None,
-    title: str | None = None,
-) -> Figure:
-    """Bar chart of one query's attention weights ``(num_tokens,)`` over ``tokens``.
-
-    Each bar carries its value; a note gives the weights' sum (1 for softmax weights).
-    With ``query``, the query token's own bar is hatched and the default title names it.
-    """
+def weights_bar(weights: Any, tokens: Sequence[str], *, ax: Axes | None = None,
+                query: int | None = None, title: str | None = None) -> Figure:  # fmt: skip
+    """One query's attention weights ``(num_tokens,)`` over ``tokens`` as labelled bars, with their
+    sum (1 for softmax weights); ``query``'s own bar is hatched, and the default title names it."""
     values = _drawable(check.array(weights, "weights", 1, "(num_tokens,)"), "weights")
     num_tokens = values.shape[0]
     tokens = check.labels(tokens, "tokens", num_tokens, f"one per weight, shape {values.shape}")
@@ -276,21 +235,11 @@ def weights_bar(
     return fig
 
 
-def vectors_3d(
-    inputs: Any,
-    tokens: Sequence[str],
-    context_vec: Any = None,
-    weights: Any = None,
-    *,
-    ax: Axes | None = None,
-    query: int | None = None,
-) -> Figure:
-    """Arrows from the origin for ``inputs`` ``(num_tokens, 3)`` and one ``context_vec`` ``(3,)``.
-
-    Each input arrow is labelled with its token (and its weight, if ``weights`` ``(num_tokens,)``
-    is given: heavier weights draw thicker arrows). The context vector has its own colour and
-    the label ``z`` (``z(token)`` with ``query``, whose own input gets a third colour).
-    """
+def vectors_3d(inputs: Any, tokens: Sequence[str], context_vec: Any = None, weights: Any = None,
+               *, ax: Axes | None = None, query: int | None = None) -> Figure:  # fmt: skip
+    """Arrows from the origin for ``inputs`` ``(num_tokens, 3)`` and one ``context_vec`` ``(3,)``,
+    labelled with their token (and weight: heavier ``weights`` ``(num_tokens,)`` draw thicker);
+    the context vector is ``z``, ``z(token)`` with ``query``, whose input gets its own colour."""
     points = _drawable(check.array(inputs, "inputs", 2, "(num_tokens, 3)"), "inputs")
     if points.shape[1] != 3:
         expected = "shape (num_tokens, 3), 3-d embeddings"

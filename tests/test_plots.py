@@ -112,6 +112,14 @@ def test_heatmap_colour_limits_default_to_data_and_honour_vmin_vmax():
     assert ax.images[0].get_clim() == pytest.approx((0.0, 1.0))
 
 
+@pytest.mark.filterwarnings("error")
+def test_heatmap_takes_numpy_float32_limits_without_an_overflow_warning():
+    # abs(np.float32) compared with 1e300 used to warn "overflow encountered in cast".
+    limits = {"vmin": np.float32(0.0), "vmax": np.float32(2.0)}
+    ax = plots.heatmap(SMALL, ["a", "b"], ["c", "d"], **limits).axes[0]
+    assert ax.images[0].get_clim() == (0.0, 2.0)
+
+
 def test_heatmap_uses_viridis_by_default_and_the_given_cmap():
     ax = plots.heatmap(SMALL, ["a", "b"], ["c", "d"]).axes[0]
     assert ax.images[0].get_cmap().name.startswith("viridis")
