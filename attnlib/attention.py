@@ -1,9 +1,6 @@
-"""Pure tensor functions: the reference for every stage of the course.
-
-Shapes use the course's names (``num_queries`` and ``num_keys`` where the two differ;
-a leading ``...`` is any batch axes). Every function works on its inputs' device and
-dtype, and refuses with a ``ValueError`` a result that would hold inf or NaN.
-"""
+"""Pure tensor functions: the reference for every stage of the course. Shapes use the course's
+names (``num_queries``, ``num_keys`` where they differ; ``...`` is any batch axes); each function
+keeps its inputs' device and dtype and refuses a result holding inf or NaN with a ``ValueError``."""
 
 from __future__ import annotations
 
@@ -19,10 +16,7 @@ _VALUES = "the values hold inf or NaN, or their blend overflowed; use finite, sm
 
 
 def attention_scores_loop(inputs: torch.Tensor) -> torch.Tensor:
-    """``attn_scores[i, j] = dot(x_i, x_j)``, one cell at a time.
-
-    ``inputs``: ``(num_tokens, d_in)`` -> ``attn_scores``: ``(num_tokens, num_tokens)``.
-    """
+    """``attn_scores[i, j] = dot(x_i, x_j)``, one cell at a time: ``(num_tokens, num_tokens)``."""
     check.tensor(inputs, "inputs", "(num_tokens, d_in)", (2,))
     attn_scores = inputs.new_empty(inputs.shape[0], inputs.shape[0])
     for i, x_i in enumerate(inputs):
@@ -40,8 +34,7 @@ def attention_scores(inputs: torch.Tensor) -> torch.Tensor:
 def softmax_naive(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``, as the formula reads; same shape as ``x``.
 
-    ``exp`` overflows float32 above about 88.7: then this refuses; :func:`softmax` does not.
-    """
+    ``exp`` overflows float32 above about 88.7: then this refuses; :func:`softmax` does not."""
     check.tensor(x, "x", "(..., n)")
     dim = check.axis(dim, x.dim())
     exps = torch.exp(x)
@@ -52,10 +45,8 @@ def softmax_naive(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
 def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     """Numerically stable softmax along ``dim``; same shape as ``x``.
 
-    Subtracting the maximum cancels in the ratio but keeps ``exp`` from overflowing.
-    ``-inf`` (masked) entries get weight 0; a slice of only ``-inf``, or any ``+inf`` or
-    NaN, has no distribution and is refused.
-    """
+    Subtracting the maximum cancels in the ratio but keeps ``exp`` from overflowing. ``-inf``
+    (masked) entries get weight 0; a slice of only ``-inf``, or any ``+inf`` or NaN, is refused."""
     check.tensor(x, "x", "(..., n)")
     dim = check.axis(dim, x.dim())
     shifted = x - x.amax(dim=dim, keepdim=True)
@@ -65,10 +56,8 @@ def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
 
 
 def context_vector(inputs: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
-    """One query's ``context_vec``, ``sum_i weights[i] * inputs[i]``, as a running total.
-
-    ``inputs``: ``(num_tokens, d_in)``; ``weights``: the query's ``(num_tokens,)`` -> ``(d_in,)``.
-    """
+    """One query's ``context_vec``, ``sum_i weights[i] * inputs[i]``, as a running total:
+    ``inputs`` ``(num_tokens, d_in)``, the query's ``weights`` ``(num_tokens,)`` -> ``(d_in,)``."""
     check.tensor(inputs, "inputs", "(num_tokens, d_in)", (2,))
     check.tensor(weights, "weights", "(num_tokens,)", (1,))
     check.size(weights, "weights", 0, inputs.shape[0], "one weight per input, num_tokens")
@@ -82,8 +71,7 @@ def context_vector(inputs: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
 def context_vectors(attn_weights: torch.Tensor, inputs: torch.Tensor) -> torch.Tensor:
     """Every query's context vector at once: ``attn_weights @ inputs``.
 
-    ``(..., num_queries, num_tokens) @ (..., num_tokens, d)`` -> ``(..., num_queries, d)``.
-    """
+    ``(..., num_queries, num_tokens) @ (..., num_tokens, d)`` -> ``(..., num_queries, d)``."""
     check.tensor(attn_weights, "attn_weights", "(..., num_queries, num_tokens)", min_rank=2)
     check.tensor(inputs, "inputs", "(..., num_tokens, d)", min_rank=2)
     check.size(attn_weights, "attn_weights", -1, inputs.shape[-2], "one column per input token")
@@ -95,12 +83,9 @@ def context_vectors(attn_weights: torch.Tensor, inputs: torch.Tensor) -> torch.T
 def causal_mask(
     num_tokens: int, num_keys: int | None = None, device: torch.device | str | None = None
 ) -> torch.Tensor:
-    """``(num_tokens, num_keys)`` bools, ``True`` where a query would see a later token.
+    """``(num_tokens, num_keys)`` bools: ``True`` marks a later key, a score to set to ``-inf``.
 
-    One row per query, one column per key (``num_keys`` defaults to ``num_tokens``);
-    ``True`` strictly above the diagonal, aligned top-left. Fill those positions with
-    ``-inf`` before softmax to make attention causal.
-    """
+    Strictly above the diagonal, aligned top-left; ``num_keys`` defaults to ``num_tokens``."""
     num_tokens = check.integer(num_tokens, "num_tokens", 1, check.MAX_NUM_TOKENS)
     num_keys = num_tokens if num_keys is None else num_keys
     num_keys = check.integer(num_keys, "num_keys", 1, check.MAX_NUM_TOKENS)
@@ -133,26 +118,15 @@ def _check_mask(mask: torch.Tensor | None, scores_shape: tuple[int, ...]) -> Non
         raise check.invalid("mask", expected, f"{tuple(mask.shape)}; {fix}")
 
 
-def attention_weights(
-    queries: torch.Tensor,
-    keys: torch.Tensor,
-    *,
-    scale: float | None = None,
-    causal: bool = False,
-    mask: torch.Tensor | None = None,
-    dim: int = -1,
-) -> torch.Tensor:
-    """Softmax of the scaled, masked scores ``queries @ keys^T``.
+def attention_weights(queries: torch.Tensor, keys: torch.Tensor, *, scale: float | None = None,
+                      causal: bool = False, mask: torch.Tensor | None = None,
+                      dim: int = -1) -> torch.Tensor:  # fmt: skip
+    """Softmax of the scaled, masked scores ``queries @ keys^T``: ``(..., num_queries, num_keys)``.
 
-    ``queries``: ``(..., num_queries, d_k)``; ``keys``: ``(..., num_keys, d_k)``.
-    ``scale`` defaults to ``1 / sqrt(d_k)``; with ``causal=True`` query ``i`` sees
-    keys ``0..i`` only (aligned top-left when ``num_queries != num_keys``);
-    ``mask``, a bool tensor broadcastable to ``(..., num_queries, num_keys)``, hides
-    the positions where it is ``True``. ``dim`` is the axis softmax normalises:
-    ``-1``, each query's row (the usual), or ``-2``, each key's column.
-
-    Returns ``attn_weights`` of shape ``(..., num_queries, num_keys)``.
-    """
+    ``queries``: ``(..., num_queries, d_k)``; ``keys``: ``(..., num_keys, d_k)``. ``scale``
+    defaults to ``1 / sqrt(d_k)``; ``causal=True`` lets query ``i`` see keys ``0..i`` only;
+    ``mask`` (bools broadcastable to the scores) hides where it is ``True``. ``dim`` is the
+    axis softmax normalises: ``-1``, each query's row (the usual), or ``-2``, each key's column."""
     scores_shape = _check_qk(queries, keys)
     scale = 1 / math.sqrt(keys.shape[-1]) if scale is None else check.positive(scale, "scale")
     check.flag(causal, "causal")
@@ -171,26 +145,17 @@ def attention_weights(
     return check.finite(attn_weights, "attn_weights", fix)
 
 
-def scaled_dot_product_attention(
-    queries: torch.Tensor,
-    keys: torch.Tensor,
-    values: torch.Tensor,
-    causal: bool = False,
-    *,
-    scale: float | None = None,
-    mask: torch.Tensor | None = None,
-    dropout: Callable[[torch.Tensor], torch.Tensor] | None = None,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Attention of ``queries`` over ``keys``, blending ``values``.
+def scaled_dot_product_attention(queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
+                                 causal: bool = False, *, scale: float | None = None,
+                                 mask: torch.Tensor | None = None,
+                                 dropout: Callable[[torch.Tensor], torch.Tensor] | None = None
+                                 ) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+    """``queries`` attend to ``keys``, blending ``values``: ``(context_vecs, attn_weights)``.
 
-    ``queries``: ``(..., num_queries, d_k)``; ``keys``: ``(..., num_keys, d_k)``;
-    ``values``: ``(..., num_keys, d_v)``. The weights are :func:`attention_weights`
-    (``scale``, ``causal`` and ``mask`` as there). ``dropout``, if given (e.g. an
-    ``nn.Dropout``), is applied to the weights before they blend the values.
-
-    Returns ``(context_vecs, attn_weights)`` of shapes ``(..., num_queries, d_v)``
-    and ``(..., num_queries, num_keys)``; ``attn_weights`` is taken before dropout.
-    """
+    ``queries``: ``(..., num_queries, d_k)``; ``keys``: ``(..., num_keys, d_k)``; ``values``:
+    ``(..., num_keys, d_v)`` -> ``(..., num_queries, d_v)`` and ``(..., num_queries, num_keys)``.
+    ``scale``, ``causal``, ``mask`` as in :func:`attention_weights`; ``dropout`` (e.g. an
+    ``nn.Dropout``), if given, acts on the weights before the blend, not on those returned."""
     check.tensor(values, "values", "(..., num_keys, d_v)", min_rank=2)
     if dropout is not None and not callable(dropout):
         expected = "a callable such as torch.nn.Dropout(p)"
@@ -200,8 +165,7 @@ def scaled_dot_product_attention(
 
     dropped = attn_weights if dropout is None else dropout(attn_weights)
     if not isinstance(dropped, torch.Tensor) or dropped.shape != attn_weights.shape:
-        expected = "it to return the weights' shape"
-        raise check.invalid("dropout", expected, check.describe(dropped))
+        raise check.invalid("dropout", "it to return the weights' shape", check.describe(dropped))
     context_vecs = check.finite(dropped @ values, "context_vecs", _VALUES)
     return context_vecs, attn_weights
 
@@ -209,13 +173,9 @@ def scaled_dot_product_attention(
 def blockwise_attention(
     queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, block_size: int = 128
 ) -> torch.Tensor:
-    """Attention computed over blocks of keys with a running softmax (FlashAttention's idea).
+    """:func:`scaled_dot_product_attention`'s ``context_vecs``, over blocks of ``block_size`` keys.
 
-    Same arguments and result as :func:`scaled_dot_product_attention`'s context
-    vectors, ``(..., num_queries, d_v)``, but never holds more than ``block_size``
-    scores per query: each block's exponentials are taken against the largest score
-    seen so far, and what was summed before is rescaled when that maximum grows.
-    """
+    A running softmax (FlashAttention's idea): the sums so far are rescaled when the max grows."""
     _check_qk(queries, keys)
     _check_values(check.tensor(values, "values", "(..., num_keys, d_v)", min_rank=2), queries, keys)
     block_size = check.integer(block_size, "block_size", 1)

@@ -48,8 +48,7 @@ def _vector(word: str, d: int, seed: int) -> torch.Tensor:
 def embed(sentence: str, d: int = 3, seed: int = 123) -> tuple[list[str], torch.Tensor]:
     """The :func:`tokenize` tokens of ``sentence`` and their ``inputs`` ``(num_tokens, d)``.
 
-    A token's vector depends only on ``seed`` and the lower-cased token: one word, one vector.
-    """
+    A token's vector depends only on ``seed`` and the lower-cased token: one word, one vector."""
     d = check.integer(d, "d", 1, check.MAX_DIM)
     seed = check.integer(seed, "seed", 0, 2**63 - 1)
     tokens = tokenize(sentence)

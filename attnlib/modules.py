@@ -1,12 +1,5 @@
-"""The attention layers of chapter 3 as ``torch.nn.Module``s: the reference the notebooks check.
-
-Each class keeps the book's constructor signature and creates its parameters in the book's
-order, so the book's seed right before construction gives the book's numbers. The arithmetic
-is :func:`attnlib.attention.scaled_dot_product_attention`'s; each module keeps its last
-attention weights (detached, before dropout) in ``last_attn_weights``, ``None`` until then:
-``(num_tokens, num_tokens)`` for V1/V2, ``(b, num_tokens, num_tokens)`` for
-``CausalAttention``, ``(b, num_heads, num_tokens, num_tokens)`` for the multi-head modules.
-"""
+"""Chapter 3's attention layers as ``nn.Module``s, with the book's constructor signatures and
+parameter order (its seeds give its numbers); ``last_attn_weights`` keeps the last weights."""
 
 from __future__ import annotations
 
@@ -25,9 +18,7 @@ _RANK_HINTS = {  # (rank expected, rank given): what to do
 }
 
 
-class _Attention(nn.Module):
-    """What the layers share: checked sizes and input, parameters in the book's order."""
-
+class _Attention(nn.Module):  # what the layers share
     def __init__(self, d_in: object, d_out: object, context_length: object = None) -> None:
         super().__init__()
         self.d_in = check.integer(d_in, "d_in", 1, check.MAX_DIM)
@@ -35,7 +26,7 @@ class _Attention(nn.Module):
         if context_length is not None:
             limit = check.MAX_NUM_TOKENS
             self.context_length = check.integer(context_length, "context_length", 1, limit)
-        self.last_attn_weights: torch.Tensor | None = None
+        self.last_attn_weights: torch.Tensor | None = None  # ([b, [num_heads,]] T, T), pre-dropout
 
     def _linear_projections(self, qkv_bias: object) -> None:
         bias = check.flag(qkv_bias, "qkv_bias")
@@ -43,15 +34,8 @@ class _Attention(nn.Module):
         self.W_key = nn.Linear(self.d_in, self.d_out, bias=bias)
         self.W_value = nn.Linear(self.d_in, self.d_out, bias=bias)
 
-    def _causal(self, dropout: object) -> None:
-        self.dropout = nn.Dropout(check.probability(dropout, "dropout"))
-        # A buffer moves with .to(device) and is saved in state_dict, but is not trained.
-        self.register_buffer("mask", causal_mask(self.context_length))
-
     def _check_x(self, x: object) -> None:
-        """Refuse an ``x`` torch would fail on; causal layers take batches, the others do not."""
-        context_length = getattr(self, "context_length", None)
-        rank = 2 if context_length is None else 3
+        rank = 3 if hasattr(self, "context_length") else 2  # the causal layers take batches
         shape = "(num_tokens, d_in)" if rank == 2 else "(b, num_tokens, d_in)"
         try:
             check.tensor(x, "x", shape, (rank,))
@@ -59,19 +43,16 @@ class _Attention(nn.Module):
             hint = _RANK_HINTS.get((rank, getattr(x, "ndim", None)), "")
             raise ValueError(f"{err}{hint}") from None
         check.size(x, "x", -1, self.d_in, "last dimension d_in")
-        if context_length is not None and x.shape[1] > context_length:
-            raise ValueError(
-                f"x: num_tokens ({x.shape[1]}) exceeds context_length ({context_length}); "
-                "the causal mask was built for at most context_length tokens"
-            )
+        if rank == 3 and x.shape[1] > self.context_length:
+            got = f"num_tokens ({x.shape[1]}) exceeds context_length ({self.context_length})"
+            fix = "the causal mask was built for at most context_length tokens"
+            raise ValueError(f"x: {got}; {fix}")
         check.like(x, "x", next(self.parameters()), "the module's parameters")
 
     def _context_vec(self, queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor):
-        """The attention of ``queries`` over ``keys``, blending ``values``; keeps the weights."""
-        causal = {}
-        if hasattr(self, "mask"):  # its top-left corner fits an x shorter than context_length
-            num_tokens = queries.shape[-2]
-            causal = {"mask": self.mask[:num_tokens, :num_tokens], "dropout": self.dropout}
+        num_tokens = queries.shape[-2]  # an x shorter than context_length: the mask's top left
+        mask = self.mask[:num_tokens, :num_tokens] if hasattr(self, "mask") else None
+        causal = {} if mask is None else {"mask": mask, "dropout": self.dropout}
         context_vec, attn_weights = scaled_dot_product_attention(queries, keys, values, **causal)
         self.last_attn_weights = attn_weights.detach()
         return context_vec
@@ -91,7 +72,6 @@ class SelfAttentionV1(_Attention):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         self._check_x(x)
-        # (num_tokens, d_in) @ (d_in, d_out) -> (num_tokens, d_out), one row per token.
         return self._context_vec(x @ self.W_query, x @ self.W_key, x @ self.W_value)
 
 
@@ -110,12 +90,12 @@ class SelfAttentionV2(_Attention):
 class CausalAttention(_Attention):
     """V2 on batches, with ``dropout`` and a ``mask`` buffer, ``True`` above the diagonal."""
 
-    def __init__(
-        self, d_in: int, d_out: int, context_length: int, dropout: float, qkv_bias: bool = False
-    ) -> None:
+    def __init__(self, d_in: int, d_out: int, context_length: int, dropout: float,
+                 qkv_bias: bool = False) -> None:  # fmt: skip
         super().__init__(d_in, d_out, context_length)
         self._linear_projections(qkv_bias)
-        self._causal(dropout)
+        self.dropout = nn.Dropout(check.probability(dropout, "dropout"))
+        self.register_buffer("mask", causal_mask(self.context_length))  # saved, moved, not trained
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         self._check_x(x)
@@ -133,10 +113,8 @@ class MultiHeadAttentionWrapper(_Attention):
                  num_heads: int, qkv_bias: bool = False) -> None:  # fmt: skip
         super().__init__(d_in, d_out, context_length)
         self.num_heads = check.integer(num_heads, "num_heads", 1, check.MAX_DIM // self.d_out)
-        self.heads = nn.ModuleList(
-            CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)
-            for _ in range(num_heads)
-        )
+        head_args = (d_in, d_out, context_length, dropout, qkv_bias)
+        self.heads = nn.ModuleList(CausalAttention(*head_args) for _ in range(num_heads))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         self._check_x(x)
@@ -146,14 +124,13 @@ class MultiHeadAttentionWrapper(_Attention):
 
 
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
-    """``(b, num_tokens, d_out)`` -> ``(b, num_heads, num_tokens, head_dim)``."""
+    """``(b, num_tokens, d_out)`` -> ``(b, num_heads, num_tokens, head_dim)``: slices of d_out."""
     check.tensor(x, "x", "(b, num_tokens, d_out)", (3,))
     num_heads = check.integer(num_heads, "num_heads", 1)
     b, num_tokens, d_out = x.shape
     if d_out % num_heads:
         raise check.invalid("x", f"d_out divisible by num_heads ({num_heads})", d_out)
-    # view cuts the last axis into num_heads consecutive pieces; transpose(1, 2) puts the
-    # heads before the tokens, one batch of matrices each.
+    # view cuts d_out into num_heads slices; transpose(1, 2) puts the heads before the tokens.
     return x.view(b, num_tokens, num_heads, d_out // num_heads).transpose(1, 2)
 
 
@@ -165,14 +142,14 @@ class MultiHeadAttention(_Attention):
         super().__init__(d_in, d_out, context_length)
         self.num_heads = check.integer(num_heads, "num_heads", 1, self.d_out)
         if self.d_out % self.num_heads:
-            raise ValueError(
-                f"d_out ({self.d_out}) must be divisible by num_heads ({self.num_heads}): "
-                f"each of the {self.num_heads} heads gets d_out // num_heads dimensions"
-            )
+            divisible = f"d_out ({self.d_out}) must be divisible by num_heads ({self.num_heads})"
+            each = f"each of the {self.num_heads} heads gets d_out // num_heads dimensions"
+            raise ValueError(f"{divisible}: {each}")
         self.head_dim = self.d_out // self.num_heads
         self._linear_projections(qkv_bias)
         self.out_proj = nn.Linear(d_out, d_out)  # mixes what the heads found
-        self._causal(dropout)
+        self.dropout = nn.Dropout(check.probability(dropout, "dropout"))
+        self.register_buffer("mask", causal_mask(self.context_length))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         self._check_x(x)
@@ -180,10 +157,8 @@ class MultiHeadAttention(_Attention):
         queries = split_heads(self.W_query(x), self.num_heads)  # (b, num_heads, T, head_dim)
         keys = split_heads(self.W_key(x), self.num_heads)
         values = split_heads(self.W_value(x), self.num_heads)
-        # Scaled by 1/sqrt(head_dim); the (T, T) mask broadcasts over batch and heads.
-        context_vec = self._context_vec(queries, keys, values)
-        # transpose only changes strides; .contiguous() puts the memory in row order,
-        # which .view() needs to merge the heads back into one d_out axis.
+        context_vec = self._context_vec(queries, keys, values)  # the mask broadcasts over heads
+        # .view() merges the heads if the memory is in row order: .contiguous() undoes transpose's.
         context_vec = context_vec.transpose(1, 2).contiguous().view(b, num_tokens, self.d_out)
         return self.out_proj(context_vec)
 
@@ -201,6 +176,5 @@ def head_projections(module: MultiHeadAttention) -> HeadProjections:
     if not isinstance(module, MultiHeadAttention) or module.W_query.bias is not None:
         expected = "an attnlib.modules.MultiHeadAttention with qkv_bias=False"
         raise check.invalid("module", expected, check.describe(module))
-    # nn.Linear computes x @ weight.T: its (d_in, d_out) columns split like the outputs do.
-    weights = (module.W_query.weight, module.W_key.weight, module.W_value.weight)
+    weights = (module.W_query.weight, module.W_key.weight, module.W_value.weight)  # (d_out, d_in)
     return HeadProjections(*(split_heads(w.detach().T[None], module.num_heads)[0] for w in weights))
