@@ -14,10 +14,8 @@ import torch
 
 #: The longest sequence anything here builds a (num_tokens, num_tokens) grid for.
 MAX_NUM_TOKENS = 16_384
-#: The widest embedding or projection anything here creates.
-MAX_DIM = 65_536
-#: The longest text drawn or sent as one label (a token, a title, a format).
-MAX_TEXT = 100
+MAX_DIM = 65_536  #: the widest embedding or projection anything here creates
+MAX_TEXT = 100  #: the longest text drawn or sent as one label (a token, a title, a format)
 
 
 def describe(x: Any) -> str:
@@ -102,8 +100,7 @@ def batch_shape(**named: torch.Tensor) -> tuple[int, ...]:
 
 def finite(x: torch.Tensor, name: str, fix: str) -> torch.Tensor:
     """``x`` if every entry is finite, else a ``ValueError`` saying what to do (``fix``)."""
-    # A meta tensor has no values. A finite sum proves every entry finite in one reduction;
-    # only when it is not (the sum may overflow) look entry by entry.
+    # A meta tensor has no values; a finite sum proves all finite in one pass (else look closer).
     if x.device.type == "meta" or math.isfinite(x.sum().item()) or torch.isfinite(x).all():
         return x
     raise ValueError(f"{name}: got inf or NaN; {fix}")

@@ -32,9 +32,8 @@ def attention_scores(inputs: torch.Tensor) -> torch.Tensor:
 
 
 def softmax_naive(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
-    """``exp(x) / sum(exp(x))`` along ``dim``, as the formula reads; same shape as ``x``.
-
-    ``exp`` overflows float32 above about 88.7: then this refuses; :func:`softmax` does not."""
+    """``exp(x) / sum(exp(x))`` along ``dim``, as the formula reads; same shape as ``x``. ``exp``
+    overflows float32 above about 88.7: then this refuses, where :func:`softmax` does not."""
     check.tensor(x, "x", "(..., n)")
     dim = check.axis(dim, x.dim())
     exps = torch.exp(x)
@@ -43,10 +42,9 @@ def softmax_naive(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
 
 
 def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
-    """Numerically stable softmax along ``dim``; same shape as ``x``.
-
-    Subtracting the maximum cancels in the ratio but keeps ``exp`` from overflowing. ``-inf``
-    (masked) entries get weight 0; a slice of only ``-inf``, or any ``+inf`` or NaN, is refused."""
+    """Numerically stable softmax along ``dim``; same shape as ``x``. Subtracting the maximum
+    cancels in the ratio but keeps ``exp`` from overflowing. ``-inf`` (masked) entries get
+    weight 0; a slice of only ``-inf``, or any ``+inf`` or NaN, is refused."""
     check.tensor(x, "x", "(..., n)")
     dim = check.axis(dim, x.dim())
     shifted = x - x.amax(dim=dim, keepdim=True)
@@ -69,8 +67,7 @@ def context_vector(inputs: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
 
 
 def context_vectors(attn_weights: torch.Tensor, inputs: torch.Tensor) -> torch.Tensor:
-    """Every query's context vector at once: ``attn_weights @ inputs``.
-
+    """Every query's context vector at once, ``attn_weights @ inputs``:
     ``(..., num_queries, num_tokens) @ (..., num_tokens, d)`` -> ``(..., num_queries, d)``."""
     check.tensor(attn_weights, "attn_weights", "(..., num_queries, num_tokens)", min_rank=2)
     check.tensor(inputs, "inputs", "(..., num_tokens, d)", min_rank=2)
@@ -80,12 +77,10 @@ def context_vectors(attn_weights: torch.Tensor, inputs: torch.Tensor) -> torch.T
     return check.finite(attn_weights @ inputs, "context_vecs", _OVERFLOW)
 
 
-def causal_mask(
-    num_tokens: int, num_keys: int | None = None, device: torch.device | str | None = None
-) -> torch.Tensor:
-    """``(num_tokens, num_keys)`` bools: ``True`` marks a later key, a score to set to ``-inf``.
-
-    Strictly above the diagonal, aligned top-left; ``num_keys`` defaults to ``num_tokens``."""
+def causal_mask(num_tokens: int, num_keys: int | None = None,
+                device: torch.device | str | None = None) -> torch.Tensor:  # fmt: skip
+    """``(num_tokens, num_keys)`` bools: ``True`` marks a later key, a score to set to ``-inf``,
+    strictly above the diagonal, aligned top-left; ``num_keys`` defaults to ``num_tokens``."""
     num_tokens = check.integer(num_tokens, "num_tokens", 1, check.MAX_NUM_TOKENS)
     num_keys = num_tokens if num_keys is None else num_keys
     num_keys = check.integer(num_keys, "num_keys", 1, check.MAX_NUM_TOKENS)
@@ -122,7 +117,6 @@ def attention_weights(queries: torch.Tensor, keys: torch.Tensor, *, scale: float
                       causal: bool = False, mask: torch.Tensor | None = None,
                       dim: int = -1) -> torch.Tensor:  # fmt: skip
     """Softmax of the scaled, masked scores ``queries @ keys^T``: ``(..., num_queries, num_keys)``.
-
     ``queries``: ``(..., num_queries, d_k)``; ``keys``: ``(..., num_keys, d_k)``. ``scale``
     defaults to ``1 / sqrt(d_k)``; ``causal=True`` lets query ``i`` see keys ``0..i`` only;
     ``mask`` (bools broadcastable to the scores) hides where it is ``True``. ``dim`` is the
@@ -151,7 +145,6 @@ def scaled_dot_product_attention(queries: torch.Tensor, keys: torch.Tensor, valu
                                  dropout: Callable[[torch.Tensor], torch.Tensor] | None = None
                                  ) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
     """``queries`` attend to ``keys``, blending ``values``: ``(context_vecs, attn_weights)``.
-
     ``queries``: ``(..., num_queries, d_k)``; ``keys``: ``(..., num_keys, d_k)``; ``values``:
     ``(..., num_keys, d_v)`` -> ``(..., num_queries, d_v)`` and ``(..., num_queries, num_keys)``.
     ``scale``, ``causal``, ``mask`` as in :func:`attention_weights`; ``dropout`` (e.g. an
@@ -170,12 +163,11 @@ def scaled_dot_product_attention(queries: torch.Tensor, keys: torch.Tensor, valu
     return context_vecs, attn_weights
 
 
-def blockwise_attention(
-    queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, block_size: int = 128
-) -> torch.Tensor:
-    """:func:`scaled_dot_product_attention`'s ``context_vecs``, over blocks of ``block_size`` keys.
-
-    A running softmax (FlashAttention's idea): the sums so far are rescaled when the max grows."""
+def blockwise_attention(queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
+                        block_size: int = 128) -> torch.Tensor:  # fmt: skip
+    """:func:`scaled_dot_product_attention`'s ``context_vecs``, over blocks of ``block_size`` keys
+    with a running softmax (FlashAttention's idea): the sums so far are rescaled when the max
+    grows, so no more than ``block_size`` scores per query are ever held."""
     _check_qk(queries, keys)
     _check_values(check.tensor(values, "values", "(..., num_keys, d_v)", min_rank=2), queries, keys)
     block_size = check.integer(block_size, "block_size", 1)

@@ -1,9 +1,5 @@
-"""Checkpoints for readers: a one-line pass, or a ``CheckpointError`` naming the mistake.
-
-Each check recomputes the stage on the CPU, in float32, and compares. When the reader's tensor
-differs, :func:`diagnose` compares it with what each mistake of :data:`attnlib.mistakes.MISTAKES`
-gives, and the error says which one it matches and how to fix it.
-"""
+"""Checkpoints for readers: each recomputes its stage in float32 (from the example inputs unless
+given others), then prints a one-line pass or raises a ``CheckpointError`` naming the mistake."""
 
 from __future__ import annotations
 
@@ -18,12 +14,9 @@ from attnlib import _validate as check
 from attnlib.data import TOKENS, example_inputs
 from attnlib.mistakes import MISTAKES, hint
 
-#: How far a reader's value may be from the reference: below the 4 printed decimals, so a
-#: value typed from the printout passes. Half precision gets its own resolution on top.
-TOLERANCE = 1e-4
+TOLERANCE = 1e-4  #: below the 4 printed decimals, so a value typed from the printout passes
 
-# stage: (its name in a wrong-stage hint, the note after its shape, what its values differ from)
-_STAGES = {
+_STAGES = {  # stage: (its name in a wrong-stage hint, the note after its shape, the reference)
     "scores": ("the attention scores", ", one row and one column per token", "inputs @ inputs.T"),
     "weights": ("the attention weights", "", "softmax(attn_scores, dim=-1)"),
     "context_vecs": ("all the context vectors", ", one row per query", "the reference"),
@@ -41,13 +34,12 @@ class CheckpointError(Exception):
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """What a tensor is: its ``stage`` (or None), the ``mistake`` it shows (a key of ``MISTAKES``,
-    None if correct, or ``"unknown"``), the ``hint`` and the ``query`` of one context vector."""
+    """What :func:`diagnose` found; ``ok`` if a correct tensor of a known stage."""
 
-    stage: str | None
-    mistake: str | None
-    hint: str
-    query: int | None = None
+    stage: str | None  # "scores", "weights", "context_vecs", "context_vec", or None if unknown
+    mistake: str | None  # a key of MISTAKES, None if correct, or "unknown"
+    hint: str  # how to fix it
+    query: int | None = None  # the query of one context vector
 
     @property
     def ok(self) -> bool:
@@ -58,8 +50,7 @@ def close(result: torch.Tensor, expected: torch.Tensor) -> bool:
     """Same shape and equal within :data:`TOLERANCE` (or the dtype's resolution, if coarser)."""
     if result.shape != expected.shape:
         return False
-    eps = torch.finfo(result.dtype).eps if result.is_floating_point() else 0.0  # ints are exact
-    tol = max(TOLERANCE, 4 * eps)
+    tol = max(TOLERANCE, 4 * torch.finfo(result.dtype).eps if result.is_floating_point() else 0)
     return bool(torch.allclose(result.float(), expected.float(), atol=tol, rtol=tol))
 
 
@@ -83,38 +74,28 @@ def _no_values(x: Any) -> str:
 def _candidates(inputs: torch.Tensor, query: int | None):
     """``(stage, mistake, tensor, query)`` for every correct result and every made mistake."""
     scores = inputs @ inputs.T
-    yield "scores", None, scores, None
-    for mistake in ("transposed_product", "same_token"):
-        yield "scores", mistake, MISTAKES[mistake].make(inputs), None
-    variants = {None: torch.softmax(scores, dim=-1)}
-    variants.update((name, MISTAKES[name].make(scores)) for name in ("softmax_dim0", "no_exp"))
-    for mistake, w in variants.items():
+    for mistake in (None, "transposed_product", "same_token"):
+        yield "scores", mistake, scores if mistake is None else MISTAKES[mistake].make(inputs), None
+    weights = torch.softmax(scores, dim=-1)
+    for mistake in (None, "softmax_dim0", "no_exp"):
+        w = weights if mistake is None else MISTAKES[mistake].make(scores)
         yield "weights", mistake, w, None
         yield "context_vecs", mistake, w @ inputs, None
         if query is not None and mistake is not None:
             yield "context_vec", mistake, w[query] @ inputs, query
-    for q in range(inputs.shape[0]):
-        mistake = None if query is None or q == query else "wrong_query_index"
-        yield "context_vec", mistake, variants[None][q] @ inputs, q
-    if query is not None:
-        # Every other pairing for up to 7 tokens (7! orders); for more, a reversal and two shifts.
-        base = list(range(inputs.shape[0]))
-        orders = [base[::-1], base[1:] + base[:1], base[-1:] + base[:-1]]
-        if len(base) <= 7:
-            orders = itertools.islice(itertools.permutations(base), 1, None)
-        for order in orders:
-            yield "context_vec", "wrong_pairing", variants[None][query, list(order)] @ inputs, query
+    for q, row in enumerate(weights):
+        yield "context_vec", None if query in (None, q) else "wrong_query_index", row @ inputs, q
+    if query is not None:  # every other pairing up to 7 tokens; for more, a reversal and 2 shifts
+        base = list(range(len(inputs)))
+        few = [base[::-1], base[1:] + base[:1], base[-1:] + base[:-1]]
+        for order in list(itertools.permutations(base))[1:] if len(base) <= 7 else few:
+            yield "context_vec", "wrong_pairing", weights[query, list(order)] @ inputs, query
 
 
-def diagnose(
-    result: torch.Tensor,
-    inputs: torch.Tensor | None = None,
-    query: int | None = None,
-    tokens: Sequence[str] | None = None,
-) -> Diagnosis:
+def diagnose(result: torch.Tensor, inputs: torch.Tensor | None = None, query: int | None = None,
+             tokens: Sequence[str] | None = None) -> Diagnosis:  # fmt: skip
     """Name what ``result`` is: scores or weights ``(num_tokens, num_tokens)``, context vectors
-    ``(num_tokens, d_in)`` or the one ``(d_in,)`` of ``query``, correct or a known mistake.
-    ``inputs`` default to the course's example."""
+    ``(num_tokens, d_in)`` or the one ``(d_in,)`` of ``query``, correct or a known mistake."""
     inputs, names = _reference(inputs, tokens)
     query = None if query is None else check.index(query, "query", inputs.shape[0])
     if got := _no_values(result):
@@ -127,9 +108,8 @@ def _identify(result: torch.Tensor, inputs: torch.Tensor, names, query: int | No
     (t, d), index = inputs.shape, query or 0
     fill = {"query": names[index], "number": index + 1, "index": index, "t": t, "d": d}
     for stage, mistake, expected, q in _candidates(inputs, query):
-        if close(result, expected):
-            got = "" if q is None else names[q]
-            text = "" if mistake is None else hint(mistake, got=got, **fill)
+        if close(result, expected):  # only wrong_query_index says {got}, and it has a q
+            text = "" if mistake is None else hint(mistake, got=names[q or 0], **fill)
             return Diagnosis(stage, mistake, text, q)
     if query is not None and result.shape == (d,):  # a running sum that did not start from 0
         offset = result - torch.softmax(inputs @ inputs.T, dim=-1)[query] @ inputs
@@ -140,7 +120,6 @@ def _identify(result: torch.Tensor, inputs: torch.Tensor, names, query: int | No
 
 
 def _as_result(result: Any, what: str) -> torch.Tensor:
-    """The reader's tensor on the CPU, or a ``CheckpointError`` saying what came instead."""
     if got := _no_values(result):
         fix = "pass the tensor your cell computed"
         message = f"expected a real-valued torch.Tensor with values, got {got}; {fix}"
@@ -157,9 +136,8 @@ def _judge(what: str, stage: str, result, expected, inputs, names, query=None) -
         text = hint("wrong_stage", stage=_STAGES[found.stage][0], wanted=what.lower())
         raise CheckpointError(f"{what} checkpoint failed: {text}", "wrong_stage", text)
     if found.mistake != "unknown":
-        label = MISTAKES[found.mistake].label
-        message = f"{what} checkpoint failed. Likely mistake: {label}: {found.hint}"
-        raise CheckpointError(message, found.mistake, found.hint)
+        likely = f"Likely mistake: {MISTAKES[found.mistake].label}: {found.hint}"
+        raise CheckpointError(f"{what} checkpoint failed. {likely}", found.mistake, found.hint)
     _, note, reference = _STAGES[stage]  # nothing explains it: say what differs
     if result.shape != expected.shape:
         detail = f"expected shape {tuple(expected.shape)}{note}, got {tuple(result.shape)}"
@@ -173,42 +151,30 @@ def _judge(what: str, stage: str, result, expected, inputs, names, query=None) -
     raise CheckpointError(f"{what} checkpoint failed: {detail}", "unknown", detail)
 
 
-def check_scores(
-    attn_scores: torch.Tensor,
-    inputs: torch.Tensor | None = None,
-    tokens: Sequence[str] | None = None,
-) -> None:
+def check_scores(attn_scores: torch.Tensor, inputs: torch.Tensor | None = None,
+                 tokens: Sequence[str] | None = None) -> None:  # fmt: skip
     """Checkpoint for the scores: shape ``(num_tokens, num_tokens)``, symmetric, ``X @ X.T``."""
-    inputs, names = _reference(inputs, tokens)
-    result, t = _as_result(attn_scores, "Scores"), inputs.shape[0]
+    (inputs, names), result = _reference(inputs, tokens), _as_result(attn_scores, "Scores")
     _judge("Scores", "scores", result, inputs @ inputs.T, inputs, names)
-    pair = f", [0, 1] == [1, 0] == {result[0, 1]:.4f}" if t > 1 else ""
-    entries = "1 entry" if t == 1 else f"{t * t} entries"
-    print(f"✓ scores checkpoint passed: shape ({t}, {t}), {entries}, symmetric{pair}")
+    entries = f"{result.numel()} entries" if len(result) > 1 else "1 entry"
+    pair = f", [0, 1] == [1, 0] == {result[0, 1]:.4f}" if len(result) > 1 else ""
+    print(f"✓ scores checkpoint passed: shape {tuple(result.shape)}, {entries}, symmetric{pair}")
 
 
-def check_weights(
-    attn_weights: torch.Tensor,
-    inputs: torch.Tensor | None = None,
-    tokens: Sequence[str] | None = None,
-) -> None:
+def check_weights(attn_weights: torch.Tensor, inputs: torch.Tensor | None = None,
+                  tokens: Sequence[str] | None = None) -> None:  # fmt: skip
     """Checkpoint for the weights: shape ``(num_tokens, num_tokens)``, rows sum to 1, softmax."""
-    inputs, names = _reference(inputs, tokens)
-    result, t = _as_result(attn_weights, "Weights"), inputs.shape[0]
+    (inputs, names), result = _reference(inputs, tokens), _as_result(attn_weights, "Weights")
     _judge("Weights", "weights", result, torch.softmax(inputs @ inputs.T, dim=-1), inputs, names)
-    pair = f", [0, 1] = {result[0, 1]:.4f}, [1, 0] = {result[1, 0]:.4f}" if t > 1 else ""
-    print(f"✓ weights checkpoint passed: shape ({t}, {t}), every row sums to 1{pair}")
+    pair = f", [0, 1] = {result[0, 1]:.4f}, [1, 0] = {result[1, 0]:.4f}" if len(result) > 1 else ""
+    print(f"✓ weights checkpoint passed: shape {tuple(result.shape)}, every row sums to 1{pair}")
 
 
-def check_context(
-    context: torch.Tensor,
-    query: int | None = None,
-    inputs: torch.Tensor | None = None,
-    tokens: Sequence[str] | None = None,
-) -> None:
+def check_context(context: torch.Tensor, query: int | None = None,
+                  inputs: torch.Tensor | None = None,
+                  tokens: Sequence[str] | None = None) -> None:  # fmt: skip
     """Checkpoint for one context vector ``(d_in,)`` of ``query``, or all ``(num_tokens, d_in)``."""
-    inputs, names = _reference(inputs, tokens)
-    result = _as_result(context, "Context")
+    (inputs, names), result = _reference(inputs, tokens), _as_result(context, "Context")
     (t, d), weights = inputs.shape, torch.softmax(inputs @ inputs.T, dim=-1)
     if query is None and result.dim() == 1:
         expected = f"the index of the query token for a single context vector of shape ({d},)"
@@ -220,6 +186,5 @@ def check_context(
         query = check.index(query, "query", t)
         what = f"Context vector of query {names[query]}"
         _judge(what, "context_vec", result, weights[query] @ inputs, inputs, names, query)
-        shown = ", ".join(f"{v:.4f}" for v in result.tolist())
-        passed = f"query {names[query]} -> [{shown}]"
+        passed = f"query {names[query]} -> [{', '.join(f'{v:.4f}' for v in result.tolist())}]"
     print(f"✓ context checkpoint passed: {passed}")

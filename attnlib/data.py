@@ -11,10 +11,8 @@ from attnlib import _validate as check
 
 #: The six tokens of the running example, in order (index 1 is "journey").
 TOKENS: tuple[str, ...] = ("Your", "journey", "starts", "with", "one", "step")
-#: The book's sentence; any case and spacing of it gets the book's embeddings.
-EXAMPLE_SENTENCE = " ".join(TOKENS)
-#: The longest sentence ``embed`` accepts, so heatmaps stay readable.
-MAX_TOKENS = 32
+EXAMPLE_SENTENCE = " ".join(TOKENS)  #: in any case and spacing, it gets the book's embeddings
+MAX_TOKENS = 32  #: the longest sentence ``embed`` accepts, so heatmaps stay readable
 
 # The 3-d embeddings printed in chapter 3 of Raschka's book (credited in the README).
 _EXAMPLE = (
@@ -46,9 +44,8 @@ def _vector(word: str, d: int, seed: int) -> torch.Tensor:
 
 
 def embed(sentence: str, d: int = 3, seed: int = 123) -> tuple[list[str], torch.Tensor]:
-    """The :func:`tokenize` tokens of ``sentence`` and their ``inputs`` ``(num_tokens, d)``.
-
-    A token's vector depends only on ``seed`` and the lower-cased token: one word, one vector."""
+    """The :func:`tokenize` tokens of ``sentence`` and their ``inputs`` ``(num_tokens, d)``; a
+    token's vector depends only on ``seed`` and the lower-cased token: one word, one vector."""
     d = check.integer(d, "d", 1, check.MAX_DIM)
     seed = check.integer(seed, "seed", 0, 2**63 - 1)
     tokens = tokenize(sentence)
