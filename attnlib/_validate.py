@@ -39,8 +39,8 @@ def is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def tensor(x: Any, name: str, shape: str, ranks: Sequence[int] = (), *,
-           min_rank: int = 1) -> torch.Tensor:  # fmt: skip
+def tensor(x: Any, name: str, shape: str, ranks: Sequence[int] = (),
+           *, min_rank: int = 1) -> torch.Tensor:  # fmt: skip
     """``x`` if a non-empty float tensor of rank in ``ranks`` (or >= ``min_rank``); ``shape``
     names the expected shape in the course's words for messages, e.g. ``"(num_tokens, d_in)"``."""
     if not isinstance(x, torch.Tensor):
@@ -82,11 +82,14 @@ def size(x: torch.Tensor, name: str, axis: int, expected: int, what: str) -> tor
 
 
 def broadcast(*shapes: Sequence[int]) -> tuple[int, ...] | None:
-    """The shape ``shapes`` broadcast to, or ``None`` (numpy's rule is torch's, without sympy)."""
-    try:
-        return np.broadcast_shapes(*shapes)
-    except ValueError:
-        return None
+    """The shape ``shapes`` broadcast to, or ``None``: torch's rule (its own loads sympy, 30 MB)."""
+    result = [1] * max(map(len, shapes), default=0)
+    for shape in shapes:
+        for axis, size in enumerate(shape, start=len(result) - len(shape)):
+            if size != 1 and result[axis] not in (1, size):
+                return None
+            result[axis] = result[axis] if size == 1 else size
+    return tuple(result)
 
 
 def batch_shape(**named: torch.Tensor) -> tuple[int, ...]:
@@ -100,7 +103,7 @@ def batch_shape(**named: torch.Tensor) -> tuple[int, ...]:
 
 def finite(x: torch.Tensor, name: str, fix: str) -> torch.Tensor:
     """``x`` if every entry is finite, else a ``ValueError`` saying what to do (``fix``)."""
-    # A meta tensor has no values; a finite sum proves all finite in one pass (else look closer).
+    # A meta tensor has no values; a finite sum proves all finite (an inf sum may be overflow).
     if x.device.type == "meta" or math.isfinite(x.sum().item()) or torch.isfinite(x).all():
         return x
     raise ValueError(f"{name}: got inf or NaN; {fix}")
@@ -161,10 +164,8 @@ def real(value: Any, name: str, low: float, high: float, *, closed_low: bool = T
     return number
 
 
-#: ``positive(value, name)``: ``value`` as a positive finite float (a scale, a temperature).
-positive = functools.partial(real, low=0.0, high=math.inf, closed_low=False)
-#: ``probability(value, name)``: a dropout rate in ``[0, 1)``; 1 would drop all, divide by 0.
-probability = functools.partial(real, low=0.0, high=1.0)
+positive = functools.partial(real, low=0.0, high=math.inf, closed_low=False)  #: a scale: > 0
+probability = functools.partial(real, low=0.0, high=1.0)  #: dropout: 1 would drop all, / by 0
 
 
 def axis(value: Any, ndim: int, name: str = "dim") -> int:

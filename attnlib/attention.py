@@ -79,8 +79,8 @@ def context_vectors(attn_weights: torch.Tensor, inputs: torch.Tensor) -> torch.T
 
 def causal_mask(num_tokens: int, num_keys: int | None = None,
                 device: torch.device | str | None = None) -> torch.Tensor:  # fmt: skip
-    """``(num_tokens, num_keys)`` bools: ``True`` marks a later key, a score to set to ``-inf``,
-    strictly above the diagonal, aligned top-left; ``num_keys`` defaults to ``num_tokens``."""
+    """``(num_tokens, num_keys)`` bools, a row per query, a column per key: ``True`` marks a later
+    key, strictly above the diagonal (top-left aligned); ``num_keys`` defaults to ``num_tokens``."""
     num_tokens = check.integer(num_tokens, "num_tokens", 1, check.MAX_NUM_TOKENS)
     num_keys = num_tokens if num_keys is None else num_keys
     num_keys = check.integer(num_keys, "num_keys", 1, check.MAX_NUM_TOKENS)
@@ -165,9 +165,9 @@ def scaled_dot_product_attention(queries: torch.Tensor, keys: torch.Tensor, valu
 
 def blockwise_attention(queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
                         block_size: int = 128) -> torch.Tensor:  # fmt: skip
-    """:func:`scaled_dot_product_attention`'s ``context_vecs``, over blocks of ``block_size`` keys
-    with a running softmax (FlashAttention's idea): the sums so far are rescaled when the max
-    grows, so no more than ``block_size`` scores per query are ever held."""
+    """:func:`scaled_dot_product_attention`'s ``context_vecs`` ``(..., num_queries, d_v)`` (no mask,
+    default scale) over blocks of ``block_size`` keys, with a running softmax (FlashAttention's):
+    the sums so far are rescaled when the max grows; at most ``block_size`` scores per query."""
     _check_qk(queries, keys)
     _check_values(check.tensor(values, "values", "(..., num_keys, d_v)", min_rank=2), queries, keys)
     block_size = check.integer(block_size, "block_size", 1)

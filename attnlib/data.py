@@ -11,7 +11,7 @@ from attnlib import _validate as check
 
 #: The six tokens of the running example, in order (index 1 is "journey").
 TOKENS: tuple[str, ...] = ("Your", "journey", "starts", "with", "one", "step")
-EXAMPLE_SENTENCE = " ".join(TOKENS)  #: in any case and spacing, it gets the book's embeddings
+EXAMPLE_SENTENCE = " ".join(TOKENS)  #: sentence_inputs gives it, in any case, the book's inputs
 MAX_TOKENS = 32  #: the longest sentence ``embed`` accepts, so heatmaps stay readable
 
 # The 3-d embeddings printed in chapter 3 of Raschka's book (credited in the README).

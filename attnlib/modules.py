@@ -1,5 +1,5 @@
 """Chapter 3's attention layers as ``nn.Module``s, with the book's constructor signatures and
-parameter order (its seeds give its numbers); ``last_attn_weights`` keeps the last weights."""
+parameter order (its seeds give its numbers); ``last_attn_weights`` keeps weights pre-dropout."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ class _Attention(nn.Module):  # what the layers share
         if context_length is not None:
             limit = check.MAX_NUM_TOKENS
             self.context_length = check.integer(context_length, "context_length", 1, limit)
-        self.last_attn_weights: torch.Tensor | None = None  # ([b, [num_heads,]] T, T), pre-dropout
+        self.last_attn_weights: torch.Tensor | None = None  # (..., num_tokens, num_tokens)
 
     def _linear_projections(self, qkv_bias: object) -> None:
         bias = check.flag(qkv_bias, "qkv_bias")
@@ -113,8 +113,8 @@ class MultiHeadAttentionWrapper(_Attention):
                  num_heads: int, qkv_bias: bool = False) -> None:  # fmt: skip
         super().__init__(d_in, d_out, context_length)
         self.num_heads = check.integer(num_heads, "num_heads", 1, check.MAX_DIM // self.d_out)
-        head_args = (d_in, d_out, context_length, dropout, qkv_bias)
-        self.heads = nn.ModuleList(CausalAttention(*head_args) for _ in range(num_heads))
+        self.heads = nn.ModuleList([CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)
+                                    for _ in range(num_heads)])  # fmt: skip
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         self._check_x(x)
@@ -149,7 +149,7 @@ class MultiHeadAttention(_Attention):
         self._linear_projections(qkv_bias)
         self.out_proj = nn.Linear(d_out, d_out)  # mixes what the heads found
         self.dropout = nn.Dropout(check.probability(dropout, "dropout"))
-        self.register_buffer("mask", causal_mask(self.context_length))
+        self.register_buffer("mask", causal_mask(self.context_length))  # broadcast over b, heads
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         self._check_x(x)
@@ -157,8 +157,8 @@ class MultiHeadAttention(_Attention):
         queries = split_heads(self.W_query(x), self.num_heads)  # (b, num_heads, T, head_dim)
         keys = split_heads(self.W_key(x), self.num_heads)
         values = split_heads(self.W_value(x), self.num_heads)
-        context_vec = self._context_vec(queries, keys, values)  # the mask broadcasts over heads
-        # .view() merges the heads if the memory is in row order: .contiguous() undoes transpose's.
+        context_vec = self._context_vec(queries, keys, values)  # scaled by 1/sqrt(head_dim)
+        # transpose only swaps strides; .view() needs row-order memory, which .contiguous() copies.
         context_vec = context_vec.transpose(1, 2).contiguous().view(b, num_tokens, self.d_out)
         return self.out_proj(context_vec)
 

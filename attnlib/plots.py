@@ -124,7 +124,8 @@ def _check_grid(values: np.ndarray, labels: tuple, highlights: tuple) -> tuple[l
 def _color_norm(values: np.ndarray, vmin: Any, vmax: Any) -> Normalize:
     """The colour scale ``vmin .. vmax``: given limits kept, missing ones from the finite values."""
     for name, limit in (("vmin", vmin), ("vmax", vmax)):
-        if limit is not None and not (check.is_real(limit) and abs(float(limit)) <= _LARGEST):
+        number = limit.item() if isinstance(limit, np.generic) else limit  # float32: no warning
+        if limit is not None and not (check.is_real(limit) and abs(number) <= _LARGEST):
             got = limit if check.is_real(limit) else check.describe(limit)
             raise check.invalid(name, "None or a finite number within ±1e300", got)
     vmin, vmax = (None if limit is None else float(limit) for limit in (vmin, vmax))
@@ -159,7 +160,7 @@ def _draw_cells(ax: Axes, values: np.ndarray, norm: Normalize, cmap: Colormap, f
             grey = Rectangle((j - 0.5, i - 0.5), 1, 1, color=MASKED_COLOR, gid="masked", zorder=0)
             ax.add_patch(grey)
             label = "-inf" if value < 0 else "inf"
-        else:  # NaN, not computed yet: a blank cell
+        else:  # a number, or NaN (not computed yet), which stays a blank cell
             label = "" if np.isnan(value) else fmt.format(value)
         if label:
             ax.text(j, i, label, ha="center", va="center", color=colors[i, j], size=size, **_PLAIN)
@@ -238,7 +239,7 @@ def weights_bar(weights: Any, tokens: Sequence[str], *, ax: Axes | None = None,
 def vectors_3d(inputs: Any, tokens: Sequence[str], context_vec: Any = None, weights: Any = None,
                *, ax: Axes | None = None, query: int | None = None) -> Figure:  # fmt: skip
     """Arrows from the origin for ``inputs`` ``(num_tokens, 3)`` and one ``context_vec`` ``(3,)``,
-    labelled with their token (and weight: heavier ``weights`` ``(num_tokens,)`` draw thicker);
+    labelled with their token (and weight: heavier ``weights`` ``(num_tokens,)``: thicker arrows);
     the context vector is ``z``, ``z(token)`` with ``query``, whose input gets its own colour."""
     points = _drawable(check.array(inputs, "inputs", 2, "(num_tokens, 3)"), "inputs")
     if points.shape[1] != 3:

@@ -182,6 +182,17 @@ def test_a_batch_of_queries_over_shared_keys_takes_a_mask_per_sequence():
     torch.testing.assert_close(got, torch.softmax(scores, dim=-1))
 
 
+
+def test_batch_axes_beyond_numpys_64_broadcast_as_torch_broadcasts_them():
+    # numpy's broadcast_shapes stops at 64 axes; torch does not, so neither may the check.
+    gen = torch.Generator().manual_seed(3)
+    queries = torch.rand((1,) * 68 + (3, 4), generator=gen)
+    keys = torch.rand((1,) * 67 + (2, 5, 4), generator=gen)
+    got = A.attention_weights(queries, keys, scale=1.0, mask=torch.zeros(5, dtype=torch.bool))
+    assert got.shape == (1,) * 67 + (2, 3, 5)
+    expected = torch.softmax(queries @ keys.transpose(-2, -1), dim=-1)
+    torch.testing.assert_close(got.reshape(2, 3, 5), expected.reshape(2, 3, 5))  # its 64-axis cap
+
 # --- scores far apart: each row is shifted by its own maximum -----------------------------------
 
 FAR_APART = torch.tensor([[0.0, 1.0], [-200.0, -199.0]])  # row 1 far below the grid's maximum

@@ -120,6 +120,13 @@ def test_heatmap_takes_numpy_float32_limits_without_an_overflow_warning():
     assert ax.images[0].get_clim() == (0.0, 2.0)
 
 
+def test_heatmap_refuses_an_int_limit_too_big_for_a_float_in_words():
+    # float(10**400) raises OverflowError; the refusal must come first, as a sentence.
+    expected = "vmax: expected None or a finite number within ±1e300, got 1000"
+    with pytest.raises(ValueError, match=expected):
+        plots.heatmap(SMALL, ["a", "b"], ["c", "d"], vmax=10**400)
+
+
 def test_heatmap_uses_viridis_by_default_and_the_given_cmap():
     ax = plots.heatmap(SMALL, ["a", "b"], ["c", "d"]).axes[0]
     assert ax.images[0].get_cmap().name.startswith("viridis")
