@@ -45,9 +45,7 @@ $(NPM_STAMP): tools/build_site.py | $(STAMP)
 
 npm: $(NPM_STAMP)  ## fetch the exported pages' scripts (npm pack, pinned versions)
 
-test: $(STAMP) $(NPM_STAMP)  ## ruff, attnlib units, widgets, nbval over every notebook, browser
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check attnlib
+test: lint $(NPM_STAMP)  ## ruff, attnlib units, widgets, nbval over every notebook, browser
 	$(ISOLATED) $(BIN)/python -m pytest --nbval
 
 lint: $(STAMP)

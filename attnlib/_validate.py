@@ -35,8 +35,9 @@ def _is_int(value: Any) -> bool:
 
 
 def is_real(value: Any) -> bool:
-    """An int or a float (numpy's too), never a bool: a number to compute with."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+    """An int or a float (numpy's too) that ``float()`` can hold, never a bool: a number to use."""
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    return real and (not isinstance(value, numbers.Integral) or abs(int(value)) < 2**1023)
 
 
 def tensor(x: Any, name: str, shape: str, ranks: Sequence[int] = (),

@@ -33,10 +33,8 @@ _CURVED = ("polar", "aitoff", "hammer", "lambert", "mollweide")  # x, y not Cart
 
 def _drawable(values: np.ndarray, name: str, to: str = "draw") -> np.ndarray:
     """``values`` if finite and within ±1e300; a heatmap's (``to="colour"``) may be NaN or ±inf."""
-    if to == "draw":
-        check.finite_array(values, name)
-    finite = values[np.isfinite(values)]
-    largest = float(finite[np.abs(finite).argmax()]) if finite.size else 0.0
+    finite = check.finite_array(values, name) if to == "draw" else values[np.isfinite(values)]
+    largest = float(finite.flat[np.abs(finite).argmax()]) if finite.size else 0.0
     if abs(largest) > _LARGEST:
         raise check.invalid(name, f"values within ±1e300 to {to}", largest)
     return values
@@ -124,8 +122,7 @@ def _check_grid(values: np.ndarray, labels: tuple, highlights: tuple) -> tuple[l
 def _color_norm(values: np.ndarray, vmin: Any, vmax: Any) -> Normalize:
     """The colour scale ``vmin .. vmax``: given limits kept, missing ones from the finite values."""
     for name, limit in (("vmin", vmin), ("vmax", vmax)):
-        number = limit.item() if isinstance(limit, np.generic) else limit  # float32: no warning
-        if limit is not None and not (check.is_real(limit) and abs(number) <= _LARGEST):
+        if limit is not None and not (check.is_real(limit) and abs(float(limit)) <= _LARGEST):
             got = limit if check.is_real(limit) else check.describe(limit)
             raise check.invalid(name, "None or a finite number within ±1e300", got)
     vmin, vmax = (None if limit is None else float(limit) for limit in (vmin, vmax))

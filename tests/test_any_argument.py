@@ -233,4 +233,8 @@ def test_an_exercise_judges_the_answers_the_search_found():
         "Not quite: got a numpy array of shape (2, 1), which is neither the answer nor a "
         "mistake the course knows."
     )
-    assert exercises.check("01.dot", lambda a, b: 1 + 2j).status == "wrong"  # no cast warning
+    complex_answer = exercises.check("01.dot", lambda a, b: np.complex64(1 + 2j))
+    assert complex_answer.message == (  # shown as it came, not cast to real with a warning
+        "Not quite: got np.complex64(1+2j), which is neither the answer nor a mistake the course "
+        "knows."
+    )

@@ -122,7 +122,7 @@ def test_heatmap_takes_numpy_float32_limits_without_an_overflow_warning():
 
 def test_heatmap_refuses_an_int_limit_too_big_for_a_float_in_words():
     # float(10**400) raises OverflowError; the refusal must come first, as a sentence.
-    expected = "vmax: expected None or a finite number within ±1e300, got 1000"
+    expected = "vmax: expected None or a finite number within ±1e300, got int 1000"
     with pytest.raises(ValueError, match=expected):
         plots.heatmap(SMALL, ["a", "b"], ["c", "d"], vmax=10**400)
 

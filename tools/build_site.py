@@ -26,8 +26,6 @@ from pathlib import Path
 import nbformat
 from nbconvert import HTMLExporter
 
-from attnlib.widgets.base import NEEDS_KERNEL as KERNEL_ONLY
-
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 NPM_DIR = ROOT / ".cache" / "npm"
@@ -109,12 +107,14 @@ def exporter() -> HTMLExporter:
     )
 
 
-def fix_kernel_only_controls(nb: nbformat.NotebookNode) -> int:
+def fix_kernel_only_controls(nb: nbformat.NotebookNode) -> None:
     """Disable the controls a page cannot act on, and say why in their explorer's status line.
 
     Without this a reader could type a sentence on a page and see nothing happen.
-    Returns how many controls were disabled.
     """
+    # Imported here: attnlib.widgets loads torch and ipywidgets, which only page-building needs.
+    from attnlib.widgets.base import NEEDS_KERNEL
+
     state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     models = {key: model["state"] for key, model in state.items()}
 
@@ -123,18 +123,15 @@ def fix_kernel_only_controls(nb: nbformat.NotebookNode) -> int:
         keys = (c.removeprefix("IPY_MODEL_") for c in children)
         return [models[key]] + [m for k in keys if k in models for m in inside(k)]
 
-    fixed = 0
     for key, model in models.items():
         if "attnlib-explorer" not in model.get("_dom_classes", ()):
             continue
         parts = inside(key)
-        boxes = [m for m in parts if KERNEL_ONLY in m.get("_dom_classes", ())]
+        boxes = [m for m in parts if NEEDS_KERNEL in m.get("_dom_classes", ())]
         for box in boxes:
-            box.update(disabled=True, placeholder=KERNEL_NOTE)
+            box["disabled"] = True
         for status in (m for m in parts if boxes and "attnlib-status" in m.get("_dom_classes", ())):
             status["value"] += f'<div class="attnlib-note">{html.escape(KERNEL_NOTE)}</div>'
-        fixed += len(boxes)
-    return fixed
 
 
 def page(path: Path, export: HTMLExporter) -> tuple[str, str]:

@@ -131,8 +131,8 @@ def _blank(result: Any) -> bool:
 
 def _matches(exercise: Exercise, result: Any, target: Any) -> bool:
     if isinstance(result, _Raised) or isinstance(target, _Raised):
-        # Compared as two exceptions only: an array's == would compare element by element.
-        return isinstance(result, _Raised) and isinstance(target, _Raised) and result == target
+        # _Raised's == first: an array's == would compare element by element.
+        return isinstance(result, _Raised) and result == target
     try:
         return exercise.same(result, target)
     except Exception:  # a result of an odd type is simply not a match

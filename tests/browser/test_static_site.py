@@ -18,6 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from attnlib.widgets.base import NEEDS_KERNEL
 from attnlib.widgets.frontend import ExplorerView
 
 from .gate import browser_gate
@@ -84,7 +85,7 @@ def test_a_page_fixes_the_sentence_and_says_why_but_leaves_other_controls_alone(
     found = re.search(rf'<script type="{re.escape(WIDGET_STATE)}">(.*?)</script>', body, re.S)
     models = [m["state"] for m in json.loads(found.group(1))["state"].values()]
     controls = [m for m in models if "disabled" in m]
-    sentences = [c for c in controls if build_site.KERNEL_ONLY in c.get("_dom_classes", ())]
+    sentences = [c for c in controls if NEEDS_KERNEL in c.get("_dom_classes", ())]
     assert len(sentences) == 3 and all(box["disabled"] for box in sentences)
     others = [c for c in controls if c not in sentences]
     assert others and not any(c["disabled"] for c in others)
