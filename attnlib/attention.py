@@ -149,12 +149,12 @@ def scaled_dot_product_attention(queries: torch.Tensor, keys: torch.Tensor, valu
     ``(..., num_keys, d_v)`` -> ``(..., num_queries, d_v)`` and ``(..., num_queries, num_keys)``.
     ``scale``, ``causal``, ``mask`` as in :func:`attention_weights`; ``dropout`` (e.g. an
     ``nn.Dropout``), if given, acts on the weights before the blend, not on those returned."""
-    _check_qk(queries, keys)  # shapes only: every refusal comes before the scores are computed
-    _check_values(check.tensor(values, "values", "(..., num_keys, d_v)", min_rank=2), queries, keys)
+    check.tensor(values, "values", "(..., num_keys, d_v)", min_rank=2)
     if dropout is not None and not callable(dropout):
         expected = "a callable such as torch.nn.Dropout(p)"
         raise check.invalid("dropout", expected, check.describe(dropout))
     attn_weights = attention_weights(queries, keys, scale=scale, causal=causal, mask=mask)
+    _check_values(values, queries, keys)
 
     dropped = attn_weights if dropout is None else dropout(attn_weights)
     if not isinstance(dropped, torch.Tensor) or dropped.shape != attn_weights.shape:
