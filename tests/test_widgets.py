@@ -303,14 +303,16 @@ def test_the_sources_are_es_modules_with_explicit_imports():
 
 
 def test_saved_explorers_keep_no_front_end_code():
-    """An edit to the JS changes no notebook: saved ExplorerViews hold no _esm or _css."""
-    found = []
+    """An edit to the JS changes no notebook: saved ExplorerViews hold only the placeholder."""
+    found, count = [], 0
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         state = json.loads(path.read_text())["metadata"].get("widgets", {})
         for key, model in state.get(WIDGET_STATE, {}).get("state", {}).items():
-            kept = set(model["state"]) & set(frontend.CODE_TRAITS)
-            if kept:
-                found.append(f"{path.name} {key}: {sorted(kept)}")
+            code = {k: v for k, v in model["state"].items() if k in ("_esm", "_css")}
+            count += bool(code)
+            if code and code != frontend.SAVED_CODE:
+                found.append(f"{path.name} {key}: {sorted(code)}")
+    assert count >= 8, "the notebooks' explorers are not saved"
     assert not found, f"run make notebooks: {found}"
 
 
@@ -321,7 +323,10 @@ def test_the_module_is_stripped_on_save_and_put_back_for_pages():
         "b": {"state": {"_esm": "someone else's", "value": 2}},
     }
     saved = frontend.without_module(state)
-    assert saved["a"]["state"] == {"_anywidget_id": frontend.ANYWIDGET_ID, "x": 1}
+    kept = {"_anywidget_id": frontend.ANYWIDGET_ID, "x": 1, **frontend.SAVED_CODE}
+    assert saved["a"]["state"] == kept
+    placeholder = frontend.SAVED_CODE["_esm"]
+    assert "export default" in placeholder and "run its cell" in placeholder
     assert saved["b"] == state["b"]  # another widget's code is its own business
     page = frontend.with_module(saved)
     assert page["a"]["state"]["_esm"] == frontend.BUNDLE.read_text()

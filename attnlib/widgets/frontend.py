@@ -5,9 +5,9 @@ per-head scores and values, sent once per sentence) and the controls' values
 (``query``, ``dim_index``, ...), which the controls set in the browser through
 ``jsdlink``. The ES module drawing it is ``static/explorer.js``, built by
 esbuild from the modules in ``static/src/`` (``make bundle``) and shipped with the
-package. Saved notebooks do not keep it (:func:`without_module`): pages exported
-from them get the current one back (:func:`with_module`), so a JS edit changes no
-notebook.
+package. Saved notebooks do not keep it (:func:`without_module`, a fixed
+placeholder instead): pages exported from them get the current one back
+(:func:`with_module`), so a JS edit changes no notebook.
 """
 
 from __future__ import annotations
@@ -21,8 +21,16 @@ STATIC = Path(__file__).resolve().parent / "static"
 #: The bundle the package ships (``make bundle`` writes it from ``static/src/``).
 BUNDLE = STATIC / "explorer.js"
 KINDS = ("query", "softmax", "loop", "attention")
-#: The traits that carry the front end's code, left out of saved notebooks.
-CODE_TRAITS = ("_esm", "_css")
+#: What saved notebooks keep of the front end's code (``_esm``, ``_css``): a module that
+#: never changes with the JS, and says what to do where a saved explorer is shown without
+#: its kernel (JupyterLab restores saved widgets when it opens a notebook).
+SAVED_CODE = {
+    "_esm": (
+        'export default { render({ el }) { el.textContent = "A saved explorer: run its cell '
+        'to bring it back."; } };\n'
+    ),
+    "_css": "",
+}
 
 
 def module_source() -> str:
@@ -41,11 +49,10 @@ def _ours(model: dict) -> bool:
 
 
 def without_module(state: dict) -> dict:
-    """A saved widget ``state`` (model id -> model) whose ExplorerViews keep no code."""
+    """A saved widget ``state`` (model id -> model) whose ExplorerViews keep only
+    :data:`SAVED_CODE`, not the front end."""
     return {
-        key: {**m, "state": {k: v for k, v in m["state"].items() if k not in CODE_TRAITS}}
-        if _ours(m)
-        else m
+        key: {**m, "state": {**m["state"], **SAVED_CODE}} if _ours(m) else m
         for key, m in state.items()
     }
 
