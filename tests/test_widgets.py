@@ -375,6 +375,25 @@ def test_the_figure_is_a_snapshot_of_the_current_view():
     assert f"{torch.softmax(SCORES, dim=-1)[4, 4]:.2f}" in shown
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: widgets.LoopStepper(tokens=["a" * 25] * 6),
+        lambda: widgets.QueryExplorer(tokens=["b" * 100] * 6),
+        lambda: widgets.QueryExplorer(tokens=["$x$", "a$b", "c", "d", "e", "f"]),
+        lambda: widgets.LoopStepper(tokens=["$x$", "a$b", "c", "d", "e", "f"]),
+    ],
+    ids=["loop-long", "query-100", "query-dollar", "loop-dollar"],
+)
+def test_every_token_an_explorer_accepts_is_drawn_in_its_picture(make):
+    explorer = make()
+    bundle = explorer._repr_mimebundle_()  # raised for long tokens: a title over 100 characters
+    assert bundle["image/png"]
+    fig = explorer.figure()
+    shown = " ".join(t.get_text() for ax in fig.axes for t in ax.get_xticklabels())
+    assert explorer.tokens[1] in shown
+
+
 def test_root_and_status_carry_the_css_hooks():
     explorer = widgets.LoopStepper()
     assert {"attnlib-explorer", "attnlib-loop-stepper"} <= set(explorer.widget._dom_classes)
