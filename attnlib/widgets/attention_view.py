@@ -225,7 +225,8 @@ def attention_text(
         "rows": dim == -1,
         "causal": causal,
         "many": num_heads > 1,
-        "changed": scale != 1.0 or temperature != 1.0 or causal,
+        # Temperature as shown: a slider's 1.0000000000000002 is 1 and changes nothing.
+        "changed": scale != 1.0 or _text.SPECS["g"](temperature) != "1" or causal,
         "rows_one": all(abs(s - 1.0) <= SUM_TOL for s in row_sums),
         "cols_one": all(abs(s - 1.0) <= SUM_TOL for s in col_sums),
     }

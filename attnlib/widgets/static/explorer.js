@@ -413,7 +413,8 @@ function attentionView(data, state) {
     rows: dim === -1,
     causal,
     many,
-    changed: data.scale !== 1 || temperature !== 1 || causal,
+    // Temperature as shown: a slider's 1.0000000000000002 is 1 and changes nothing.
+    changed: data.scale !== 1 || SPECS.g(temperature) !== "1" || causal,
     rows_one: ones(view.rowSums),
     cols_one: ones(view.colSums)
   };

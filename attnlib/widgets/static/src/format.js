@@ -17,7 +17,7 @@ function short(x) {
 }
 
 /** The number formats of _text.SPECS, by the same names. */
-const SPECS = {
+export const SPECS = {
   f4: fixed,
   factor: (x) => (x < 0 ? `(${short(x)})` : short(x)),
   // Python's f"{x:g}" for the temperatures a slider gives: 1.0 -> "1", 0.30000000000000004 -> "0.3".

@@ -13,7 +13,7 @@ import {
   scoresOf,
   softmaxGrid,
 } from "./compute.js";
-import { compose, fill, products, terms } from "./format.js";
+import { SPECS, compose, fill, products, terms } from "./format.js";
 
 // What does not change with the controls, computed once per sentence (per `data` object).
 const prepared = new WeakMap();
@@ -134,7 +134,8 @@ export function attentionView(data, state) {
     rows: dim === -1,
     causal,
     many,
-    changed: data.scale !== 1 || temperature !== 1 || causal,
+    // Temperature as shown: a slider's 1.0000000000000002 is 1 and changes nothing.
+    changed: data.scale !== 1 || SPECS.g(temperature) !== "1" || causal,
     rows_one: ones(view.rowSums),
     cols_one: ones(view.colSums),
   };
