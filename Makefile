@@ -15,7 +15,7 @@ ISOLATED := JUPYTER_CONFIG_DIR=$(STATE)/jupyter-config JUPYTER_DATA_DIR=$(STATE)
 	JUPYTER_RUNTIME_DIR=$(STATE)/jupyter-runtime IPYTHONDIR=$(STATE)/ipython \
 	MPLCONFIGDIR=$(STATE)/matplotlib npm_config_cache=$(STATE)/npm
 
-.PHONY: lab test lint notebooks bench site npm lock clean mutants
+.PHONY: lab test lint notebooks bench site npm bundle lock clean mutants
 
 $(STAMP): requirements-lock.txt pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10) and "Python 3.10 or newer is needed")'
@@ -44,6 +44,13 @@ $(NPM_STAMP): tools/build_site.py | $(STAMP)
 	fi
 
 npm: $(NPM_STAMP)  ## fetch the exported pages' scripts (npm pack, pinned versions)
+
+# The explorers' front end: static/src/*.js bundled by esbuild, pinned in package-lock.json.
+node_modules/.package-lock.json: package.json package-lock.json
+	$(ISOLATED) npm ci --no-audit --no-fund
+
+bundle: node_modules/.package-lock.json  ## rebuild attnlib/widgets/static/explorer.js from static/src
+	npm run --silent build > attnlib/widgets/static/explorer.js
 
 test: lint $(NPM_STAMP)  ## ruff, attnlib units, widgets, nbval over every notebook, browser
 	$(ISOLATED) $(BIN)/python -m pytest --nbval

@@ -9,8 +9,12 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
+import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import book
 import ipywidgets
@@ -25,6 +29,8 @@ from attnlib import widgets
 from attnlib.widgets import frontend
 from attnlib.widgets.base import kernel_round_trip
 
+ROOT = Path(__file__).resolve().parent.parent
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 INPUTS = torch.tensor(book.BOOK_INPUTS)
 SCORES = INPUTS @ INPUTS.T
 TOKENS = book.TOKENS
@@ -246,19 +252,17 @@ def test_kernel_round_trip_moves_the_view_only_through_the_kernel():
     assert explorer.frontend.query == 3
 
 
-def test_the_front_end_is_one_module_from_the_package_files():
+def test_the_front_end_is_the_bundle_the_package_ships():
     source = frontend.module_source()
-    for name in frontend.MODULE_FILES:
-        assert (frontend.STATIC / name).is_file()
-        assert f"// ---- {name}\n" in source
-    assert source.rstrip().endswith("export default { render };")
-    assert source.count("export ") == 1  # one module: only the widget is exported
+    assert frontend.BUNDLE.is_file() and frontend.BUNDLE.parent.name == "static"
+    assert "export {\n  explorer_default as default\n};" in source  # only the widget is exported
+    assert "\nimport " not in source  # bundled: nothing left to fetch
     assert frontend.ExplorerView._esm == source
     assert ".attnlib-heatmap" in frontend.stylesheet()
 
 
 def test_the_front_end_module_parses_as_javascript():
-    node = subprocess.run(["which", "node"], capture_output=True, text=True).stdout.strip()
+    node = shutil.which("node")
     if not node:
         pytest.skip("node is not installed")
     check = subprocess.run(
@@ -268,6 +272,77 @@ def test_the_front_end_module_parses_as_javascript():
         text=True,
     )
     assert check.returncode == 0, check.stderr
+
+
+def test_the_committed_bundle_is_a_fresh_build_of_its_sources():
+    """esbuild (pinned in package-lock.json) rebuilds static/explorer.js byte for byte."""
+    npm = shutil.which("npm")
+    if npm is None:
+        if os.environ.get("CI"):
+            pytest.fail("npm is not installed (CI is set, so the bundle must be checked)")
+        pytest.skip("npm is not installed: the bundle cannot be rebuilt here")
+    env = {**os.environ, "npm_config_cache": str(ROOT / ".cache" / "npm-cache")}
+    if not (ROOT / "node_modules" / ".bin" / "esbuild").exists():
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=ROOT, env=env, check=True)
+    built = subprocess.run(
+        [npm, "run", "--silent", "build"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert built.returncode == 0, built.stderr
+    assert built.stdout == frontend.module_source(), "static/explorer.js is stale: make bundle"
+
+
+def test_the_sources_are_es_modules_with_explicit_imports():
+    """Each file of static/src imports what it uses: no global one file leaves for the next."""
+    sources = sorted((frontend.STATIC / "src").glob("*.js"))
+    assert len(sources) >= 6
+    for path in sources:
+        text = path.read_text()
+        assert "export " in text, f"{path.name} exports nothing"
+        for name in re.findall(r'from "\./(\w+)\.js"', text):
+            assert (path.parent / f"{name}.js").is_file(), f"{path.name} imports {name}.js"
+
+
+def test_saved_explorers_keep_no_front_end_code():
+    """An edit to the JS changes no notebook: saved ExplorerViews hold only the placeholder."""
+    found, count = [], 0
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        state = json.loads(path.read_text())["metadata"].get("widgets", {})
+        for key, model in state.get(WIDGET_STATE, {}).get("state", {}).items():
+            code = {k: v for k, v in model["state"].items() if k in ("_esm", "_css")}
+            count += bool(code)
+            if code and code != frontend.SAVED_CODE:
+                found.append(f"{path.name} {key}: {sorted(code)}")
+    assert count >= 8, "the notebooks' explorers are not saved"
+    assert not found, f"run make notebooks: {found}"
+
+
+def test_the_module_is_stripped_on_save_and_put_back_for_pages():
+    ours = {"_anywidget_id": frontend.ANYWIDGET_ID, "_esm": "old", "_css": "c", "x": 1}
+    state = {
+        "a": {"state": ours},
+        "b": {"state": {"_esm": "someone else's", "value": 2}},
+    }
+    saved = frontend.without_module(state)
+    kept = {"_anywidget_id": frontend.ANYWIDGET_ID, "x": 1, **frontend.SAVED_CODE}
+    assert saved["a"]["state"] == kept
+    placeholder = frontend.SAVED_CODE["_esm"]
+    assert "export default" in placeholder and "run its cell" in placeholder
+    assert saved["b"] == state["b"]  # another widget's code is its own business
+    page = frontend.with_module(saved)
+    assert page["a"]["state"]["_esm"] == frontend.BUNDLE.read_text()
+    assert page["a"]["state"]["_css"] == (frontend.STATIC / "explorer.css").read_text()
+    assert page["b"] == state["b"]
+
+
+def test_the_browser_gets_every_text_once_with_the_sentence():
+    data = widgets.QueryExplorer().frontend.data
+    assert json.loads(json.dumps(data["texts"])) == json.loads(json.dumps(widgets._text.TEXTS))
+    assert data["reprs"] == [repr(t) for t in TOKENS]
+    # The sentences are written in Python only: the front end has none of their words.
+    for path in (frontend.STATIC / "src").glob("*.js"):
+        text = path.read_text()
+        for words in ("normalises", "sums to 1", "row by row", "attention weight", "torch.dot"):
+            assert words not in text, f"{path.name} writes {words!r} itself"
 
 
 # ----------------------------------------------------------------------------- display
@@ -300,6 +375,25 @@ def test_the_figure_is_a_snapshot_of_the_current_view():
     assert f"{torch.softmax(SCORES, dim=-1)[4, 4]:.2f}" in shown
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: widgets.LoopStepper(tokens=["a" * 25] * 6),
+        lambda: widgets.QueryExplorer(tokens=["b" * 100] * 6),
+        lambda: widgets.QueryExplorer(tokens=["$x$", "a$b", "c", "d", "e", "f"]),
+        lambda: widgets.LoopStepper(tokens=["$x$", "a$b", "c", "d", "e", "f"]),
+    ],
+    ids=["loop-long", "query-100", "query-dollar", "loop-dollar"],
+)
+def test_every_token_an_explorer_accepts_is_drawn_in_its_picture(make):
+    explorer = make()
+    bundle = explorer._repr_mimebundle_()  # raised for long tokens: a title over 100 characters
+    assert bundle["image/png"]
+    fig = explorer.figure()
+    shown = " ".join(t.get_text() for ax in fig.axes for t in ax.get_xticklabels())
+    assert explorer.tokens[1] in shown
+
+
 def test_root_and_status_carry_the_css_hooks():
     explorer = widgets.LoopStepper()
     assert {"attnlib-explorer", "attnlib-loop-stepper"} <= set(explorer.widget._dom_classes)
@@ -312,3 +406,58 @@ def test_importing_widgets_does_not_pick_a_pyplot_backend():
     code = "import sys, attnlib.widgets; print('matplotlib.pyplot' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# ----------------------------------------------------------------------------- one edit, one diff
+
+# Run in a notebook kernel of the copy: attnlib from the copy, not the editable install.
+_FROM_THE_COPY = """import sys
+sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
+"""
+
+
+@pytest.mark.check_all
+def test_a_js_comment_edit_then_make_notebooks_changes_no_notebook(tmp_path):
+    """In a copy of the repo: a comment added to every JS file (sources and bundle), then
+    tools/run_notebooks.py (what make notebooks runs) writes every notebook byte for byte."""
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split("\0")
+    copy = tmp_path / "repo"
+    for name in filter(None, tracked):
+        if (ROOT / name).is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, copy / name)
+    edited = sorted((copy / "attnlib/widgets/static").rglob("*.js"))
+    for path in edited:
+        path.write_text(path.read_text() + "// a comment edit\n")
+    (tmp_path / "hooks").mkdir()
+    (tmp_path / "hooks" / "sitecustomize.py").write_text(_FROM_THE_COPY)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "hooks"), str(copy)])}
+    run = subprocess.run(
+        [sys.executable, "tools/run_notebooks.py"], cwd=copy, env=env, capture_output=True
+    )
+    assert run.returncode == 0, run.stderr.decode()[-3000:]
+    assert (
+        "// a comment edit"
+        in subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "from attnlib.widgets import frontend; print(frontend.module_source())",
+            ],
+            cwd=copy,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    ), "the notebooks did not run with the edited copy"
+    changed = [
+        name
+        for name in filter(None, tracked)
+        if (ROOT / name).is_file()
+        and (copy / name).read_bytes() != (ROOT / name).read_bytes()
+        and copy / name not in edited
+    ]
+    assert not changed, f"a JS comment edit changed {changed}"

@@ -134,9 +134,19 @@ def fix_kernel_only_controls(nb: nbformat.NotebookNode) -> None:
             status["value"] += f'<div class="attnlib-note">{html.escape(KERNEL_NOTE)}</div>'
 
 
+def with_current_module(nb: nbformat.NotebookNode) -> None:
+    """Give the explorers the front end of this checkout: saved notebooks do not keep it."""
+    from attnlib.widgets.frontend import with_module
+
+    widgets = nb.metadata.get("widgets", {}).get(WIDGET_STATE)
+    if widgets:
+        widgets["state"] = with_module(widgets["state"])
+
+
 def page(path: Path, export: HTMLExporter) -> tuple[str, str]:
     """``path`` as an HTML page whose links to notebooks point at their pages; and its title."""
     nb = nbformat.read(path, as_version=4)
+    with_current_module(nb)
     fix_kernel_only_controls(nb)
     for cell in nb.cells:
         if cell.cell_type == "markdown":

@@ -3,6 +3,8 @@
 `make notebooks` calls this. Run twice, it writes the same bytes: timings are not
 stored, and the widget state that keeps the explorers alive on exported pages is
 pruned to the widgets shown and given ids numbered in order (see ``normalise``).
+The explorers' front-end code (``_esm``, ``_css``) is not stored: `make site` puts
+the current one back, so an edit to the JS changes no notebook.
 
 Usage: python tools/run_notebooks.py [NOTEBOOK ...]
 """
@@ -18,6 +20,8 @@ from typing import Any
 
 import nbformat
 from nbclient import NotebookClient
+
+from attnlib.widgets.frontend import without_module
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -97,7 +101,7 @@ def stable_widget_ids(nb: nbformat.NotebookNode) -> None:
         )
         return json.loads(text)
 
-    widgets["state"] = {new_ids[old]: renamed(state[old]) for old in kept}
+    widgets["state"] = without_module({new_ids[old]: renamed(state[old]) for old in kept})
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             view = output.get("data", {}).get(WIDGET_VIEW)

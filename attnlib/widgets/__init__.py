@@ -12,15 +12,18 @@ Each explorer is an object with
   shows it (with a PNG of the current view for renderers without widgets);
 - ``explorer.figure()``: the current view as a matplotlib Figure.
 
-The kernel sends the data once (per sentence); the front end (``static/*.js``,
-an anywidget module) draws heatmap, bars, blend and formula from it, and the
+The kernel sends the data once (per sentence), with the texts to fill
+(``_text.TEXTS``, the only place a sentence is written); the front end
+(``static/explorer.js``, an anywidget module bundled by esbuild from
+``static/src/``) draws heatmap, bars, blend and formula from it, and the
 controls reach it in the browser (``jsdlink``): moving them needs no kernel, so
 the explorers stay alive on exported pages. A value the view refuses is put
 back, and the status line says why, naming the control.
 
-Package layout: ``views.py`` and ``attention_view.py`` (pure views),
-``static/`` and ``frontend.py`` (the front end), ``base.py``, ``explorers.py``
-and ``attention_explorer.py`` (the wiring), ``figures.py`` (static pictures).
+Package layout: ``views.py`` and ``attention_view.py`` (pure views), ``_text.py``
+(their sentences), ``static/`` and ``frontend.py`` (the front end), ``base.py``,
+``explorers.py`` and ``attention_explorer.py`` (the wiring), ``figures.py`` (static
+pictures).
 
 HTML hooks for browser tests: the root has the class ``attnlib-explorer`` and
 ``attnlib-query-explorer`` / ``attnlib-softmax-explorer`` / ``attnlib-loop-stepper`` /

@@ -1,37 +1,161 @@
-"""Numbers and vectors written out as the explorers show them (the front end writes the same)."""
+"""Every sentence the explorers show, written once, as templates the browser fills too.
+
+A template is text with fields ``{name}`` or ``{name:spec}``; ``spec`` names one
+of :data:`SPECS`, the few number formats the front end repeats (``format.js``).
+A text is a list of parts ``(when, template)``: a part is kept when every flag
+named in ``when`` (space-separated, ``!`` negates) is set. The Python views fill
+:data:`TEXTS` with :func:`compose`; the explorers send :data:`TEXTS` to the
+browser with a sentence's data, where ``format.js`` fills them the same way.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+FIELD = re.compile(r"\{(\w+)(?::(\w+))?\}")
 
 
-def number(x: float, decimals: int = 4) -> str:
-    """``x`` with up to ``decimals`` decimals, at least two: 0.55 -> '0.55', 0.1385 -> '0.1385'."""
-    text = f"{x:.{decimals}f}"
-    whole, _, frac = text.partition(".")
+def fixed(x: float) -> str:
+    """Four decimals; a masked score is ``-inf``."""
+    return "-inf" if x == float("-inf") else f"{x:.4f}"
+
+
+def short(x: float) -> str:
+    """Up to four decimals, at least two: 0.55 -> '0.55', 0.1385 -> '0.1385'."""
+    whole, _, frac = f"{x:.4f}".partition(".")
     return f"{whole}.{frac.rstrip('0').ljust(2, '0')}"
 
 
-def factor(x: float) -> str:
-    """:func:`number`, parenthesised when negative so ``0.5×(-0.2)`` is not read as a minus."""
-    return f"({number(x)})" if x < 0 else number(x)
+#: The number formats a template may ask for, by name.
+SPECS: dict[str, Callable[[Any], str]] = {
+    "f4": fixed,
+    # Parenthesised when negative, so that 0.5×(-0.2) is not read as a minus.
+    "factor": lambda x: f"({short(x)})" if x < 0 else short(x),
+    "g": lambda x: f"{x:g}",
+    "vec": lambda xs: "[" + ", ".join(fixed(x) for x in xs) + "]",
+    "span": lambda xs: f"from {fixed(min(xs))} to {fixed(max(xs))}",
+}
+
+Parts = Sequence[tuple[str, str]]
+
+WHY_ROWS = (
+    ". Why dim=-1: query i's context vector blends the inputs with the weights in row i, "
+    "so each row must be one distribution over the tokens. Softmax along dim=-1 normalises "
+    "every row on its own; dim=0 normalises each column across different queries."
+)
+
+#: Every text an explorer shows, by kind and part of the view.
+TEXTS: dict[str, dict[str, Any]] = {
+    "panels": {
+        "term": "{w:f4}·{vec}({token})",
+        "plus": " + ",
+        "product": "{a:factor}×{b:factor}",
+        "query": "x({query}) = {token_repr}",
+        "bars": "weights of query {query} over the tokens (sum {total:f4}):",
+        "blend": "z({token}) = Σ w·{vec}, row by row:",
+        "context": "z({token})",
+        "row_sum": "row sum",
+        "column_sum": "column sum",
+        "current": "▶ {token}",
+    },
+    "query": {
+        "legend": "attention weight",
+        "caption": "attention weights: rows = queries, columns = the tokens compared",
+        "formula": [("", "z({token}) = {terms} = {context:vec}")],
+    },
+    "softmax": {
+        "legend": "attention weight",
+        "caption": "softmax(attn_scores, dim={dim}): rows = queries, columns = the tokens compared",
+        "explanation": [
+            ("rows", "dim=-1 normalises across each row: every row sums to 1"),
+            ("rows !cols_one", "; the columns do not (sums {col_sums:span})"),
+            ("!rows", "dim=0 normalises down each column: every column sums to 1"),
+            ("!rows !rows_one", "; the rows do not (sums {row_sums:span}), so no query has a "),
+            ("!rows !rows_one", "distribution"),
+            ("", WHY_ROWS),
+        ],
+    },
+    "loop": {
+        "legend": "attention score",
+        "caption": "attention scores: rows = queries (i), columns = the tokens compared (j)",
+        "position": (
+            "iteration {iteration} of {iterations}: i = {i} ({token_i}), j = {j} ({token_j})"
+        ),
+        "code": "attn_scores[{i}, {j}] = torch.dot(x_{i}, x_{j})",
+        "formula": [("", "x({token_i})·x({token_j}) = {products} = {score:f4}")],
+    },
+    "attention": {
+        "legend": "attention weight",
+        "caption": [
+            ("!many", "attn_weights = softmax(attn_scores / {temperature:g}, dim={dim})"),
+            ("many", "attn_weights = softmax(head {head}'s attn_scores / sqrt({head_dim}) / "),
+            ("many", "{temperature:g}, dim={dim})"),
+            ("causal", ", causal"),
+            ("", ": rows = queries, columns = keys"),
+        ],
+        "formula": [
+            ("", "query {query} {token_repr} | softmax dim={dim} ("),
+            ("rows", "across each row"),
+            ("!rows", "down each column"),
+            ("", ") | causal mask "),
+            ("causal", "on"),
+            ("!causal", "off"),
+            ("", " | temperature {temperature:g}\n"),
+            ("!many", "attn_weights = softmax(attn_scores / temperature, dim={dim})\n"),
+            ("many", "head {head} of {num_heads}: attn_weights = softmax(queries @ keys.T / "),
+            ("many", "sqrt({head_dim}) / temperature, dim={dim})\n"),
+            ("", "attn_scores[{query}] = {scores:vec}\n"),
+            ("changed", "into softmax: {scaled:vec}\n"),
+            ("", "z({token}) = {terms} = {context:vec}\n"),
+            ("rows", "every row sums to 1"),
+            ("rows causal", "; masked weights are 0"),
+            ("rows !cols_one", "; the columns do not ({col_sums:span})"),
+            ("!rows", "every column sums to 1"),
+            ("!rows !rows_one", "; row {query} sums to {row_sum:f4}, so z is not a weighted "),
+            ("!rows !rows_one", "average (use dim=-1 for that)"),
+        ],
+    },
+}
 
 
-def vector(values: Sequence[float]) -> str:
-    """``[0.4419, 0.6515, 0.5683]``: every value with four decimals."""
-    return "[" + ", ".join(f"{v:.4f}" for v in values) + "]"
+def fill(template: str, fields: Mapping[str, Any]) -> str:
+    """``template`` with each ``{name}`` / ``{name:spec}`` replaced by ``fields[name]``."""
+
+    def one(match: re.Match) -> str:
+        value = fields[match.group(1)]
+        spec = match.group(2)
+        return SPECS[spec](value) if spec else str(value)
+
+    return FIELD.sub(one, template)
 
 
-def span(values: Sequence[float]) -> str:
-    """``from 0.7287 to 1.6323``: the smallest and largest of ``values``."""
-    return f"from {min(values):.4f} to {max(values):.4f}"
+def compose(parts: Parts, fields: Mapping[str, Any], flags: Mapping[str, bool]) -> str:
+    """The parts whose flags hold, filled and joined."""
+
+    def holds(when: str) -> bool:
+        return all(not flags[w[1:]] if w[0] == "!" else flags[w] for w in when.split())
+
+    return "".join(fill(template, fields) for when, template in parts if holds(when))
 
 
-def weighted_sum(weights: Sequence[float], tokens: Sequence[str], vec: str) -> str:
+def terms(weights: Sequence[float], tokens: Sequence[str], vec: str) -> str:
     """``0.1385·x(Your) + 0.2379·x(journey) + ...``: the blend that makes a context vector."""
-    return " + ".join(f"{w:.4f}·{vec}({t})" for w, t in zip(weights, tokens, strict=True))
+    panels = TEXTS["panels"]
+    items = (
+        fill(panels["term"], {"w": w, "vec": vec, "token": t})
+        for w, t in zip(weights, tokens, strict=True)
+    )
+    return panels["plus"].join(items)
 
 
-def score(x: float) -> str:
-    """A score with four decimals, or ``-inf`` for a masked one."""
-    return "-inf" if x == float("-inf") else f"{x:.4f}"
+def products(pairs: Sequence[tuple[float, float]]) -> str:
+    """``0.55×0.43 + 0.87×0.15 + ...``: a dot product written out term by term."""
+    panels = TEXTS["panels"]
+    return panels["plus"].join(fill(panels["product"], {"a": a, "b": b}) for a, b in pairs)
+
+
+def for_browser(tokens: Sequence[str]) -> dict[str, Any]:
+    """What the front end needs to write a sentence's texts: :data:`TEXTS` and the tokens' reprs."""
+    return {"texts": TEXTS, "reprs": [repr(t) for t in tokens]}

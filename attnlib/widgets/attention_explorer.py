@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from attnlib import _validate as check
 from attnlib.data import EXAMPLE_SENTENCE, MAX_TOKENS, sentence_inputs
 from attnlib.modules import HeadProjections, MultiHeadAttention, head_projections
-from attnlib.widgets import figures
+from attnlib.widgets import _text, figures
 from attnlib.widgets._checks import MAX_D, MAX_HEADS
 from attnlib.widgets.attention_view import AttentionView, attention_view, head_qkv
 from attnlib.widgets.base import Control, Explorer, message_for
@@ -64,7 +64,7 @@ def sentence_data(
     for head in range(num_heads):
         queries, keys, values, scale = head_qkv(inputs, projections, head)
         heads.append({"scores": (queries @ keys.T).tolist(), "values": values.tolist()})
-    return {"tokens": list(tokens), "heads": heads, "scale": scale}
+    return {"tokens": list(tokens), "heads": heads, "scale": scale, **_text.for_browser(tokens)}
 
 
 class AttentionExplorer(Explorer):

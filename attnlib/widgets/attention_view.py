@@ -185,40 +185,6 @@ def attention_view(
     return AttentionView(**settings, **tensors, text=attention_text(**settings, **tensors))
 
 
-def _settings_line(tokens: tuple[str, ...], query: int, dim: int, causal: bool, t: float) -> str:
-    axis = "across each row" if dim == -1 else "down each column"
-    mask = "on" if causal else "off"
-    return (
-        f"query {query} {tokens[query]!r} | softmax dim={dim} ({axis}) | "
-        f"causal mask {mask} | temperature {t:g}"
-    )
-
-
-def _rule(dim: int, head: int, num_heads: int, head_dim: int) -> str:
-    if num_heads == 1:
-        return f"attn_weights = softmax(attn_scores / temperature, dim={dim})"
-    return (
-        f"head {head} of {num_heads}: attn_weights = "
-        f"softmax(queries @ keys.T / sqrt({head_dim}) / temperature, dim={dim})"
-    )
-
-
-def _sums_line(dim: int, causal: bool, query: int, row_sums: list, col_sums: list) -> str:
-    ones = [abs(s - 1.0) <= SUM_TOL for s in row_sums], [abs(s - 1.0) <= SUM_TOL for s in col_sums]
-    if dim == -1:
-        line = "every row sums to 1" + ("; masked weights are 0" if causal else "")
-        if not all(ones[1]):
-            line += f"; the columns do not ({_text.span(col_sums)})"
-        return line
-    line = "every column sums to 1"
-    if not all(ones[0]):
-        line += (
-            f"; row {query} sums to {row_sums[query]:.4f}, so z is not a weighted average "
-            "(use dim=-1 for that)"
-        )
-    return line
-
-
 def attention_text(
     *,
     tokens: tuple[str, ...],
@@ -238,16 +204,30 @@ def attention_text(
     **_: Any,
 ) -> str:
     """The view in words: settings, the query's scores before and after softmax, its z."""
-    lines = [
-        _settings_line(tokens, query, dim, causal, temperature),
-        _rule(dim, head, num_heads, context.shape[0]),
-        f"attn_scores[{query}] = {_text.vector(attn_scores[query].tolist())}",
-    ]
-    if scale != 1.0 or temperature != 1.0 or causal:
-        row = scaled_scores[query].tolist()
-        lines.append("into softmax: [" + ", ".join(_text.score(v) for v in row) + "]")
-    vec = "x" if num_heads == 1 else "v"
-    terms = _text.weighted_sum(weights.tolist(), tokens, vec)
-    lines.append(f"z({tokens[query]}) = {terms} = {_text.vector(context.tolist())}")
-    lines.append(_sums_line(dim, causal, query, row_sums.tolist(), col_sums.tolist()))
-    return "\n".join(lines)
+    row_sums, col_sums = row_sums.tolist(), col_sums.tolist()
+    fields = {
+        "query": query,
+        "token": tokens[query],
+        "token_repr": repr(tokens[query]),
+        "dim": dim,
+        "temperature": temperature,
+        "head": head,
+        "num_heads": num_heads,
+        "head_dim": context.shape[0],
+        "scores": attn_scores[query].tolist(),
+        "scaled": scaled_scores[query].tolist(),
+        "terms": _text.terms(weights.tolist(), tokens, "x" if num_heads == 1 else "v"),
+        "context": context.tolist(),
+        "row_sum": row_sums[query],
+        "col_sums": col_sums,
+    }
+    flags = {
+        "rows": dim == -1,
+        "causal": causal,
+        "many": num_heads > 1,
+        # Temperature as shown: a slider's 1.0000000000000002 is 1 and changes nothing.
+        "changed": scale != 1.0 or _text.SPECS["g"](temperature) != "1" or causal,
+        "rows_one": all(abs(s - 1.0) <= SUM_TOL for s in row_sums),
+        "cols_one": all(abs(s - 1.0) <= SUM_TOL for s in col_sums),
+    }
+    return _text.compose(_text.TEXTS["attention"]["formula"], fields, flags)

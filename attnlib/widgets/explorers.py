@@ -14,7 +14,7 @@ import torch
 from matplotlib.figure import Figure
 
 from attnlib.attention import attention_scores
-from attnlib.widgets import figures
+from attnlib.widgets import _text, figures
 from attnlib.widgets._checks import resolve
 from attnlib.widgets.base import Control, Explorer
 from attnlib.widgets.frontend import ExplorerView
@@ -66,6 +66,7 @@ class QueryExplorer(Explorer):
             "tokens": list(self.tokens),
             "scores": _rows(attention_scores(self.inputs)),
             "values": self.inputs.tolist(),
+            **_text.for_browser(self.tokens),
         }
         self.frontend = ExplorerView(kind="query", data=data, query=start)
         query = Control("query", self.query, trait="query")
@@ -96,7 +97,11 @@ class SoftmaxAxisExplorer(Explorer):
     def __init__(self, scores: torch.Tensor | None = None, tokens: Sequence[str] | None = None):
         self.scores, self.tokens = resolve(scores, tokens, "attn_scores")
         self.dim = axis_toggle(-1)
-        data = {"tokens": list(self.tokens), "scores": _rows(self.scores)}
+        data = {
+            "tokens": list(self.tokens),
+            "scores": _rows(self.scores),
+            **_text.for_browser(self.tokens),
+        }
         self.frontend = ExplorerView(kind="softmax", data=data)
         dim = Control("dim", self.dim, "index", "dim_index")
         self._assemble([self.dim], [dim])
@@ -140,6 +145,7 @@ class LoopStepper(Explorer):
             "tokens": list(self.tokens),
             "inputs": self.inputs.tolist(),
             "scores": _rows(scores),
+            **_text.for_browser(self.tokens),
         }
         self.frontend = ExplorerView(kind="loop", data=data)
         step = Control("step", self.step, trait="step")

@@ -40,6 +40,8 @@ def png(fig: Figure) -> str:
 
 #: The columns' name before notebook 05 defines keys.
 COMPARED = "token compared"
+#: The longest token a title names; a longer one is named by its index (tokens may have 100).
+TITLE_TOKEN = 30
 
 
 def _grid(matrix, tokens: Sequence[str], limits: tuple[float, float], label: str, **more) -> Figure:
@@ -62,7 +64,9 @@ def _with_bars(
     left, right = fig.subplots(1, 2, width_ratios=[1.2, 1])
     _grid(matrix, tokens, limits, "attention weight", ax=left, highlight_row=query, title=title,
           xlabel=xlabel)  # fmt: skip
-    plots.weights_bar(weights, tokens, ax=right, query=query)
+    token = tokens[query]
+    named = None if len(token) <= TITLE_TOKEN else f"attention weights of query {query}"
+    plots.weights_bar(weights, tokens, ax=right, query=query, title=named)
     return fig
 
 
@@ -86,9 +90,13 @@ def softmax_figure(view: SoftmaxView, tokens: Sequence[str], limits: tuple[float
 
 
 def loop_figure(view: LoopView, tokens: Sequence[str], limits: tuple[float, float]) -> Figure:
-    """The LoopStepper's grid so far, the current cell outlined."""
-    return _grid(view.scores, tokens, limits, "attention score", highlight_cell=(view.i, view.j),
-                 xlabel=COMPARED, title=view.text)  # fmt: skip
+    """The LoopStepper's grid so far, the current cell outlined, its dot product above."""
+    title = f"attn_scores[{view.i}, {view.j}]"
+    fig = _grid(view.scores, tokens, limits, "attention score", highlight_cell=(view.i, view.j),
+                xlabel=COMPARED, title=title)  # fmt: skip
+    # Above the grid, wrapped: with long tokens the dot product is longer than a title may be.
+    fig.suptitle(view.text, fontsize=8, wrap=True)
+    return fig
 
 
 def attention_figure(view: AttentionView) -> Figure:

@@ -3,8 +3,11 @@
 :class:`ExplorerView` carries the data of one sentence (``data``: tokens,
 per-head scores and values, sent once per sentence) and the controls' values
 (``query``, ``dim_index``, ...), which the controls set in the browser through
-``jsdlink``. The ES module drawing it is the files in ``static/``, joined in
-:data:`MODULE_FILES` order into one module (no build step, nothing fetched).
+``jsdlink``. The ES module drawing it is ``static/explorer.js``, built by
+esbuild from the modules in ``static/src/`` (``make bundle``) and shipped with the
+package. Saved notebooks do not keep it (:func:`without_module`, a fixed
+placeholder instead): pages exported from them get the current one back
+(:func:`with_module`), so a JS edit changes no notebook.
 """
 
 from __future__ import annotations
@@ -15,23 +18,51 @@ import anywidget
 import traitlets
 
 STATIC = Path(__file__).resolve().parent / "static"
-#: The front end's files, in the order they are joined: each defines what the next use;
-#: the last exports the widget (``export default {render}``).
-MODULE_FILES = ("format.js", "compute.js", "colors.js", "heatmap.js", "panels.js", "explorer.js")
+#: The bundle the package ships (``make bundle`` writes it from ``static/src/``).
+BUNDLE = STATIC / "explorer.js"
 KINDS = ("query", "softmax", "loop", "attention")
+#: What saved notebooks keep of the front end's code (``_esm``, ``_css``): a module that
+#: never changes with the JS, and says what to do where a saved explorer is shown without
+#: its kernel (JupyterLab restores saved widgets when it opens a notebook).
+SAVED_CODE = {
+    "_esm": (
+        'export default { render({ el }) { el.textContent = "A saved explorer: run its cell '
+        'to bring it back."; } };\n'
+    ),
+    "_css": "",
+}
 
 
 def module_source() -> str:
-    """The front end's ES module: :data:`MODULE_FILES` joined, each under its name."""
-    parts = [
-        f"// ---- {name}\n{(STATIC / name).read_text(encoding='utf-8')}" for name in MODULE_FILES
-    ]
-    return "\n".join(parts)
+    """The front end's ES module (``static/explorer.js``)."""
+    return BUNDLE.read_text(encoding="utf-8")
 
 
 def stylesheet() -> str:
     """The explorers' CSS (``static/explorer.css``)."""
     return (STATIC / "explorer.css").read_text(encoding="utf-8")
+
+
+def _ours(model: dict) -> bool:
+    """Whether ``model`` (a saved widget's state entry) is an :class:`ExplorerView`."""
+    return model.get("state", {}).get("_anywidget_id") == ANYWIDGET_ID
+
+
+def without_module(state: dict) -> dict:
+    """A saved widget ``state`` (model id -> model) whose ExplorerViews keep only
+    :data:`SAVED_CODE`, not the front end."""
+    return {
+        key: {**m, "state": {**m["state"], **SAVED_CODE}} if _ours(m) else m
+        for key, m in state.items()
+    }
+
+
+def with_module(state: dict) -> dict:
+    """A saved widget ``state`` whose ExplorerViews carry the current module and stylesheet."""
+    code = {"_esm": module_source(), "_css": stylesheet()}
+    return {
+        key: {**m, "state": {**m["state"], **code}} if _ours(m) else m for key, m in state.items()
+    }
 
 
 class ExplorerView(anywidget.AnyWidget):
@@ -55,3 +86,7 @@ class ExplorerView(anywidget.AnyWidget):
     def __repr__(self) -> str:
         # Stable (no memory address): it can end up as a saved notebook's text/plain.
         return f"ExplorerView(kind={self.kind!r})"
+
+
+#: How anywidget names this class in a saved widget state.
+ANYWIDGET_ID = f"{ExplorerView.__module__}.{ExplorerView.__qualname__}"

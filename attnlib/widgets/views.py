@@ -51,8 +51,9 @@ def query_view(inputs: torch.Tensor, tokens: Sequence[str], query: int) -> Query
     attn_weights = softmax(attention_scores(inputs), dim=-1)
     weights = attn_weights[query]
     context = context_vector(inputs, weights)
-    terms = _text.weighted_sum(weights.tolist(), tokens, "x")
-    text = f"z({tokens[query]}) = {terms} = {_text.vector(context.tolist())}"
+    terms = _text.terms(weights.tolist(), tokens, "x")
+    fields = {"token": tokens[query], "terms": terms, "context": context.tolist()}
+    text = _text.compose(_text.TEXTS["query"]["formula"], fields, {})
     return QueryView(query, tokens[query], attn_weights, weights, context, text)
 
 
@@ -75,15 +76,8 @@ class SoftmaxView:
     text: str
 
 
-WHY_ROWS = (
-    "Why dim=-1: query i's context vector blends the inputs with the weights in row i, "
-    "so each row must be one distribution over the tokens. Softmax along dim=-1 normalises "
-    "every row on its own; dim=0 normalises each column across different queries."
-)
-
-
 def _all_one(sums: torch.Tensor) -> bool:
-    return bool(torch.allclose(sums, torch.ones_like(sums), atol=SUM_TOL))
+    return bool(((sums - 1.0).abs() <= SUM_TOL).all())
 
 
 def softmax_view(attn_scores: torch.Tensor, tokens: Sequence[str], dim: int) -> SoftmaxView:
@@ -97,18 +91,9 @@ def softmax_view(attn_scores: torch.Tensor, tokens: Sequence[str], dim: int) -> 
     attn_weights = softmax(attn_scores, dim=dim)
     row_sums, col_sums = attn_weights.sum(dim=1), attn_weights.sum(dim=0)
     rows_ok, cols_ok = _all_one(row_sums), _all_one(col_sums)
-    if dim == -1:
-        what = "dim=-1 normalises across each row: every row sums to 1"
-        if not cols_ok:
-            what += f"; the columns do not (sums {_text.span(col_sums.tolist())})"
-    else:
-        what = "dim=0 normalises down each column: every column sums to 1"
-        if not rows_ok:
-            what += (
-                f"; the rows do not (sums {_text.span(row_sums.tolist())}), "
-                "so no query has a distribution"
-            )
-    text = f"{what}. {WHY_ROWS}"
+    fields = {"row_sums": row_sums.tolist(), "col_sums": col_sums.tolist()}
+    flags = {"rows": dim == -1, "rows_one": rows_ok, "cols_one": cols_ok}
+    text = _text.compose(_text.TEXTS["softmax"]["explanation"], fields, flags)
     return SoftmaxView(dim, attn_weights, row_sums, col_sums, rows_ok, cols_ok, text)
 
 
@@ -148,7 +133,7 @@ def loop_view(inputs: torch.Tensor, tokens: Sequence[str], step: int) -> LoopVie
     filled = (torch.arange(num_tokens * num_tokens) <= step).reshape(num_tokens, num_tokens)
     terms = tuple(zip(inputs[i].tolist(), inputs[j].tolist(), strict=True))
     score = all_scores[i, j].item()
-    products = " + ".join(f"{_text.factor(a)}×{_text.factor(b)}" for a, b in terms)
-    text = f"x({tokens[i]})·x({tokens[j]}) = {products} = {score:.4f}"
+    fields = {"token_i": tokens[i], "token_j": tokens[j], "products": _text.products(terms)}
+    text = _text.compose(_text.TEXTS["loop"]["formula"], {**fields, "score": score}, {})
     scores = all_scores.masked_fill(~filled, torch.nan)
     return LoopView(step, i, j, filled, scores, terms, score, text)

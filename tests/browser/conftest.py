@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 _DIAGNOSTICS = pytest.StashKey[Callable[[], str]]()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # Registered here too, so that running this folder alone knows the marker.
+    config.addinivalue_line("markers", "check_all: only in make check-all (too slow for make test)")
+
+
 # ----------------------------------------------------------------------------- gate, browser
 
 
@@ -93,8 +98,8 @@ def notebooks_copy(run_dir: Path) -> Path:
 # ----------------------------------------------------------------------------- servers
 
 # Both depend on the gate (``chromium_executable``): no server is started for a skipped
-# layer. One JupyterLab serves the whole session (each test shuts its kernels down); a
-# Voila server goes as soon as its module's tests are done.
+# layer. One JupyterLab and one Voila serve the whole session (each Lab test shuts its
+# kernels down; Voila ends a page's kernel when the page goes).
 
 
 @pytest.fixture(scope="session")
@@ -106,12 +111,12 @@ def lab_server(
         yield server
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def voila_server(
     chromium_executable: str, notebooks_copy: Path, run_dir: Path
 ) -> Iterator[ServerProcess]:
-    """Voila serving the copy of notebook 04 as an app (code cells hidden, its default)."""
-    with servers.voila(notebooks_copy / "04_context_vectors.ipynb", run_dir) as server:
+    """Voila serving the notebooks' copy as apps (code cells hidden, its default)."""
+    with servers.voila(notebooks_copy, run_dir) as server:
         yield server
 
 

@@ -14,7 +14,10 @@ if TYPE_CHECKING:  # playwright is only imported once the gate says it is there
 
 EXPLORER = ".attnlib-explorer"
 
-# Random settings per explorer, notebook by notebook: 50 or more in all (test_frontend).
+# Random settings per explorer in `make test`: the drawing follows the controls. The node
+# check (tests/test_frontend_node.py) compares hundreds of settings' views with Python's.
+FEW = 2
+# The sweep of `make check-all`, per explorer, notebook by notebook: 50 or more in all.
 SETTINGS: dict[str, int] = {
     "01_scores_loops.ipynb": 6,
     "03_softmax_weights.ipynb": 4,

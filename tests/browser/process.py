@@ -6,10 +6,12 @@ command lines of JupyterLab and Voila.
 
 from __future__ import annotations
 
+import ctypes
 import http.client
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -17,6 +19,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 POLL_S = 0.2
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: SIGTERM when the test runner dies, even by SIGKILL.
+
+    The server then shuts its kernels down, as on any SIGTERM; nothing is left running
+    by a test run that was killed.
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 @dataclass
@@ -61,6 +74,7 @@ class ServerProcess:
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=_die_with_parent if sys.platform == "linux" else None,
             )
         return cls(name, proc, port, token, log)
 

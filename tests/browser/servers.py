@@ -74,13 +74,14 @@ def lab_command(port: int, token: str, root: Path, settings: Path, workspaces: P
     ]
 
 
-def voila_command(notebook: Path, port: int, token: str, connections: Path) -> list[str]:
-    """Voila's command line: ``notebook`` as an app (code cells hidden, its default)."""
+def voila_command(root: Path, port: int, token: str, connections: Path) -> list[str]:
+    """Voila's command line: every notebook of ``root`` as an app (code cells hidden), each at
+    ``voila/render/<name>``."""
     return [
         sys.executable,
         "-m",
         "voila",
-        str(notebook),
+        str(root),
         "--no-browser",
         f"--port={port}",
         "--Voila.ip=127.0.0.1",
@@ -115,18 +116,22 @@ def jupyterlab(root: Path, run_dir: Path) -> Iterator[ServerProcess]:
 
 
 @contextmanager
-def voila(notebook: Path, run_dir: Path) -> Iterator[ServerProcess]:
-    """Voila serving ``notebook`` as an app, its kernel connection files in ``run_dir``."""
+def voila(root: Path, run_dir: Path) -> Iterator[ServerProcess]:
+    """Voila serving the notebooks of ``root`` as apps, its kernel connection files in
+    ``run_dir``; a notebook's page is :func:`voila_page`."""
     connections = run_dir / "voila-connections"
     connections.mkdir()
     port, token = free_port(), secrets.token_hex(24)
-    args = voila_command(notebook, port, token, connections)
+    args = voila_command(root, port, token, connections)
     log = run_dir / "voila.log"
-    server = ServerProcess.start(
-        "voila", args, port, token, notebook.parent, log, env=_with_templates()
-    )
+    server = ServerProcess.start("voila", args, port, token, root, log, env=_with_templates())
     # Voila runs the notebook per page request, so readiness is just "answers HTTP" (its
     # API redirects to the login page without a token cookie). It has no shutdown
     # endpoint: it shuts its kernels down on SIGTERM.
     with server.running("/api/status", lambda status: status < 500, START_TIMEOUT_S):
         yield server
+
+
+def voila_page(server: ServerProcess, notebook: str) -> str:
+    """The URL of ``notebook``'s app on ``server`` (see :func:`voila`), token included."""
+    return f"{server.url}voila/render/{notebook}?token={server.token}"

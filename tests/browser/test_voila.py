@@ -9,6 +9,7 @@ import pytest
 from .cases import QUERY_EXPLORER_04
 from .pages import STDERR, WatchedPage, assert_healthy, assert_nothing_broken, code_sources
 from .process import ServerProcess
+from .servers import voila_page
 from .steps import check_explorer
 
 # Voila executes the whole notebook on the server before the page is complete (~20 s).
@@ -29,11 +30,7 @@ def test_query_explorer_in_voila(
 ) -> None:
     """The app hides the code, shows no error, and the slider moves the query."""
     page, case = watched_page.page, QUERY_EXPLORER_04
-    page.goto(
-        f"{voila_server.url}?token={voila_server.token}",
-        wait_until="load",
-        timeout=RENDER_TIMEOUT_MS,
-    )
+    page.goto(voila_page(voila_server, case.notebook), wait_until="load", timeout=RENDER_TIMEOUT_MS)
     # The explorer, or an error output (then fail at once, with it, not after a timeout).
     first = page.locator(f"{case.root}, {STDERR}").first
     first.wait_for(state="visible", timeout=RENDER_TIMEOUT_MS)

@@ -1,21 +1,442 @@
-// Part of the explorers' front end (see format.js); this last part is the widget. Each kind
-// of explorer builds its parts once per sentence (`build`) and draws the controls' values
-// into them (`draw`), with no kernel involved: the controls reach the model through jsdlink.
+// The explorers' front end, built from static/src/*.js by esbuild (make bundle): edit those.
 
-const WHY_ROWS =
-  "Why dim=-1: query i's context vector blends the inputs with the weights in row i, " +
-  "so each row must be one distribution over the tokens. Softmax along dim=-1 normalises " +
-  "every row on its own; dim=0 normalises each column across different queries.";
+// attnlib/widgets/static/src/compute.js
+var DIMS = [-1, 0];
+function softmaxGrid(z, rows) {
+  const n = z.length;
+  const out = z.map((row) => row.slice());
+  const at = rows ? (a, b) => [a, b] : (a, b) => [b, a];
+  for (let a = 0; a < n; a++) {
+    let max = -Infinity;
+    for (let b = 0; b < n; b++) {
+      const [i, j] = at(a, b);
+      max = Math.max(max, z[i][j]);
+    }
+    let total = 0;
+    for (let b = 0; b < n; b++) {
+      const [i, j] = at(a, b);
+      out[i][j] = Math.exp(z[i][j] - max);
+      total += out[i][j];
+    }
+    for (let b = 0; b < n; b++) {
+      const [i, j] = at(a, b);
+      out[i][j] /= total;
+    }
+  }
+  return out;
+}
+function rowSums(grid) {
+  return grid.map((row) => row.reduce((s, v) => s + v, 0));
+}
+function colSums(grid) {
+  return grid[0].map((_, j) => grid.reduce((s, row) => s + row[j], 0));
+}
+function blend(weights, values) {
+  const context = values[0].map(() => 0);
+  weights.forEach((w, j) => values[j].forEach((v, k) => context[k] += w * v));
+  return context;
+}
+function extent(...grids) {
+  const finite = grids.flat(2).filter(Number.isFinite);
+  return [Math.min(...finite), Math.max(...finite)];
+}
+function scoresOf(rows) {
+  return rows.map((row) => row.map((v) => v === null ? -Infinity : v));
+}
+function attentionOf(data, state) {
+  const { scores, values } = data.heads[state.head];
+  const factor = data.scale / state.temperature;
+  const masked = scores.map((row2, i) => row2.map((_, j) => state.causal && j > i));
+  const scaled = scores.map((row2, i) => row2.map((s, j) => masked[i][j] ? -Infinity : s * factor));
+  const weights = softmaxGrid(scaled, state.dim === -1);
+  const row = weights[state.query];
+  return {
+    scores,
+    scaled,
+    masked,
+    weights,
+    row,
+    values,
+    rowSums: rowSums(weights),
+    colSums: colSums(weights),
+    context: blend(row, values)
+  };
+}
+function fits(data, state) {
+  const n = (data.tokens || []).length;
+  const index = (v, size) => Number.isInteger(v) && v >= 0 && v < size;
+  return n > 0 && index(state.query, n) && index(state.step, n * n) && DIMS.includes(state.dim) && Number.isFinite(state.temperature) && state.temperature > 0 && index(state.head, (data.heads || [null]).length);
+}
+var ones = (sums) => sums.every((s) => Math.abs(s - 1) <= 1e-4);
 
-const ones = (sums) => sums.every((s) => Math.abs(s - 1) <= 1e-4);
+// attnlib/widgets/static/src/dom.js
+function make(tag, className = "", text = "") {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text) node.textContent = text;
+  return node;
+}
 
-/** The query-centred layout: token, then heatmap, bars and blend side by side, then text. */
-function queryLayout(root, tokens, totals) {
+// attnlib/widgets/static/src/colors.js
+var VIRIDIS = [
+  "#440154",
+  "#48186a",
+  "#472d7b",
+  "#424086",
+  "#3b528b",
+  "#33638d",
+  "#2c728e",
+  "#26828e",
+  "#21918c",
+  "#1fa088",
+  "#28ae80",
+  "#3fbc73",
+  "#5ec962",
+  "#84d44b",
+  "#addc30",
+  "#d8e219",
+  "#fde725"
+];
+var STOPS = VIRIDIS.map((hex) => [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16)));
+var LUMINANCE_THRESHOLD = 0.179;
+function colorAt(t) {
+  const x = Math.min(Math.max(t, 0), 1) * (STOPS.length - 1);
+  const k = Math.min(Math.floor(x), STOPS.length - 2);
+  const f = x - k;
+  return STOPS[k].map((c, i) => Math.round(c + f * (STOPS[k + 1][i] - c)));
+}
+function luminance(rgb) {
+  const [r, g, b] = rgb.map((c) => {
+    const s = c / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+function cellColors(value, vmin, vmax) {
+  const rgb = colorAt(vmax > vmin ? (value - vmin) / (vmax - vmin) : 0.5);
+  const text = luminance(rgb) > LUMINANCE_THRESHOLD ? "#000" : "#fff";
+  return { background: `rgb(${rgb.join(",")})`, color: text };
+}
+function gradient() {
+  return `linear-gradient(to right, ${VIRIDIS.join(", ")})`;
+}
+
+// attnlib/widgets/static/src/format.js
+var FIELD = /\{(\w+)(?::(\w+))?\}/g;
+function fixed(x) {
+  if (x === -Infinity) return "-inf";
+  return Object.is(x, -0) ? "-0.0000" : x.toFixed(4);
+}
+function short(x) {
+  const [whole, frac] = fixed(x).split(".");
+  return `${whole}.${frac.replace(/0+$/, "").padEnd(2, "0")}`;
+}
+var SPECS = {
+  f4: fixed,
+  factor: (x) => x < 0 ? `(${short(x)})` : short(x),
+  // Python's f"{x:g}" for the temperatures a slider gives: 1.0 -> "1", 0.30000000000000004 -> "0.3".
+  g: (x) => String(Number(x.toPrecision(6))),
+  vec: (xs) => `[${xs.map(fixed).join(", ")}]`,
+  span: (xs) => `from ${fixed(Math.min(...xs))} to ${fixed(Math.max(...xs))}`
+};
+function fill(template, fields) {
+  return template.replace(
+    FIELD,
+    (_, name, spec) => spec ? SPECS[spec](fields[name]) : String(fields[name])
+  );
+}
+function compose(parts, fields, flags) {
+  const holds = (when) => when.split(" ").filter(Boolean).every((w) => w.startsWith("!") ? !flags[w.slice(1)] : flags[w]);
+  return parts.filter(([when]) => holds(when)).map(([, template]) => fill(template, fields)).join("");
+}
+function terms(texts, weights, tokens, vec) {
+  return weights.map((w, j) => fill(texts.term, { w, vec, token: tokens[j] })).join(texts.plus);
+}
+function products(texts, a, b) {
+  return a.map((x, k) => fill(texts.product, { a: x, b: b[k] })).join(texts.plus);
+}
+
+// attnlib/widgets/static/src/heatmap.js
+function cell(tag, row, col, className = "") {
+  const node = make(tag, className);
+  node.dataset.row = row;
+  node.dataset.col = col;
+  return node;
+}
+function headerRow(tokens, totals, texts) {
+  const tr = make("tr");
+  tr.append(make("th"), ...tokens.map((t) => make("th", "", t)));
+  if (totals) tr.append(make("th", "attnlib-total", texts.row_sum));
+  return tr;
+}
+function bodyRow(tokens, i, totals, parts) {
+  const tr = make("tr");
+  tr.dataset.row = i;
+  const label = make("th", "", tokens[i]);
+  const cells = tokens.map((_, j) => cell("td", i, j));
+  tr.append(label, ...cells);
+  if (totals) {
+    const sum = cell("td", i, "sum", "attnlib-total");
+    tr.append(sum);
+    parts.rowSums.push(sum);
+  }
+  parts.rows.push(tr);
+  parts.labels.push(label);
+  parts.cells.push(cells);
+  return tr;
+}
+function sumsRow(tokens, parts, texts) {
+  const tr = make("tr");
+  tr.dataset.row = "sum";
+  parts.colSums = tokens.map((_, j) => cell("td", "sum", j, "attnlib-total"));
+  tr.append(make("th", "attnlib-total", texts.column_sum), ...parts.colSums);
+  return tr;
+}
+function legend(label) {
+  const box = make("div", "attnlib-legend");
+  const low = make("span"), high = make("span");
+  const bar = make("span", "attnlib-legend-bar");
+  bar.style.background = gradient();
+  box.append(make("span", "", `${label}:`), low, bar, high);
+  return { box, low, high };
+}
+function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
+  const table = make("table", "attnlib-heatmap");
+  const caption = make("caption");
+  const parts = { table, caption, rows: [], labels: [], cells: [], rowSums: [], colSums: [] };
+  table.append(caption, headerRow(tokens, totals, texts));
+  tokens.forEach((_, i) => table.append(bodyRow(tokens, i, totals, parts)));
+  if (totals) table.append(sumsRow(tokens, parts, texts));
+  parts.legend = legend(label);
+  parts.tokens = tokens;
+  parts.current = tokens.map((token) => fill(texts.current, { token }));
+  const wrap = make("div", "attnlib-heatmap-wrap");
+  wrap.append(table, parts.legend.box);
+  parent.append(wrap);
+  return parts;
+}
+function paintCell(td, value, how, vmin, vmax) {
+  td.classList.toggle("attnlib-masked", how === "masked");
+  if (how === "blank") {
+    td.textContent = "";
+    td.dataset.empty = "1";
+    td.style.background = td.style.color = "";
+    return;
+  }
+  delete td.dataset.empty;
+  td.textContent = fixed(value);
+  const colors = how === "masked" ? { background: "", color: "" } : cellColors(value, vmin, vmax);
+  td.style.background = colors.background;
+  td.style.color = colors.color;
+}
+function paintSum(td, total) {
+  td.textContent = fixed(total);
+  td.classList.toggle("attnlib-sum-one", Math.abs(total - 1) <= 1e-4);
+}
+function paintHeatmap(parts, values, { vmin, vmax, how = () => "plain", row = -1, at = null, sums = null, caption = "" }) {
+  parts.caption.textContent = caption;
+  parts.cells.forEach((tds, i) => {
+    tds.forEach((td, j) => {
+      paintCell(td, values[i][j], how(i, j), vmin, vmax);
+      td.classList.toggle("attnlib-highlight-cell", !!at && at[0] === i && at[1] === j);
+    });
+    parts.rows[i].classList.toggle("attnlib-highlight-row", i === row);
+    parts.labels[i].textContent = i === row ? parts.current[i] : parts.tokens[i];
+  });
+  if (sums) {
+    parts.rowSums.forEach((td, i) => paintSum(td, sums[0][i]));
+    parts.colSums.forEach((td, j) => paintSum(td, sums[1][j]));
+  }
+  parts.legend.low.textContent = fixed(vmin);
+  parts.legend.high.textContent = fixed(vmax);
+}
+
+// attnlib/widgets/static/src/panels.js
+function paintToken(node, label) {
+  node.textContent = label;
+}
+function paintBars(node, weights, tokens, query, title) {
+  const top = Math.max(...weights, 1e-12);
+  const heading = make("div", "attnlib-panel-title", title);
+  const rows = weights.map((w, j) => {
+    const row = make("div", j === query ? "attnlib-bar-row attnlib-query-bar" : "attnlib-bar-row");
+    row.dataset.col = j;
+    const bar = make("span", "attnlib-bar");
+    bar.style.width = `${100 * Math.max(w, 0) / top}px`;
+    row.append(
+      make("span", "attnlib-bar-label", tokens[j]),
+      bar,
+      make("span", "attnlib-bar-value", fixed(w))
+    );
+    return row;
+  });
+  node.replaceChildren(heading, ...rows);
+}
+function blendRow(label, weight, numbers, className, alpha) {
+  const tr = make("tr", className);
+  tr.append(make("th", "", label), make("td", "attnlib-weight", weight));
+  numbers.forEach((v, k) => {
+    const td = make("td", "attnlib-term", fixed(v));
+    td.dataset.k = k;
+    if (alpha !== null) td.style.setProperty("--attnlib-alpha", alpha.toFixed(3));
+    tr.append(td);
+  });
+  return tr;
+}
+function paintBlend(node, weights, values, context, tokens, texts) {
+  const top = Math.max(...weights, 1e-12);
+  const table = make("table", "attnlib-blend");
+  table.append(make("caption", "", texts.blend));
+  weights.forEach((w, j) => {
+    const row = blendRow(
+      `${tokens[j]}`,
+      fixed(w),
+      values[j].map((v) => w * v),
+      "",
+      Math.max(w, 0) / top
+    );
+    row.dataset.col = j;
+    table.append(row);
+  });
+  table.append(blendRow(texts.context, "", context, "attnlib-context", null));
+  node.replaceChildren(table);
+}
+function paintText(node, text) {
+  node.textContent = text;
+}
+
+// attnlib/widgets/static/src/views.js
+var prepared = /* @__PURE__ */ new WeakMap();
+function once(data, make2) {
+  if (!prepared.has(data)) prepared.set(data, make2());
+  return prepared.get(data);
+}
+function queryPanels(data, query, row, vec) {
+  const texts = data.texts.panels;
+  const token = data.tokens[query];
+  const total = row.reduce((s, w) => s + w, 0);
+  return {
+    label: fill(texts.query, { query, token_repr: data.reprs[query] }),
+    bars: fill(texts.bars, { query, total }),
+    blend: fill(texts.blend, { token, vec }),
+    context: fill(texts.context, { token })
+  };
+}
+function queryView(data, { query }) {
+  const { weights, limits } = once(data, () => {
+    const grid = softmaxGrid(scoresOf(data.scores), true);
+    return { weights: grid, limits: extent(grid) };
+  });
+  const texts = data.texts.query;
+  const row = weights[query];
+  const context = blend(row, data.values);
+  const fields = { token: data.tokens[query], terms: terms(data.texts.panels, row, data.tokens, "x"), context };
+  return {
+    weights,
+    limits,
+    row,
+    values: data.values,
+    context,
+    caption: texts.caption,
+    formula: compose(texts.formula, fields, {}),
+    panels: queryPanels(data, query, row, "x")
+  };
+}
+function softmaxView(data, { dim }) {
+  const { both, limits } = once(data, () => {
+    const grids = DIMS.map((d) => softmaxGrid(scoresOf(data.scores), d === -1));
+    return { both: grids, limits: extent(...grids) };
+  });
+  const texts = data.texts.softmax;
+  const weights = both[DIMS.indexOf(dim)];
+  const sums = [rowSums(weights), colSums(weights)];
+  const flags = { rows: dim === -1, rows_one: ones(sums[0]), cols_one: ones(sums[1]) };
+  const fields = { row_sums: sums[0], col_sums: sums[1] };
+  return {
+    weights,
+    limits,
+    sums,
+    caption: fill(texts.caption, { dim }),
+    explanation: compose(texts.explanation, fields, flags)
+  };
+}
+function loopView(data, { step }) {
+  const limits = once(data, () => extent(data.scores));
+  const texts = data.texts.loop;
+  const { tokens, scores, inputs } = data;
+  const n = tokens.length;
+  const [i, j] = [Math.floor(step / n), step % n];
+  const fields = {
+    i,
+    j,
+    token_i: tokens[i],
+    token_j: tokens[j],
+    iteration: step + 1,
+    iterations: n * n,
+    products: products(data.texts.panels, inputs[i], inputs[j]),
+    score: scores[i][j]
+  };
+  return {
+    scores,
+    limits,
+    at: [i, j],
+    filled: (a, b) => a * n + b <= step,
+    caption: texts.caption,
+    position: fill(texts.position, fields),
+    code: fill(texts.code, fields),
+    formula: compose(texts.formula, fields, {})
+  };
+}
+function attentionView(data, state) {
+  const view = attentionOf(data, state);
+  const { query, dim, causal, temperature, head } = state;
+  const texts = data.texts.attention;
+  const many = data.heads.length > 1;
+  const vec = many ? "v" : "x";
+  const fields = {
+    query,
+    token: data.tokens[query],
+    token_repr: data.reprs[query],
+    dim,
+    temperature,
+    head,
+    num_heads: data.heads.length,
+    head_dim: view.context.length,
+    scores: view.scores[query],
+    scaled: view.scaled[query],
+    terms: terms(data.texts.panels, view.row, data.tokens, vec),
+    context: view.context,
+    row_sum: view.rowSums[query],
+    col_sums: view.colSums
+  };
+  const flags = {
+    rows: dim === -1,
+    causal,
+    many,
+    // Temperature as shown: a slider's 1.0000000000000002 is 1 and changes nothing.
+    changed: data.scale !== 1 || SPECS.g(temperature) !== "1" || causal,
+    rows_one: ones(view.rowSums),
+    cols_one: ones(view.colSums)
+  };
+  return {
+    ...view,
+    // vmin = 0, not the smallest weight: a flat row looks flat and a sharp one bright.
+    limits: [0, Math.max(...view.weights.flat())],
+    caption: compose(texts.caption, fields, flags),
+    formula: compose(texts.formula, fields, flags),
+    panels: queryPanels(data, query, view.row, vec)
+  };
+}
+var VIEWS = { query: queryView, softmax: softmaxView, loop: loopView, attention: attentionView };
+
+// attnlib/widgets/static/src/explorer.js
+function queryLayout(root, data, legend2, totals) {
   const head = make("div", "attnlib-head");
   const token = make("b", "attnlib-token");
   head.append(token);
   const row = make("div", "attnlib-row");
-  const heatmap = buildHeatmap(row, tokens, { totals, label: "attention weight" });
+  const { panels } = data.texts;
+  const heatmap = buildHeatmap(row, data.tokens, { texts: panels, label: legend2, totals });
   const bars = make("div", "attnlib-bars");
   const blendBox = make("div", "attnlib-blend-panel");
   row.append(bars, blendBox);
@@ -23,176 +444,74 @@ function queryLayout(root, tokens, totals) {
   root.append(head, row, formula);
   return { token, heatmap, bars, blendBox, formula };
 }
-
-function drawQueryPanels(parts, tokens, query, row, values, context, vec) {
-  paintToken(parts.token, query, tokens[query]);
-  paintBars(parts.bars, row, tokens, query);
-  paintBlend(parts.blendBox, row, values, context, tokens, query, vec);
+function drawQueryPanels(parts, data, query, view) {
+  paintToken(parts.token, view.panels.label);
+  paintBars(parts.bars, view.row, data.tokens, query, view.panels.bars);
+  paintBlend(parts.blendBox, view.row, view.values, view.context, data.tokens, view.panels);
 }
-
-const QUERY = {
-  build(root, data) {
-    const parts = queryLayout(root, data.tokens, false);
-    parts.weights = softmaxGrid(data.scores, true);
-    parts.limits = extent(parts.weights);
-    return parts;
-  },
-  draw(parts, data, { query }) {
-    const row = parts.weights[query];
-    const [vmin, vmax] = parts.limits;
-    const caption = "attention weights: rows = queries, columns = the tokens compared";
-    paintHeatmap(parts.heatmap, parts.weights, { vmin, vmax, row: query, caption });
-    const context = blend(row, data.values);
-    drawQueryPanels(parts, data.tokens, query, row, data.values, context, "x");
-    const sum = weightedSum(row, data.tokens, "x");
-    const z = `z(${data.tokens[query]}) = ${sum} = ${vectorText(context)}`;
-    paintText(parts.formula, z);
-  },
-};
-
-function softmaxText(dim, sums) {
-  const [rows, cols] = sums;
-  let what;
-  if (dim === -1) {
-    what = "dim=-1 normalises across each row: every row sums to 1";
-    if (!ones(cols)) what += `; the columns do not (sums ${spanText(cols)})`;
-  } else {
-    what = "dim=0 normalises down each column: every column sums to 1";
-    if (!ones(rows))
-      what += `; the rows do not (sums ${spanText(rows)}), so no query has a distribution`;
+var QUERY = {
+  build: (root, data) => queryLayout(root, data, data.texts.query.legend, false),
+  draw(parts, data, view, { query }) {
+    const [vmin, vmax] = view.limits;
+    paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
+    drawQueryPanels(parts, data, query, view);
+    paintText(parts.formula, view.formula);
   }
-  return `${what}. ${WHY_ROWS}`;
-}
-
-const SOFTMAX = {
+};
+var SOFTMAX = {
   build(root, data) {
-    const scores = scoresOf(data.scores);
-    const heatmap = buildHeatmap(root, data.tokens, { totals: true, label: "attention weight" });
+    const texts = data.texts;
+    const heatmap = buildHeatmap(root, data.tokens, {
+      texts: texts.panels,
+      label: texts.softmax.legend,
+      totals: true
+    });
     const explanation = make("div", "attnlib-explanation");
     root.append(explanation);
-    // Both axes' weights, on one colour scale, so that flipping compares like with like.
-    const weights = DIMS.map((dim) => softmaxGrid(scores, dim === -1));
-    return { heatmap, explanation, weights, limits: extent(...weights) };
+    return { heatmap, explanation };
   },
-  draw(parts, data, { dim }) {
-    const weights = parts.weights[DIMS.indexOf(dim)];
-    const sums = [rowSums(weights), colSums(weights)];
-    const [vmin, vmax] = parts.limits;
-    const caption = `softmax(attn_scores, dim=${dim}): rows = queries, columns = the tokens compared`;
-    paintHeatmap(parts.heatmap, weights, { vmin, vmax, sums, caption });
-    paintText(parts.explanation, softmaxText(dim, sums));
-  },
+  draw(parts, data, view) {
+    const [vmin, vmax] = view.limits;
+    const { sums, caption } = view;
+    paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, sums, caption });
+    paintText(parts.explanation, view.explanation);
+  }
 };
-
-const LOOP = {
+var LOOP = {
   build(root, data) {
     const position = make("div", "attnlib-position");
     root.append(position);
-    const heatmap = buildHeatmap(root, data.tokens, { label: "attention score" });
+    const { panels, loop } = data.texts;
+    const heatmap = buildHeatmap(root, data.tokens, { texts: panels, label: loop.legend });
     const code = make("div", "attnlib-code");
     const formula = make("div", "attnlib-formula");
     root.append(code, formula);
-    return { position, heatmap, code, formula, limits: extent(data.scores) };
+    return { position, heatmap, code, formula };
   },
-  draw(parts, data, { step }) {
-    const { tokens, scores, inputs } = data;
-    const n = tokens.length;
-    const [i, j] = [Math.floor(step / n), step % n];
-    const [vmin, vmax] = parts.limits;
-    const how = (a, b) => (a * n + b <= step ? "plain" : "blank");
-    const caption = "attention scores: rows = queries (i), columns = the tokens compared (j)";
-    paintHeatmap(parts.heatmap, scores, { vmin, vmax, how, at: [i, j], caption });
-    paintText(
-      parts.position,
-      `iteration ${step + 1} of ${n * n}: i = ${i} (${tokens[i]}), j = ${j} (${tokens[j]})`,
-    );
-    paintText(parts.code, `attn_scores[${i}, ${j}] = torch.dot(x_${i}, x_${j})`);
-    const products = inputs[i].map((a, k) => `${factor(a)}×${factor(inputs[j][k])}`).join(" + ");
-    paintText(
-      parts.formula,
-      `x(${tokens[i]})·x(${tokens[j]}) = ${products} = ${fixed4(scores[i][j])}`,
-    );
-  },
-};
-
-function attentionLines(data, state, view) {
-  const { tokens, heads, scale } = data;
-  const { query, dim, causal, temperature, head } = state;
-  const t = general(temperature);
-  const axis = dim === -1 ? "across each row" : "down each column";
-  const lines = [
-    `query ${query} ${pyRepr(tokens[query])} | softmax dim=${dim} (${axis}) | ` +
-      `causal mask ${causal ? "on" : "off"} | temperature ${t}`,
-    heads.length === 1
-      ? `attn_weights = softmax(attn_scores / temperature, dim=${dim})`
-      : `head ${head} of ${heads.length}: attn_weights = ` +
-        `softmax(queries @ keys.T / sqrt(${view.context.length}) / temperature, dim=${dim})`,
-    `attn_scores[${query}] = ${vectorText(view.scores[query])}`,
-  ];
-  if (scale !== 1 || temperature !== 1 || causal)
-    lines.push(`into softmax: ${vectorText(view.scaled[query])}`);
-  const vec = heads.length === 1 ? "x" : "v";
-  lines.push(
-    `z(${tokens[query]}) = ${weightedSum(view.row, tokens, vec)} = ${vectorText(view.context)}`,
-  );
-  lines.push(sumsLine(dim, causal, query, view.rowSums, view.colSums));
-  return lines.join("\n");
-}
-
-function sumsLine(dim, causal, query, rows, cols) {
-  if (dim === -1) {
-    let line = "every row sums to 1" + (causal ? "; masked weights are 0" : "");
-    if (!ones(cols)) line += `; the columns do not (${spanText(cols)})`;
-    return line;
+  draw(parts, data, view) {
+    const [vmin, vmax] = view.limits;
+    const how = (a, b) => view.filled(a, b) ? "plain" : "blank";
+    const options = { vmin, vmax, how, at: view.at, caption: view.caption };
+    paintHeatmap(parts.heatmap, view.scores, options);
+    paintText(parts.position, view.position);
+    paintText(parts.code, view.code);
+    paintText(parts.formula, view.formula);
   }
-  let line = "every column sums to 1";
-  if (!ones(rows))
-    line +=
-      `; row ${query} sums to ${fixed4(rows[query])}, ` +
-      "so z is not a weighted average (use dim=-1 for that)";
-  return line;
-}
-
-const ATTENTION = {
-  build(root, data) {
-    return queryLayout(root, data.tokens, true);
-  },
-  draw(parts, data, state) {
-    const view = attentionOf(data, state);
-    const { query, dim, causal, temperature, head } = state;
-    const many = data.heads.length > 1;
-    const scores = many
-      ? `head ${head}'s attn_scores / sqrt(${view.context.length})`
-      : "attn_scores";
-    const rule = `softmax(${scores} / ${general(temperature)}, dim=${dim})`;
-    const caption = `attn_weights = ${rule}${causal ? ", causal" : ""}: rows = queries, columns = keys`;
-    // vmin = 0, not the smallest weight: a flat row looks flat and a sharp one bright.
-    const vmax = Math.max(...view.weights.flat());
-    const how = (i, j) => (view.masked[i][j] ? "masked" : "plain");
-    paintHeatmap(parts.heatmap, view.weights, {
-      vmin: 0,
-      vmax,
-      how,
-      row: query,
-      sums: [view.rowSums, view.colSums],
-      caption,
-    });
-    drawQueryPanels(
-      parts,
-      data.tokens,
-      query,
-      view.row,
-      view.values,
-      view.context,
-      many ? "v" : "x",
-    );
-    paintText(parts.formula, attentionLines(data, state, view));
-  },
 };
-
-const KINDS = { query: QUERY, softmax: SOFTMAX, loop: LOOP, attention: ATTENTION };
-const CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step"];
-
+var ATTENTION = {
+  build: (root, data) => queryLayout(root, data, data.texts.attention.legend, true),
+  draw(parts, data, view, { query }) {
+    const [vmin, vmax] = view.limits;
+    const how = (i, j) => view.masked[i][j] ? "masked" : "plain";
+    const sums = [view.rowSums, view.colSums];
+    const options = { vmin, vmax, how, row: query, sums, caption: view.caption };
+    paintHeatmap(parts.heatmap, view.weights, options);
+    drawQueryPanels(parts, data, query, view);
+    paintText(parts.formula, view.formula);
+  }
+};
+var KINDS = { query: QUERY, softmax: SOFTMAX, loop: LOOP, attention: ATTENTION };
+var CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step"];
 function stateOf(model) {
   return {
     query: model.get("query"),
@@ -200,21 +519,19 @@ function stateOf(model) {
     causal: model.get("causal"),
     temperature: model.get("temperature"),
     head: model.get("head"),
-    step: model.get("step"),
+    step: model.get("step")
   };
 }
-
 function render({ model, el }) {
-  const kind = KINDS[model.get("kind")];
-  const root = make("div", `attnlib-view attnlib-view-${model.get("kind")}`);
+  const name = model.get("kind");
+  const kind = KINDS[name];
+  const root = make("div", `attnlib-view attnlib-view-${name}`);
   el.append(root);
   let parts = null;
   const redraw = () => {
     const data = model.get("data");
     const state = stateOf(model);
-    // A value that does not fit (a kernel moving two controls one after the other) is
-    // skipped: the last good drawing stays until the values fit again.
-    if (parts && fits(data, state)) kind.draw(parts, data, state);
+    if (parts && fits(data, state)) kind.draw(parts, data, VIEWS[name](data, state), state);
   };
   const rebuild = () => {
     root.replaceChildren();
@@ -223,12 +540,14 @@ function render({ model, el }) {
     redraw();
   };
   model.on("change:data", rebuild);
-  CONTROLS.forEach((name) => model.on(`change:${name}`, redraw));
+  CONTROLS.forEach((control) => model.on(`change:${control}`, redraw));
   rebuild();
   return () => {
     model.off("change:data", rebuild);
-    CONTROLS.forEach((name) => model.off(`change:${name}`, redraw));
+    CONTROLS.forEach((control) => model.off(`change:${control}`, redraw));
   };
 }
-
-export default { render };
+var explorer_default = { render };
+export {
+  explorer_default as default
+};

@@ -1,12 +1,11 @@
-// Part of the explorers' front end (see format.js). The arithmetic of the views, done in
-// the browser from the data the kernel sent once: the same steps as the Python views
-// (attnlib/widgets/views.py, attention_view.py), in float64.
+// The arithmetic of the views, done in the browser from the data the kernel sent once: the
+// same steps as the Python views (attnlib/widgets/views.py, attention_view.py), in float64.
 
 /** The softmax axis of the toggle's options, by index: dim=-1 (rows), then dim=0 (columns). */
-const DIMS = [-1, 0];
+export const DIMS = [-1, 0];
 
 /** Softmax of each row (`rows`) or each column of the square grid `z`; -Infinity gets 0. */
-function softmaxGrid(z, rows) {
+export function softmaxGrid(z, rows) {
   const n = z.length;
   const out = z.map((row) => row.slice());
   const at = rows ? (a, b) => [a, b] : (a, b) => [b, a];
@@ -30,34 +29,34 @@ function softmaxGrid(z, rows) {
   return out;
 }
 
-function rowSums(grid) {
+export function rowSums(grid) {
   return grid.map((row) => row.reduce((s, v) => s + v, 0));
 }
 
-function colSums(grid) {
+export function colSums(grid) {
   return grid[0].map((_, j) => grid.reduce((s, row) => s + row[j], 0));
 }
 
 /** sum_j weights[j] * values[j]: the context vector, (d,). */
-function blend(weights, values) {
+export function blend(weights, values) {
   const context = values[0].map(() => 0);
   weights.forEach((w, j) => values[j].forEach((v, k) => (context[k] += w * v)));
   return context;
 }
 
 /** [smallest, largest] finite entry of a grid. */
-function extent(...grids) {
+export function extent(...grids) {
   const finite = grids.flat(2).filter(Number.isFinite);
   return [Math.min(...finite), Math.max(...finite)];
 }
 
 /** JSON has no -inf: the kernel sends masked scores as null. */
-function scoresOf(rows) {
+export function scoresOf(rows) {
   return rows.map((row) => row.map((v) => (v === null ? -Infinity : v)));
 }
 
 /** The AttentionExplorer's view of `data` under the controls' values `state`. */
-function attentionOf(data, state) {
+export function attentionOf(data, state) {
   const { scores, values } = data.heads[state.head];
   const factor = data.scale / state.temperature;
   const masked = scores.map((row, i) => row.map((_, j) => state.causal && j > i));
@@ -78,7 +77,7 @@ function attentionOf(data, state) {
 }
 
 /** Whether the controls' values fit the data (a kernel may set any value for a moment). */
-function fits(data, state) {
+export function fits(data, state) {
   const n = (data.tokens || []).length;
   const index = (v, size) => Number.isInteger(v) && v >= 0 && v < size;
   return (
@@ -91,3 +90,6 @@ function fits(data, state) {
     index(state.head, (data.heads || [null]).length)
   );
 }
+
+/** Whether every sum is 1, to the Python views' tolerance (SUM_TOL). */
+export const ones = (sums) => sums.every((s) => Math.abs(s - 1) <= 1e-4);

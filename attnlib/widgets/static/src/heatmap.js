@@ -1,16 +1,12 @@
-// Part of the explorers' front end (see format.js). The heatmap: a table built once per
+// The heatmap: a table built once per
 // sentence (`buildHeatmap`) and repainted in place on every control move (`paintHeatmap`).
 // Hooks for tests and styles: table.attnlib-heatmap, td[data-row][data-col], sums in
 // data-col="sum" / data-row="sum", tr.attnlib-highlight-row, td.attnlib-highlight-cell,
 // td.attnlib-masked, blank cells with data-empty.
 
-/** A new element `tag` with `className` and text `text` (both optional). */
-function make(tag, className = "", text = "") {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text) node.textContent = text;
-  return node;
-}
+import { cellColors, gradient } from "./colors.js";
+import { make } from "./dom.js";
+import { fill, fixed } from "./format.js";
 
 function cell(tag, row, col, className = "") {
   const node = make(tag, className);
@@ -19,10 +15,10 @@ function cell(tag, row, col, className = "") {
   return node;
 }
 
-function headerRow(tokens, totals) {
+function headerRow(tokens, totals, texts) {
   const tr = make("tr");
   tr.append(make("th"), ...tokens.map((t) => make("th", "", t)));
-  if (totals) tr.append(make("th", "attnlib-total", "row sum"));
+  if (totals) tr.append(make("th", "attnlib-total", texts.row_sum));
   return tr;
 }
 
@@ -43,11 +39,11 @@ function bodyRow(tokens, i, totals, parts) {
   return tr;
 }
 
-function sumsRow(tokens, parts) {
+function sumsRow(tokens, parts, texts) {
   const tr = make("tr");
   tr.dataset.row = "sum";
   parts.colSums = tokens.map((_, j) => cell("td", "sum", j, "attnlib-total"));
-  tr.append(make("th", "attnlib-total", "column sum"), ...parts.colSums);
+  tr.append(make("th", "attnlib-total", texts.column_sum), ...parts.colSums);
   return tr;
 }
 
@@ -61,16 +57,20 @@ function legend(label) {
   return { box, low, high };
 }
 
-/** A heatmap of `tokens` x `tokens` in `parent`; `totals`: with row and column sums. */
-function buildHeatmap(parent, tokens, { totals = false, label = "value" } = {}) {
+/**
+ * A heatmap of `tokens` x `tokens` in `parent`; `totals`: with row and column sums; `texts`:
+ * the panels' texts (TEXTS["panels"]); `label`: the legend's.
+ */
+export function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   const table = make("table", "attnlib-heatmap");
   const caption = make("caption");
   const parts = { table, caption, rows: [], labels: [], cells: [], rowSums: [], colSums: [] };
-  table.append(caption, headerRow(tokens, totals));
+  table.append(caption, headerRow(tokens, totals, texts));
   tokens.forEach((_, i) => table.append(bodyRow(tokens, i, totals, parts)));
-  if (totals) table.append(sumsRow(tokens, parts));
+  if (totals) table.append(sumsRow(tokens, parts, texts));
   parts.legend = legend(label);
   parts.tokens = tokens;
+  parts.current = tokens.map((token) => fill(texts.current, { token }));
   const wrap = make("div", "attnlib-heatmap-wrap");
   wrap.append(table, parts.legend.box);
   parent.append(wrap);
@@ -86,7 +86,7 @@ function paintCell(td, value, how, vmin, vmax) {
     return;
   }
   delete td.dataset.empty;
-  td.textContent = fixed4(value);
+  td.textContent = fixed(value);
   // Masked cells take the stylesheet's grey: no inline colour may win over it.
   const colors = how === "masked" ? { background: "", color: "" } : cellColors(value, vmin, vmax);
   td.style.background = colors.background;
@@ -94,7 +94,7 @@ function paintCell(td, value, how, vmin, vmax) {
 }
 
 function paintSum(td, total) {
-  td.textContent = fixed4(total);
+  td.textContent = fixed(total);
   td.classList.toggle("attnlib-sum-one", Math.abs(total - 1) <= 1e-4);
 }
 
@@ -103,7 +103,7 @@ function paintSum(td, total) {
  * "blank" | "masked" | "plain"; `row` (highlighted row), `at` ([i, j] highlighted cell),
  * `sums` ([rowSums, colSums]), `caption`.
  */
-function paintHeatmap(
+export function paintHeatmap(
   parts,
   values,
   { vmin, vmax, how = () => "plain", row = -1, at = null, sums = null, caption = "" },
@@ -115,12 +115,12 @@ function paintHeatmap(
       td.classList.toggle("attnlib-highlight-cell", !!at && at[0] === i && at[1] === j);
     });
     parts.rows[i].classList.toggle("attnlib-highlight-row", i === row);
-    parts.labels[i].textContent = i === row ? `▶ ${parts.tokens[i]}` : parts.tokens[i];
+    parts.labels[i].textContent = i === row ? parts.current[i] : parts.tokens[i];
   });
   if (sums) {
     parts.rowSums.forEach((td, i) => paintSum(td, sums[0][i]));
     parts.colSums.forEach((td, j) => paintSum(td, sums[1][j]));
   }
-  parts.legend.low.textContent = fixed4(vmin);
-  parts.legend.high.textContent = fixed4(vmax);
+  parts.legend.low.textContent = fixed(vmin);
+  parts.legend.high.textContent = fixed(vmax);
 }

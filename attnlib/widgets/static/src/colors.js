@@ -1,4 +1,4 @@
-// Part of the explorers' front end (see format.js). Cell colours: viridis, a sequential map
+// Cell colours: viridis, a sequential map
 // that reads the same with the common colour-vision deficiencies and in grey, as the
 // course's static heatmaps (attnlib.plots.heatmap). Stops: matplotlib's viridis at 0, 1/16, .. 1.
 
@@ -42,7 +42,7 @@ function luminance(rgb) {
 }
 
 /** Background and text colour of a cell holding `value` on the scale vmin..vmax. */
-function cellColors(value, vmin, vmax) {
+export function cellColors(value, vmin, vmax) {
   // A flat grid (vmin == vmax) sits in the middle of the map.
   const rgb = colorAt(vmax > vmin ? (value - vmin) / (vmax - vmin) : 0.5);
   const text = luminance(rgb) > LUMINANCE_THRESHOLD ? "#000" : "#fff";
@@ -50,6 +50,6 @@ function cellColors(value, vmin, vmax) {
 }
 
 /** The map as a CSS gradient, for the legend. */
-function gradient() {
+export function gradient() {
   return `linear-gradient(to right, ${VIRIDIS.join(", ")})`;
 }

@@ -1,0 +1,141 @@
+// The widget (anywidget's `render`). Each kind of explorer builds its parts once per
+// sentence (`build`) and draws its view (views.js) into them (`draw`), with no kernel
+// involved: the controls reach the model through jsdlink.
+
+import { DIMS, fits } from "./compute.js";
+import { make } from "./dom.js";
+import { buildHeatmap, paintHeatmap } from "./heatmap.js";
+import { paintBars, paintBlend, paintText, paintToken } from "./panels.js";
+import { VIEWS } from "./views.js";
+
+/** The query-centred layout: token, then heatmap, bars and blend side by side, then text. */
+function queryLayout(root, data, legend, totals) {
+  const head = make("div", "attnlib-head");
+  const token = make("b", "attnlib-token");
+  head.append(token);
+  const row = make("div", "attnlib-row");
+  const { panels } = data.texts;
+  const heatmap = buildHeatmap(row, data.tokens, { texts: panels, label: legend, totals });
+  const bars = make("div", "attnlib-bars");
+  const blendBox = make("div", "attnlib-blend-panel");
+  row.append(bars, blendBox);
+  const formula = make("div", "attnlib-formula");
+  root.append(head, row, formula);
+  return { token, heatmap, bars, blendBox, formula };
+}
+
+/** The query's token, bars and blend, as `view` gives them. */
+function drawQueryPanels(parts, data, query, view) {
+  paintToken(parts.token, view.panels.label);
+  paintBars(parts.bars, view.row, data.tokens, query, view.panels.bars);
+  paintBlend(parts.blendBox, view.row, view.values, view.context, data.tokens, view.panels);
+}
+
+const QUERY = {
+  build: (root, data) => queryLayout(root, data, data.texts.query.legend, false),
+  draw(parts, data, view, { query }) {
+    const [vmin, vmax] = view.limits;
+    paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
+    drawQueryPanels(parts, data, query, view);
+    paintText(parts.formula, view.formula);
+  },
+};
+
+const SOFTMAX = {
+  build(root, data) {
+    const texts = data.texts;
+    const heatmap = buildHeatmap(root, data.tokens, {
+      texts: texts.panels,
+      label: texts.softmax.legend,
+      totals: true,
+    });
+    const explanation = make("div", "attnlib-explanation");
+    root.append(explanation);
+    return { heatmap, explanation };
+  },
+  draw(parts, data, view) {
+    const [vmin, vmax] = view.limits;
+    const { sums, caption } = view;
+    paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, sums, caption });
+    paintText(parts.explanation, view.explanation);
+  },
+};
+
+const LOOP = {
+  build(root, data) {
+    const position = make("div", "attnlib-position");
+    root.append(position);
+    const { panels, loop } = data.texts;
+    const heatmap = buildHeatmap(root, data.tokens, { texts: panels, label: loop.legend });
+    const code = make("div", "attnlib-code");
+    const formula = make("div", "attnlib-formula");
+    root.append(code, formula);
+    return { position, heatmap, code, formula };
+  },
+  draw(parts, data, view) {
+    const [vmin, vmax] = view.limits;
+    const how = (a, b) => (view.filled(a, b) ? "plain" : "blank");
+    const options = { vmin, vmax, how, at: view.at, caption: view.caption };
+    paintHeatmap(parts.heatmap, view.scores, options);
+    paintText(parts.position, view.position);
+    paintText(parts.code, view.code);
+    paintText(parts.formula, view.formula);
+  },
+};
+
+const ATTENTION = {
+  build: (root, data) => queryLayout(root, data, data.texts.attention.legend, true),
+  draw(parts, data, view, { query }) {
+    const [vmin, vmax] = view.limits;
+    const how = (i, j) => (view.masked[i][j] ? "masked" : "plain");
+    const sums = [view.rowSums, view.colSums];
+    const options = { vmin, vmax, how, row: query, sums, caption: view.caption };
+    paintHeatmap(parts.heatmap, view.weights, options);
+    drawQueryPanels(parts, data, query, view);
+    paintText(parts.formula, view.formula);
+  },
+};
+
+const KINDS = { query: QUERY, softmax: SOFTMAX, loop: LOOP, attention: ATTENTION };
+const CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step"];
+
+function stateOf(model) {
+  return {
+    query: model.get("query"),
+    dim: DIMS[model.get("dim_index")],
+    causal: model.get("causal"),
+    temperature: model.get("temperature"),
+    head: model.get("head"),
+    step: model.get("step"),
+  };
+}
+
+function render({ model, el }) {
+  const name = model.get("kind");
+  const kind = KINDS[name];
+  const root = make("div", `attnlib-view attnlib-view-${name}`);
+  el.append(root);
+  let parts = null;
+  const redraw = () => {
+    const data = model.get("data");
+    const state = stateOf(model);
+    // A value that does not fit (a kernel moving two controls one after the other) is
+    // skipped: the last good drawing stays until the values fit again.
+    if (parts && fits(data, state)) kind.draw(parts, data, VIEWS[name](data, state), state);
+  };
+  const rebuild = () => {
+    root.replaceChildren();
+    const data = model.get("data");
+    parts = data && data.tokens ? kind.build(root, data) : null;
+    redraw();
+  };
+  model.on("change:data", rebuild);
+  CONTROLS.forEach((control) => model.on(`change:${control}`, redraw));
+  rebuild();
+  return () => {
+    model.off("change:data", rebuild);
+    CONTROLS.forEach((control) => model.off(`change:${control}`, redraw));
+  };
+}
+
+export default { render };

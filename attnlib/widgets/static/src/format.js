@@ -1,0 +1,57 @@
+// The explorers' texts filled in the browser. The sentences themselves are written once, in
+// Python (attnlib/widgets/_text.py, TEXTS), and arrive with a sentence's data; this module
+// only knows how to fill a template and the few number formats a template may ask for.
+
+const FIELD = /\{(\w+)(?::(\w+))?\}/g;
+
+/** Four decimals, as Python's f"{x:.4f}"; a masked score is "-inf". */
+export function fixed(x) {
+  if (x === -Infinity) return "-inf";
+  return Object.is(x, -0) ? "-0.0000" : x.toFixed(4);
+}
+
+/** Up to four decimals, at least two: 0.55 -> "0.55", 0.1385 -> "0.1385". */
+function short(x) {
+  const [whole, frac] = fixed(x).split(".");
+  return `${whole}.${frac.replace(/0+$/, "").padEnd(2, "0")}`;
+}
+
+/** The number formats of _text.SPECS, by the same names. */
+export const SPECS = {
+  f4: fixed,
+  factor: (x) => (x < 0 ? `(${short(x)})` : short(x)),
+  // Python's f"{x:g}" for the temperatures a slider gives: 1.0 -> "1", 0.30000000000000004 -> "0.3".
+  g: (x) => String(Number(x.toPrecision(6))),
+  vec: (xs) => `[${xs.map(fixed).join(", ")}]`,
+  span: (xs) => `from ${fixed(Math.min(...xs))} to ${fixed(Math.max(...xs))}`,
+};
+
+/** `template` with each {name} / {name:spec} replaced by fields[name]. */
+export function fill(template, fields) {
+  return template.replace(FIELD, (_, name, spec) =>
+    spec ? SPECS[spec](fields[name]) : String(fields[name]),
+  );
+}
+
+/** The parts [when, template] whose flags hold ("a !b": a set and b not), filled and joined. */
+export function compose(parts, fields, flags) {
+  const holds = (when) =>
+    when
+      .split(" ")
+      .filter(Boolean)
+      .every((w) => (w.startsWith("!") ? !flags[w.slice(1)] : flags[w]));
+  return parts
+    .filter(([when]) => holds(when))
+    .map(([, template]) => fill(template, fields))
+    .join("");
+}
+
+/** "0.1385·x(Your) + 0.2379·x(journey) + ...": the blend that makes a context vector. */
+export function terms(texts, weights, tokens, vec) {
+  return weights.map((w, j) => fill(texts.term, { w, vec, token: tokens[j] })).join(texts.plus);
+}
+
+/** "0.55×0.43 + 0.87×0.15 + ...": a dot product written out term by term. */
+export function products(texts, a, b) {
+  return a.map((x, k) => fill(texts.product, { a: x, b: b[k] })).join(texts.plus);
+}

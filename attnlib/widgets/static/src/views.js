@@ -1,0 +1,153 @@
+// What each explorer shows for the controls' values: numbers and filled texts, no DOM.
+// The same views as attnlib/widgets/views.py and attention_view.py (checked against them
+// in node by tests/test_frontend_node.py); explorer.js draws them.
+
+import {
+  DIMS,
+  attentionOf,
+  blend,
+  colSums,
+  extent,
+  ones,
+  rowSums,
+  scoresOf,
+  softmaxGrid,
+} from "./compute.js";
+import { SPECS, compose, fill, products, terms } from "./format.js";
+
+// What does not change with the controls, computed once per sentence (per `data` object).
+const prepared = new WeakMap();
+function once(data, make) {
+  if (!prepared.has(data)) prepared.set(data, make());
+  return prepared.get(data);
+}
+
+/** The texts around one query's row: its label, its bars' heading, its blend's labels. */
+function queryPanels(data, query, row, vec) {
+  const texts = data.texts.panels;
+  const token = data.tokens[query];
+  const total = row.reduce((s, w) => s + w, 0);
+  return {
+    label: fill(texts.query, { query, token_repr: data.reprs[query] }),
+    bars: fill(texts.bars, { query, total }),
+    blend: fill(texts.blend, { token, vec }),
+    context: fill(texts.context, { token }),
+  };
+}
+
+/** QueryExplorer: the weights grid, the query's row and its context vector (views.query_view). */
+export function queryView(data, { query }) {
+  const { weights, limits } = once(data, () => {
+    const grid = softmaxGrid(scoresOf(data.scores), true);
+    return { weights: grid, limits: extent(grid) };
+  });
+  const texts = data.texts.query;
+  const row = weights[query];
+  const context = blend(row, data.values);
+  const fields = { token: data.tokens[query], terms: terms(data.texts.panels, row, data.tokens, "x"), context };
+  return {
+    weights,
+    limits,
+    row,
+    values: data.values,
+    context,
+    caption: texts.caption,
+    formula: compose(texts.formula, fields, {}),
+    panels: queryPanels(data, query, row, "x"),
+  };
+}
+
+/** SoftmaxAxisExplorer: the weights along `dim`, their sums, why dim=-1 (views.softmax_view). */
+export function softmaxView(data, { dim }) {
+  // Both axes' weights, on one colour scale, so that flipping compares like with like.
+  const { both, limits } = once(data, () => {
+    const grids = DIMS.map((d) => softmaxGrid(scoresOf(data.scores), d === -1));
+    return { both: grids, limits: extent(...grids) };
+  });
+  const texts = data.texts.softmax;
+  const weights = both[DIMS.indexOf(dim)];
+  const sums = [rowSums(weights), colSums(weights)];
+  const flags = { rows: dim === -1, rows_one: ones(sums[0]), cols_one: ones(sums[1]) };
+  const fields = { row_sums: sums[0], col_sums: sums[1] };
+  return {
+    weights,
+    limits,
+    sums,
+    caption: fill(texts.caption, { dim }),
+    explanation: compose(texts.explanation, fields, flags),
+  };
+}
+
+/** LoopStepper: the grid after iteration `step` and its dot product (views.loop_view). */
+export function loopView(data, { step }) {
+  const limits = once(data, () => extent(data.scores));
+  const texts = data.texts.loop;
+  const { tokens, scores, inputs } = data;
+  const n = tokens.length;
+  const [i, j] = [Math.floor(step / n), step % n];
+  const fields = {
+    i,
+    j,
+    token_i: tokens[i],
+    token_j: tokens[j],
+    iteration: step + 1,
+    iterations: n * n,
+    products: products(data.texts.panels, inputs[i], inputs[j]),
+    score: scores[i][j],
+  };
+  return {
+    scores,
+    limits,
+    at: [i, j],
+    filled: (a, b) => a * n + b <= step,
+    caption: texts.caption,
+    position: fill(texts.position, fields),
+    code: fill(texts.code, fields),
+    formula: compose(texts.formula, fields, {}),
+  };
+}
+
+/** AttentionExplorer: a head's weights under mask, axis and temperature (attention_view). */
+export function attentionView(data, state) {
+  const view = attentionOf(data, state);
+  const { query, dim, causal, temperature, head } = state;
+  const texts = data.texts.attention;
+  const many = data.heads.length > 1;
+  const vec = many ? "v" : "x";
+  const fields = {
+    query,
+    token: data.tokens[query],
+    token_repr: data.reprs[query],
+    dim,
+    temperature,
+    head,
+    num_heads: data.heads.length,
+    head_dim: view.context.length,
+    scores: view.scores[query],
+    scaled: view.scaled[query],
+    terms: terms(data.texts.panels, view.row, data.tokens, vec),
+    context: view.context,
+    row_sum: view.rowSums[query],
+    col_sums: view.colSums,
+  };
+  const flags = {
+    rows: dim === -1,
+    causal,
+    many,
+    // Temperature as shown: a slider's 1.0000000000000002 is 1 and changes nothing.
+    changed: data.scale !== 1 || SPECS.g(temperature) !== "1" || causal,
+    rows_one: ones(view.rowSums),
+    cols_one: ones(view.colSums),
+  };
+  return {
+    ...view,
+    // vmin = 0, not the smallest weight: a flat row looks flat and a sharp one bright.
+    limits: [0, Math.max(...view.weights.flat())],
+    caption: compose(texts.caption, fields, flags),
+    formula: compose(texts.formula, fields, flags),
+    panels: queryPanels(data, query, view.row, vec),
+  };
+}
+
+/** The view of each kind of explorer, by the model's `kind`. */
+export const VIEWS = { query: queryView, softmax: softmaxView, loop: loopView, attention: attentionView };
