@@ -386,6 +386,7 @@ MADE = {
     "transposed_product": (lambda make: make(INPUTS), lambda: SCORES),
     "same_token": (lambda make: make(INPUTS), lambda: SCORES),
     "products_not_summed": (lambda make: make(X_0, X_1), lambda: torch.dot(X_0, X_1)),
+    "products_in_one_cell": (lambda make: make(INPUTS), lambda: RAISES),
     "sums_multiplied": (lambda make: make(X_0, X_1), lambda: torch.dot(X_0, X_1)),
     "row_written_whole": (lambda make: make(INPUTS), lambda: SCORES),
     "book_number_as_index": (lambda make: make(INPUTS, 2), lambda: INPUTS[1]),  # x^(2)
@@ -407,6 +408,7 @@ MADE = {
     "weights_transposed": (lambda make: make(WEIGHTS, INPUTS), lambda: WEIGHTS @ INPUTS),
     "product_order": (lambda make: make(WEIGHTS, INPUTS), lambda: RAISES),
     "no_softmax": (lambda make: make(SCORES, INPUTS), lambda: WEIGHTS @ INPUTS),
+    "assigned_not_added": (lambda make: make(WEIGHTS[1], INPUTS), lambda: WEIGHTS[1] @ INPUTS),
     # trainable attention: d_k = 2 for the book's d_in = 3, d_out = 2
     "no_scale": (lambda make: make(2, 3), lambda: 1 / math.sqrt(2)),
     "scale_by_d_k": (lambda make: make(2, 3), lambda: 1 / math.sqrt(2)),

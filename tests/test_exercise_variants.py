@@ -1,0 +1,172 @@
+"""Wrong answers the checks have never seen: variants of each solution must not print Correct.
+
+Each solution of notebooks 01-04 (from its folded cell) is mutated one edit at a time: a size
+written as the book's number, an argument ignored for the notebook's global, dim=0, keepdim
+or a transpose or a return or exp or .values left out, operands swapped, `*` for `@`, `=` for
+`+=`, a result right for the book's input only. A variant that gives the solution's results on
+the checker's cases and on perturbed copies of them is equivalent and left out, by computing;
+every other one is judged in-process and must be named or described, never Correct, never a
+fault of the checker. The share of named and described verdicts is printed per notebook.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import nbformat
+import pytest
+import torch
+from test_exercises import exercises
+
+from attnlib.exercises import EXERCISES
+from attnlib.exercises._compare import outcome, same
+from attnlib.exercises._function import Case, FunctionExercise
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+PHASE_1 = ("01", "02", "03", "04")
+PREAMBLE = """
+import torch
+import torch.nn.functional as F
+import attnlib
+from attnlib import TOKENS, example_inputs
+inputs = example_inputs()
+a, b, x = inputs[0], inputs[1], inputs @ inputs.T
+attn_scores = inputs @ inputs.T
+attn_weights = torch.softmax(attn_scores, dim=-1)
+"""
+#: (what the edit stands for, pattern, replacement): each applied at one match at a time.
+EDITS = [
+    ("dim=0", r"dim=-1", "dim=0"),
+    ("dim=1", r"dim=-1", "dim=1"),
+    ("no keepdim", r", keepdim=True", ""),
+    ("no transpose", r"\.T\b", ""),
+    ("`*` for `@`", r" @ ", " * "),
+    ("operands swapped", r"(\w[\w\[\]:, ]*?) @ ([\w\[\]:.]+)", r"\2 @ \1"),
+    ("no return", r"return ", ""),
+    ("no exp", r"torch\.exp\(", "("),
+    ("no .values", r"\.values", ""),
+    ("no sum", r"\.sum\([^)]*\)", ""),
+    ("sum of all", r"\.sum\([^)]+\)", ".sum()"),
+    ("no max shift", r" - x\.max\(dim=-1, keepdim=True\)\.values", ""),
+    ("max of grid", r"x\.max\(dim=-1, keepdim=True\)\.values", "x.max()"),
+    ("size as a number", r"inputs\.shape\[0\]", "6"),
+    ("size as a number", r"len\(inputs\)", "6"),
+    ("`=` for `+=`", r"\+=", "="),
+    ("same token", r"x_j\)", "x_i)"),
+    ("row not cell", r"\[i, j\] =", "[i] ="),
+    ("book's number as index", r"\[1\]", "[2]"),
+    ("book's number as index", r"\[1, i\]", "[2, i]"),
+    ("column", r"attn_weights\[1, i\]", "attn_weights[i, 1]"),
+    ("query 5 as 6", r"\[5\]", "[4]"),
+    ("no softmax", r"torch\.softmax\((\w+), dim=-1\)", r"\1"),
+    ("zeros start", r"torch\.zeros_like\(inputs\[0\]\)", "inputs[0].clone()"),
+    ("scores for weights", r"attn_weights @", "attn_scores @"),
+]
+
+
+def _signature_edits(code: str) -> list[tuple[str, str]]:
+    """An argument ignored: renamed in the signature, so the body reads the notebook's global;
+    and a result right for the book's sizes only."""
+    found = []
+    for match in re.finditer(r"def \w+\(([^)]*)\):", code):
+        params = [p.strip() for p in match.group(1).split(",")]
+        for p in params:
+            kept = [f"_{q}_unused" if q == p else q for q in params]
+            renamed = match.group(0).replace(f"({match.group(1)})", f"({', '.join(kept)})", 1)
+            found.append(("argument ignored", code.replace(match.group(0), renamed, 1)))
+        first = params[0]
+        book_only = re.sub(
+            r"return (.+)",
+            rf"return (\1) if {first}.shape[0] in (3, 6) else (\1) * 1.5",
+            code,
+        )
+        found.append(("right for the book's sizes only", book_only))
+    return found
+
+
+def variants(code: str) -> list[tuple[str, str]]:
+    found = _signature_edits(code)
+    for label, pattern, replacement in EDITS:
+        for match in re.finditer(pattern, code):
+            edited = code[: match.start()] + match.expand(replacement) + code[match.end() :]
+            found.append((label, edited))
+    return [(label, v) for label, v in found if v != code]
+
+
+def _run(code: str) -> dict | None:
+    namespace: dict = {}
+    exec(PREAMBLE, namespace)
+    try:
+        exec(compile(code, "<variant>", "exec"), namespace)
+    except Exception:
+        return None  # a cell that raises: the reader sees the error before any check
+    return namespace
+
+
+def _perturbed(cases: list[Case]) -> list[Case]:
+    generator = torch.Generator().manual_seed(99)
+    out = []
+    for case in cases:
+        args = {
+            k: v * (1 + 0.1 * torch.rand(v.shape, generator=generator))
+            if isinstance(v, torch.Tensor) and v.is_floating_point()
+            else v
+            for k, v in case.args.items()
+        }
+        if "attn_weights" in args:  # still rows of weights
+            args["attn_weights"] = args["attn_weights"] / args["attn_weights"].sum(-1, keepdim=True)
+        out.append(Case(case.label, args))
+    return out
+
+
+def _equivalent(exercise, variant_ns: dict, solution_ns: dict) -> bool:
+    names = exercise.answer_names
+    if isinstance(exercise, FunctionExercise):
+        mine, right = variant_ns[names[0]], solution_ns[names[0]]
+        cases = exercise.cases()
+        for case in cases + _perturbed(cases):
+            got = outcome(lambda c=case: exercise.call(mine, dict(c.args)))
+            want = exercise.call(right, dict(case.args))
+            if not same(got, want):
+                return False
+        return True
+    return all(same(variant_ns.get(n), solution_ns[n]) for n in names)
+
+
+def _answer(exercise, namespace: dict):
+    values = [namespace.get(n, Ellipsis) for n in exercise.answer_names]
+    return values[0] if len(values) == 1 else dict(zip(exercise.answer_names, values, strict=True))
+
+
+def judged_variants(number: str) -> list[tuple[str, str, object]]:
+    """(exercise, edit, verdict) for every non-equivalent variant of notebook ``number``."""
+    path = next(NOTEBOOKS.glob(f"{number}_*.ipynb"))
+    out = []
+    for found in exercises(nbformat.read(path, as_version=4)):
+        exercise = EXERCISES[found["name"]]
+        solution_ns = _run(found["solution"])
+        assert solution_ns is not None, found["name"]
+        for label, code in variants(found["solution"]):
+            namespace = _run(code)
+            if namespace is None or _equivalent(exercise, namespace, solution_ns):
+                continue
+            out.append((found["name"], label, exercise.judge(_answer(exercise, namespace))))
+    return out
+
+
+@pytest.mark.parametrize("number", PHASE_1)
+def test_no_variant_of_a_solution_is_called_correct(number: str) -> None:
+    judged = judged_variants(number)
+    assert judged, f"notebook {number}: no variants generated"
+    wrong = [
+        (n, label, v.message) for n, label, v in judged if v.status in ("correct", "course fault")
+    ]
+    assert not wrong, wrong
+    counts = Counter(v.status for _, _, v in judged)
+    told = counts["mistake"] + counts["wrong"] + counts["refused"]
+    share = told / len(judged)
+    print(f"\nnotebook {number}: {len(judged)} wrong variants, {counts['mistake']} named, "
+          f"{counts['wrong'] + counts['refused']} described, share {share:.0%}")  # fmt: skip
+    assert share >= 0.7
