@@ -118,4 +118,16 @@ def describe(result: Any, expected: Any) -> str:
         detail += f"; every entry is {float(ratio.flatten()[0]):.4f} times the answer"
     if result.dtype != expected.dtype:
         detail += f"; dtype {result.dtype}, expected {expected.dtype}"
-    return _entries(diff) + detail
+    return _entries(diff) + detail + _sums(got, want)
+
+
+def _sums(got: torch.Tensor, want: torch.Tensor) -> str:
+    """Where the right rows are distributions: which axis of the result sums to 1."""
+    if want.dim() != 2 or not torch.allclose(want.sum(-1), torch.ones_like(want[:, 0]), atol=1e-4):
+        return ""
+    if torch.allclose(got.sum(0), torch.ones(got.shape[1], dtype=got.dtype), atol=1e-4):
+        return "; the columns sum to 1, not the rows: dim=0 where dim=-1 was meant?"
+    if not torch.allclose(got.sum(-1), torch.ones(len(got), dtype=got.dtype), atol=1e-4):
+        sums = ", ".join(f"{v:.4f}" for v in got.sum(-1)[:4].tolist())
+        return f"; the rows should sum to 1 but sum to {sums}{', ...' if len(got) > 4 else ''}"
+    return ""

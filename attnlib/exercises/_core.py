@@ -70,10 +70,10 @@ def register(exercise: Judged) -> Judged:
     return exercise
 
 
-def named(exercise: str, mistake: str, values: Mapping[str, Any]) -> Verdict:
-    """The verdict for a named mistake, its hint filled from ``values``."""
+def named(exercise: str, mistake: str, values: Mapping[str, Any], hint: str = "") -> Verdict:
+    """The verdict for a named mistake, its hint filled from ``values`` (or ``hint`` as given)."""
     row = MISTAKES[mistake]
-    hint = row.hint.format_map(_Keep(values))
+    hint = hint or row.hint.format_map(_Keep(values))
     text = f"Not quite. Likely mistake: {row.label}. Hint: {hint}"
     return Verdict(exercise, "mistake", text, mistake)
 

@@ -49,7 +49,7 @@ class _RunningSum(ValueExercise):
             return verdict
         found = diagnose(answer.detach(), query=QUERY_INDEX)
         if found.mistake in ("wrong_pairing", "no_zero_start", "wrong_query_index"):
-            return named(self.name, found.mistake, {**self.hint_values, "offset": found.hint})
+            return named(self.name, found.mistake, {}, hint=found.hint)
         return verdict
 
 
