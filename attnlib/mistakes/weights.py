@@ -20,7 +20,8 @@ TABLE: dict[str, Mistake] = {
     "no_exp": Mistake(
         "normalising without exp",
         "dividing each score by its row's sum is not softmax: it breaks on negative scores and "
-        "does not stretch larger scores. Use torch.exp(x) above and below the fraction bar.",
+        "does not stretch larger scores. Take exp above and below the fraction bar: "
+        "torch.exp(x) / torch.exp(x).sum(dim=-1, keepdim=True), torch.softmax(x, dim=-1).",
         lambda x: x / x.sum(dim=-1, keepdim=True),
     ),
     "no_keepdim": Mistake(
