@@ -128,3 +128,36 @@ def test_the_course_has_three_exercises_per_notebook_and_all_are_used() -> None:
     per_notebook = {k: sum(n.startswith(k) for n in names) for k in numbers}
     assert min(per_notebook.values()) >= 3, per_notebook
     assert sorted(names) == sorted(EXERCISES), "every registered exercise is in a notebook, once"
+
+
+def _bound_names(source: str) -> set[str]:
+    """The names a cell binds at its top level: assignments, loops, defs, classes, imports."""
+    import ast
+
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+@pytest.mark.parametrize("path", NOTEBOOK_PATHS, ids=lambda p: p.stem)
+def test_no_later_cell_rebinds_a_name_the_reader_wrote(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    for exercise in exercises(nb):
+        mine = set(EXERCISES[exercise["name"]].answer_names)
+        for cell in nb.cells[exercise["index"] + 1 :]:
+            tags = cell.metadata.get("tags", [])
+            if cell.cell_type != "code" or "exercise" in tags or "solution" in tags:
+                continue
+            source = "\n".join(
+                line
+                for line in cell.source.splitlines()
+                if not line.lstrip().startswith(("%", "!"))
+            )
+            clash = mine & _bound_names(source)
+            assert not clash, f"{exercise['name']}: a later cell rebinds {clash}:\n{cell.source}"

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import torch
 
 from attnlib.exercises._compare import Raised, describe, outcome, same, shown
@@ -113,12 +114,13 @@ class FunctionExercise:
 
 
 def _equal(a: Any, b: Any) -> bool:
-    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-        return a.shape == b.shape and bool(torch.equal(a, b))
-    if isinstance(a, Raised) or isinstance(b, Raised):
-        return False
+    """The same value twice (a reader's object whose == misbehaves is not)."""
     try:
-        return type(a) is type(b) and bool(a == b)
+        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+            return a.shape == b.shape and a.device.type != "meta" and bool(torch.equal(a, b))
+        if isinstance(a, (Raised, np.ndarray)) or type(a) is not type(b):
+            return False
+        return bool(a == b)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException:

@@ -26,6 +26,8 @@ class Refused(str):
 def number(answer: Any) -> Any:
     """A real number as a Python int or float, or a :class:`Refused`."""
     if isinstance(answer, torch.Tensor) and answer.dim() == 0 and not answer.is_complex():
+        if answer.device.type == "meta":
+            return Refused("got a tensor on the meta device, which holds no value")
         answer = answer.item()
     elif isinstance(answer, np.generic) and answer.shape == ():
         answer = answer.item()
@@ -65,6 +67,8 @@ def boolean(answer: Any) -> Any:
     if isinstance(answer, (bool, np.bool_)):
         return bool(answer)
     if isinstance(answer, torch.Tensor) and answer.dim() == 0 and answer.dtype == torch.bool:
+        if answer.device.type == "meta":
+            return Refused("got a tensor on the meta device, which holds no value")
         return bool(answer)
     hint = ": write True or False without quotes" if isinstance(answer, str) else ""
     return Refused(f"expected True or False, got {shown(answer)}{hint}")
