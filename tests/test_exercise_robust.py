@@ -161,3 +161,20 @@ def test_right_values_in_every_accepted_type_are_correct(name: str, answer) -> N
 def test_a_refused_or_wrong_value_is_echoed_as_typed(name: str, answer, says: str) -> None:
     verdict = check(name, answer)
     assert not verdict.correct and says in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("name", "code", "says"),
+    [("02.matmul",
+      "def attention_scores(inputs):\n    return attnlib.attention_scores_loop(inputs)",
+      "36 products"),
+     ("02.first_rows", "def first_three_rows(inputs):\n    return (inputs @ inputs.T)[:3]",
+      "cut from the whole (6, 6) grid"),
+     ("02.first_rows", "def first_three_rows(inputs):\n    return (inputs @ inputs[:3].T).T",
+      "Correct")],
+)  # fmt: skip
+def test_a_rule_the_exercise_states_is_enforced(name: str, code: str, says: str) -> None:
+    namespace: dict = {}
+    exec("import attnlib\n" + NAMESPACE + code, namespace)
+    verdict = check(name, namespace[EXERCISES[name].answer_names[0]])
+    assert says in verdict.message, verdict.message

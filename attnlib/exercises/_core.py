@@ -181,7 +181,7 @@ class Exercise:
         for mistake, make in self.mistakes.items():
             if self._matches(result, outcome(make)):
                 return named(self.name, mistake, self.hint_values)
-        return Verdict(self.name, "wrong", not_quite(f"{describe(result, self.expected())}"))
+        return Verdict(self.name, "wrong", not_quite(describe(result, self.expected())))
 
     def _matches(self, result: Any, target: Any) -> bool:
         if isinstance(result, Raised) or isinstance(target, Raised):

@@ -59,22 +59,22 @@ class FunctionExercise:
             return not_attempted(self.name, self.task)
         if not callable(answer):
             what = f"expected the function `{self.answer_names[0]}`, got {shown(answer)}"
-            return Verdict(self.name, "refused", not_quite(f"{what}"))
+            return Verdict(self.name, "refused", not_quite(what))
         cases = self.cases()
         results = [outcome(lambda c=c: self.call(answer, copy.deepcopy(c.args))) for c in cases]
         if self._blank(results[0]):
             return not_attempted(self.name, self.task)
         expected = [self.reference(c.args) for c in cases]
-        if all(same(r, e) for r, e in zip(results, expected, strict=False)):
+        if all(same(r, e) for r, e in zip(results, expected, strict=True)):
             for rule in self.rules:
                 if broken := rule(answer, cases[0]):
-                    return Verdict(self.name, "wrong", not_quite(f"{broken}"))
+                    return Verdict(self.name, "wrong", not_quite(broken))
             return correct(self.name, self.praise)
         for mistake, row in self.mistakes.items():
             if self._made(row, cases, results, expected):
                 fits = next(c for c in cases if row.fits(c.args))
                 return named(self.name, mistake, {**shape_values(fits.args), **self.hint_values})
-        return Verdict(self.name, "wrong", not_quite(f"{self._differs(cases, results, expected)}"))
+        return Verdict(self.name, "wrong", not_quite(self._differs(cases, results, expected)))
 
     def _blank(self, result: Any) -> bool:
         if result is Ellipsis:
@@ -86,7 +86,7 @@ class FunctionExercise:
     def _made(row: Mistake, cases: list[Case], results: list, expected: list) -> bool:
         """The reader's results are what ``row`` gives on every case it fits, and wrong."""
         seen = False
-        for case, result, right in zip(cases, results, expected, strict=False):
+        for case, result, right in zip(cases, results, expected, strict=True):
             if not row.fits(case.args):
                 continue
             if not same(result, outcome(lambda c=case: row.given(copy.deepcopy(c.args)))):

@@ -126,7 +126,7 @@ class ValueExercise:
             return not_attempted(self.name, self.task)
         value = self.accept(answer)
         if isinstance(value, Refused):
-            return Verdict(self.name, "refused", not_quite(f"{value}"))
+            return Verdict(self.name, "refused", not_quite(value))
         right = self.expected()
         if same(value, right, exact=self.exact):
             return correct(self.name, self.praise)
@@ -135,4 +135,4 @@ class ValueExercise:
                 return named(self.name, mistake, self.hint_values)
         echo = shown(answer) if not isinstance(value, torch.Tensor) else ""
         what = f"{echo} is not the answer" if echo else describe(value, right)
-        return Verdict(self.name, "wrong", not_quite(f"{what}"))
+        return Verdict(self.name, "wrong", not_quite(what))
