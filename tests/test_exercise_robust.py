@@ -10,6 +10,7 @@ import torch
 from attnlib.exercises import EXERCISES, NOT_RUN, check
 
 PHASE_1 = sorted(n for n in EXERCISES if n[:2] in ("01", "02", "03", "04"))
+PHASE_1 += sorted(n for n in EXERCISES if n[:2] in ("08", "09"))
 
 
 class _BadRepr:
@@ -122,6 +123,36 @@ RIGHT = {
         "def all_context_vectors(attn_weights, inputs):\n"
         "    return torch.stack([sum(w * x for w, x in zip(row, inputs)) for row in attn_weights])",
     ],
+    "04.from_scratch": [
+        "def context_from_scratch(inputs, query):\n"
+        "    return torch.softmax(inputs @ inputs[query], dim=0) @ inputs",
+        "def context_from_scratch(inputs, query):\n    z = torch.zeros(inputs.shape[1])\n"
+        "    w = torch.exp(inputs @ inputs[query])\n    for x_i, w_i in zip(inputs, w / w.sum()):\n"
+        "        z += w_i * x_i\n    return z",
+        "def context_from_scratch(inputs, query):\n"
+        "    return F.softmax(inputs[query] @ inputs.T, dim=-1) @ inputs",
+    ],
+    "08.hot_limit": [
+        "def hot_limit(num_tokens):\n    return num_tokens ** -1",
+        "def hot_limit(num_tokens):\n    return torch.softmax(torch.zeros(num_tokens), dim=-1)[0]",
+        "def hot_limit(num_tokens):\n    return 1.0 / float(num_tokens)",
+    ],
+    "09.grid_bytes": [
+        "def grid_bytes(num_tokens):\n    return torch.ones(1).element_size() * num_tokens ** 2",
+        "def grid_bytes(num_tokens):\n"
+        "    return torch.zeros(num_tokens, num_tokens).element_size() * num_tokens * num_tokens",
+        "def grid_bytes(num_tokens):\n    return 32 * num_tokens * num_tokens // 8",
+        "def grid_bytes(num_tokens):\n    return float(4 * num_tokens * num_tokens)",
+    ],
+    "09.rescale": [
+        "def rescale_and_add(running_sum, context, rescale, exps, block_values):\n"
+        "    return (rescale * running_sum + exps.sum(-1, keepdim=True),\n"
+        "            rescale * context + torch.matmul(exps, block_values))",
+        "def rescale_and_add(running_sum, context, rescale, exps, block_values):\n"
+        "    running_sum = running_sum * rescale\n    context = context * rescale\n"
+        "    running_sum += exps.sum(dim=1)[:, None]\n    context += exps @ block_values\n"
+        "    return running_sum, context",
+    ],
 }
 NAMESPACE = "import torch\nimport torch.nn.functional as F\n"
 
@@ -145,7 +176,14 @@ def test_a_right_answer_written_another_way_is_correct(name: str, code: str) -> 
      ("02.calls_growth", 4), ("02.calls_growth", 4.0), ("02.transposed_shape", (3, 3)),
      ("02.transposed_shape", torch.Size([3, 3])), ("03.dim0_sums", "columns"),
      ("03.dim0_sums", " Columns "), ("03.shift", True), ("03.times_ten", "sharper"),
-     ("04.step_top", "journey"), ("04.step_top", 1)],
+     ("04.step_top", "journey"), ("04.step_top", 1), ("08.first_self", 1),
+     ("08.first_self", 1.0), ("08.first_self", torch.tensor(1.0)), ("08.head_size", 2),
+     ("08.head_size", 2.0), ("08.head_size", np.int64(2)),
+     ("08.repeated_word", {"same_without_mask": True, "same_with_mask": False}),
+     ("08.repeated_word", (np.bool_(True), torch.tensor(False))), ("09.slope", 2),
+     ("09.slope", 2.0), ("09.grid_growth", 16_384), ("09.grid_growth", 16384.0),
+     ("09.grid_growth", 2**14), ("09.grid_growth", (1_048_576 // 8192) ** 2),
+     ("09.block_growth", 2), ("09.block_growth", torch.tensor(2))],
 )  # fmt: skip
 def test_right_values_in_every_accepted_type_are_correct(name: str, answer) -> None:
     assert check(name, answer).correct
@@ -156,7 +194,16 @@ def test_right_values_in_every_accepted_type_are_correct(name: str, answer) -> N
     [("01.repeats", "15", "without quotes"), ("01.repeats", True, "write a number"),
      ("01.repeats", 16, "16 is not the answer"), ("02.calls_growth", "4", "without quotes"),
      ("03.shift", "True", "without quotes"), ("03.dim0_sums", "cols", "'cols'"),
-     ("01.highest", "journeys", "'journeys'"), ("01.repeats", 15.5, "15.5")],
+     ("01.highest", "journeys", "'journeys'"), ("01.repeats", 15.5, "15.5"),
+     ("09.grid_growth", 16_000, "16000 is near, but the sizes are powers of 2"),
+     ("09.grid_growth", 15_625, "1M and 8k taken as 1,000,000 and 8,000"),
+     ("09.grid_growth", 16_383, "16383 is near"), ("09.grid_growth", "16,384", "without quotes"),
+     ("09.slope", 2.3, "2.3 is what a timing"), ("09.slope", "2", "without quotes"),
+     ("08.first_self", 0.99, "0.99 is not the answer"),
+     ("08.repeated_word", {"same_without_mask": True, "same_with_mask": ...},
+      "`same_with_mask` is still `...`"),
+     ("08.repeated_word", {"same_without_mask": "True", "same_with_mask": False},
+      "`same_without_mask`: expected True or False")],
 )  # fmt: skip
 def test_a_refused_or_wrong_value_is_echoed_as_typed(name: str, answer, says: str) -> None:
     verdict = check(name, answer)
@@ -171,7 +218,17 @@ def test_a_refused_or_wrong_value_is_echoed_as_typed(name: str, answer, says: st
      ("02.first_rows", "def first_three_rows(inputs):\n    return (inputs @ inputs.T)[:3]",
       "cut from the whole (6, 6) grid"),
      ("02.first_rows", "def first_three_rows(inputs):\n    return (inputs @ inputs[:3].T).T",
-      "Correct")],
+      "Correct"),
+     ("04.from_scratch",
+      "all_context_vecs = torch.softmax(attnlib.example_inputs() @ attnlib.example_inputs().T,"
+      " dim=-1) @ attnlib.example_inputs()\n"
+      "def context_from_scratch(inputs, query):\n    return all_context_vecs[5]",
+      "the notebook's context vector of \"step\" returned"),
+     ("04.from_scratch",
+      "attn_scores = attnlib.example_inputs() @ attnlib.example_inputs().T\n"
+      "def context_from_scratch(inputs, query):\n"
+      "    return torch.softmax(attn_scores[query], dim=-1) @ inputs",
+      "right for query 5 of the book's 6 tokens, wrong for query 1 of 4 random tokens")],
 )  # fmt: skip
 def test_a_rule_the_exercise_states_is_enforced(name: str, code: str, says: str) -> None:
     namespace: dict = {}

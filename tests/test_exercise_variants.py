@@ -26,6 +26,7 @@ from attnlib.exercises._function import Case, FunctionExercise
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 PHASE_1 = ("01", "02", "03", "04")
+PHASE_1 += ("08", "09")
 PREAMBLE = """
 import torch
 import torch.nn.functional as F
@@ -35,6 +36,10 @@ inputs = example_inputs()
 a, b, x = inputs[0], inputs[1], inputs @ inputs.T
 attn_scores = inputs @ inputs.T
 attn_weights = torch.softmax(attn_scores, dim=-1)
+all_context_vecs = attn_weights @ inputs
+num_tokens = 6
+running_sum, context, rescale = torch.ones(6, 1), torch.ones(6, 3), torch.full((6, 1), 0.5)
+exps, block_values = torch.ones(6, 4), torch.ones(4, 3)
 """
 #: (what the edit stands for, pattern, replacement): each applied at one match at a time.
 EDITS = [
@@ -63,6 +68,97 @@ EDITS = [
     ("no softmax", r"torch\.softmax\((\w+), dim=-1\)", r"\1"),
     ("zeros start", r"torch\.zeros_like\(inputs\[0\]\)", "inputs[0].clone()"),
     ("scores for weights", r"attn_weights @", "attn_scores @"),
+    # 01-04: more wrong answers a learner types
+    ("mean for sum", r"\(a \* b\)\.sum\(\)", "(a * b).mean()"),
+    ("plus for times", r"\(a \* b\)", "(a + b)"),
+    ("a with itself", r"\(a \* b\)", "(a * a)"),
+    ("max for sum", r"\(a \* b\)\.sum\(\)", "(a * b).max()"),
+    ("sums multiplied", r"\(a \* b\)\.sum\(\)", "a.sum() * b.sum()"),
+    ("a slice for a row", r"query = inputs\[1\]", "query = inputs[1:2]"),
+    ("a column for a row", r"query = inputs\[1\]", "query = inputs[:, 1]"),
+    ("the last token", r"query = inputs\[1\]", "query = inputs[-1]"),
+    ("d_in for num_tokens", r"inputs\.shape\[0\]", "inputs.shape[1]"),
+    ("one loop short", r"enumerate\(inputs\)", "enumerate(inputs[:-1])"),
+    ("averaged", r"torch\.dot\(x_i, x_j\)", "torch.dot(x_i, x_j) / num_tokens"),
+    ("itself", r'answer = "starts"', 'answer = "journey"'),
+    ("the longest", r'answer = "starts"', 'answer = "step"'),
+    ("wrong word", r'answer = "starts"', 'answer = "start"'),
+    ("both halves", r"repeats = 15", "repeats = 30"),
+    ("distinct", r"repeats = 15", "repeats = 21"),
+    ("diagonal", r"repeats = 15", "repeats = 6"),
+    ("all cells", r"repeats = 15", "repeats = 36"),
+    ("outer sizes swapped", r"shape = \(3, 3\)", "shape = (6, 6)"),
+    ("one side", r"shape = \(3, 3\)", "shape = (3, 6)"),
+    ("keys cut too", r"inputs\[:3\] @ inputs\.T", "inputs[:3] @ inputs[:3].T"),
+    ("off by one", r"inputs\[:3\]", "inputs[1:4]"),
+    ("two rows", r"inputs\[:3\]", "inputs[:2]"),
+    ("weights for scores", r"return (inputs @ inputs\.T)", r"return torch.softmax(\1, dim=-1)"),
+    ("squared without transpose", r"return inputs @ inputs\.T", "return inputs @ inputs"),
+    ("scaled", r"return inputs @ inputs\.T", "return inputs @ inputs.T / inputs.shape[1] ** 0.5"),
+    ("linear", r"times = 4", "times = 2"),
+    ("cubic", r"times = 4", "times = 8"),
+    ("exp on top only", r"torch\.exp\(x\)\.sum", "x.sum"),
+    ("exp below only", r"return torch\.exp\(x\) /", "return x /"),
+    ("log for exp", r"torch\.exp\(", "torch.log("),
+    ("shift added", r"x - x\.max", "x + x.max"),
+    ("min for max", r"x\.max\(dim=-1, keepdim=True\)", "x.min(dim=-1, keepdim=True)"),
+    ("shift on top only", r"/ torch\.exp\(shifted\)", "/ torch.exp(x)"),
+    ("rows", r'"columns"', '"rows"'),
+    ("shift changes", r"same_weights = True", "same_weights = False"),
+    ("flatter", r'"sharper"', '"flatter"'),
+    ("unchanged", r'"sharper"', '"same"'),
+    ("query's own input", r"\* x_i", "* inputs[1]"),
+    ("scores for weights", r"attn_weights\[1, i\]", "attn_scores[1, i]"),
+    ("weights transposed", r"return attn_weights @ inputs", "return attn_weights.T @ inputs"),
+    ("result transposed", r"return attn_weights @ inputs", "return (inputs.T @ attn_weights.T)"),
+    ("averaged", r"return attn_weights @ inputs", "return attn_weights @ inputs / len(inputs)"),
+    ("itself", r'step_weighs_most = "journey"', 'step_weighs_most = "step"'),
+    ("first token", r'step_weighs_most = "journey"', 'step_weighs_most = "Your"'),
+    ("one score", r"inputs @ inputs\[query\]", "inputs[query] @ inputs[query]"),
+    # 04.from_scratch
+    ("size as a number", r"inputs\[query\]", "inputs[5]"),
+    ("last token for the query", r"inputs\[query\]", "inputs[-1]"),
+    ("the notebook's grid", r"return attn_weights_q @ inputs", "return all_context_vecs[5]"),
+    ("the notebook's grid", r"return attn_weights_q @ inputs", "return all_context_vecs[query]"),
+    ("the notebook's grid", r"inputs @ inputs\[query\]", "attn_scores[query]"),
+    ("no softmax", r"torch\.softmax\((\w+), dim=-1\)", r"\1 / \1.sum()"),
+    # 08: predictions
+    ("wrong value", r"first_self = 1\.0", "first_self = 0.0"),
+    ("wrong value", r"first_self = 1\.0", "first_self = 1 / 6"),
+    ("size as a number", r"1 / num_tokens", "1 / 6"),
+    ("size as a number", r"1 / num_tokens", "0.1667"),
+    ("inverted", r"1 / num_tokens", "num_tokens"),
+    ("limit taken to vanish", r"1 / num_tokens", "0"),
+    ("swapped", r"same_without_mask = True", "same_without_mask = False"),
+    ("swapped", r"same_with_mask = False", "same_with_mask = True"),
+    ("d_out for head_dim", r"head_size = 2", "head_size = 4"),
+    ("d_in for head_dim", r"head_size = 2", "head_size = 3"),
+    # 09: costs and the running softmax
+    ("decimal for binary", r"16_384", "16_000"),
+    ("decimal for binary", r"16_384", "15_625"),
+    ("linear", r"16_384", "128"),
+    ("doubled", r"16_384", "256"),
+    ("slope as ratio", r"slope = 2", "slope = 4"),
+    ("measured slope", r"slope = 2", "slope = 1.8"),
+    ("grid growth for the block", r"block_times = 2", "block_times = 4"),
+    ("block fixed", r"block_times = 2", "block_times = 1"),
+    ("float64", r"return 4 \*", "return 8 *"),
+    ("bits", r"return 4 \*", "return 32 *"),
+    ("no bytes per entry", r"return 4 \* ", "return "),
+    ("one row", r" \* num_tokens\n", "\n"),
+    ("size as a number", r"num_tokens \* num_tokens", "num_tokens * 1024"),
+    ("size as a number", r"4 \* num_tokens \* num_tokens", "4 * 1024 * 1024"),
+    ("in MiB", r"(4 \* num_tokens \* num_tokens)", r"\1 / 2**20"),
+    ("in MB", r"(4 \* num_tokens \* num_tokens)", r"\1 / 1e6"),
+    ("no rescale", r" \* rescale", ""),
+    ("rescale divides", r" \* rescale", " / rescale"),
+    ("new block rescaled", r"= (\w+) \* rescale \+ (.+)", r"= (\1 + \2) * rescale"),
+    ("`=` for `+=`", r"= \w+ \* rescale \+ ", "= "),
+    ("sum of all", r"exps\.sum\(dim=-1, keepdim=True\)", "exps.sum()"),
+    ("axis swapped", r"exps\.sum\(dim=-1", "exps.sum(dim=0"),
+    ("values not blended", r"exps @ block_values", "exps.sum(dim=-1, keepdim=True)"),
+    ("block_values transposed", r"exps @ block_values", "(block_values.T @ exps.T).T * 2"),
+    ("rescale as the max", r"\* rescale", "* torch.log(rescale).neg()"),
 ]
 
 

@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from attnlib.exercises._raised import meaning
+
 #: Below the 4 printed decimals, above float32 round-off between loops and one product.
 TOLERANCE = 1e-4
 
@@ -95,7 +97,7 @@ def describe(result: Any, expected: Any) -> str:
     if result is None:
         return "returned None: a missing `return`?"
     if isinstance(result, Raised):
-        return f"your code raised {result.text}"
+        return f"your code raised {result.text}{meaning(result.text)}"
     if not isinstance(expected, torch.Tensor):
         return f"expected {shown(expected)}, got {shown(result)}"
     if isinstance(result, np.ndarray):

@@ -97,7 +97,9 @@ class FunctionExercise:
     @staticmethod
     def _differs(cases: list[Case], results: list, expected: list) -> str:
         first, book = results[0], cases[0].label
-        if first is None or isinstance(first, Raised):
+        if isinstance(first, Raised):
+            return f"on {book}, {describe(first, expected[0])}"
+        if first is None:
             return describe(first, expected[0])
         k = next(
             i for i, (r, e) in enumerate(zip(results, expected, strict=True)) if not same(r, e)

@@ -10,11 +10,10 @@ from attnlib.attention import attention_scores, context_vector, softmax
 from attnlib.checks import diagnose
 from attnlib.data import TOKENS, example_inputs
 from attnlib.exercises._cases import token_inputs
-from attnlib.exercises._compare import describe, same, shown
-from attnlib.exercises._core import Verdict, correct, named, not_attempted, not_quite, register
+from attnlib.exercises._core import Verdict, named, register
 from attnlib.exercises._function import Case, FunctionExercise
 from attnlib.exercises._value import ValueExercise, tensor, token
-from attnlib.mistakes import MISTAKES, context
+from attnlib.mistakes import MISTAKES, Mistake, context
 
 #: The book's query, "journey": its z^(2) and attn_weights_2, at Python index 1.
 QUERY_NUMBER, QUERY_INDEX = 2, 1
@@ -116,48 +115,38 @@ register(
 )
 
 
-class _FromScratch:
-    """Three names, each judged: the scores of "step", its weights, and its context vector,
-    so that the rule "from its own scores" is enforced rather than stated."""
-
-    name = "04.from_scratch"
-    task = 'set attn_scores_6, attn_weights_6 and context_vec_6 for "step", from its own scores'
-    answer_names = ("attn_scores_6", "attn_weights_6", "context_vec_6")
-    mistakes = ("no_softmax", "no_exp")
-    praise = "The same as row 5 of attn_weights @ inputs, without ever building the grid."
-
-    def judge(self, answer: Any) -> Verdict:
-        if not isinstance(answer, dict):  # passed by hand: the context vector alone
-            answer = {"context_vec_6": answer}
-        if all(value is Ellipsis for value in answer.values()):
-            return not_attempted(self.name, self.task)
-        inputs = example_inputs()
-        scores = inputs @ inputs[STEP]
-        weights = torch.softmax(scores, dim=-1)
-        right = {
-            "attn_scores_6": scores,
-            "attn_weights_6": weights,
-            "context_vec_6": weights @ inputs,
-        }
-        wrong_weights = {"no_softmax": scores, "no_exp": MISTAKES["no_exp"].given({"x": scores})}
-        for name, value in answer.items():
-            if same(value, right[name]):
-                continue
-            if value is Ellipsis:
-                return Verdict(self.name, "wrong", f"Not quite: `{name}` is still `...`.")
-            for mistake, made in wrong_weights.items():
-                if name == "attn_weights_6" and same(value, made):
-                    return named(self.name, mistake, {})
-                if name == "context_vec_6" and same(value, made @ inputs):
-                    return named(self.name, mistake, {})
-            if name == "attn_scores_6" and same(value, attention_scores(inputs)):
-                text = "`attn_scores_6` is the whole grid; the exercise asks for the scores of "
-                return Verdict(
-                    self.name, "wrong", not_quite(f"{text}'step' alone, inputs @ inputs[5]")
-                )
-            what = describe(value, right[name]) if isinstance(value, torch.Tensor) else shown(value)
-            return Verdict(self.name, "wrong", f"Not quite: `{name}`: {what}.")
-        return correct(self.name, self.praise)
+def _blended(row: str) -> Mistake:
+    """Mistake ``row`` of the weights' table, then the blend: what the context vector becomes."""
+    made = MISTAKES[row]
+    return Mistake(
+        made.label, made.hint, lambda attn_scores, inputs: made.make(attn_scores) @ inputs
+    )
 
 
-register(_FromScratch())
+def _scratch_cases() -> list[Case]:
+    """Each sentence with one query: "step" of the book's, then a middle token of the others,
+    so that the last row, or the book's row 5, is right for the book only."""
+    cases = []
+    for (label, inputs), query in zip(token_inputs(), (STEP, 1, 3), strict=True):
+        scores = inputs @ inputs[query]
+        args = {"inputs": inputs, "query": query, "attn_scores": scores}
+        cases.append(Case(f"query {query} of {label}", args))
+    return cases
+
+
+register(
+    FunctionExercise(
+        name="04.from_scratch",
+        task="return the context vector of token `query` computed from `inputs` alone",
+        answer_names=("context_from_scratch",),
+        cases=_scratch_cases,
+        call=lambda from_scratch, args: from_scratch(args["inputs"], args["query"]),
+        reference=lambda args: torch.softmax(args["attn_scores"], dim=-1) @ args["inputs"],
+        mistakes={
+            "not_from_scratch": context.TABLE["not_from_scratch"],
+            "no_softmax": context.TABLE["no_softmax"],
+            "no_exp": _blended("no_exp"),
+        },
+        praise="The same as row 5 of attn_weights @ inputs, without ever building the grid.",
+    )
+)

@@ -2,12 +2,22 @@
 
 Inputs by name: ``attn_weights`` (num_tokens, num_tokens), ``inputs`` (num_tokens, d_in),
 ``weights`` one query's row (num_tokens,), ``attn_scores`` scores of the same shape as the
-weights they should have become.
+weights they should have become, ``query`` the index of one query.
 """
 
 from __future__ import annotations
 
+import torch
+
+from attnlib.data import example_inputs
 from attnlib.mistakes._row import Mistake
+
+
+def _book_row() -> torch.Tensor:
+    """Row 5 ("step") of the book's context vectors, (3,), whatever a function was given."""
+    book = example_inputs()
+    return torch.softmax(book @ book.T, dim=-1)[5] @ book
+
 
 TABLE: dict[str, Mistake] = {
     "weights_transposed": Mistake(
@@ -49,5 +59,12 @@ TABLE: dict[str, Mistake] = {
     "wrong_stage": Mistake(
         "a correct tensor from another stage",
         "this tensor is {stage}; pass the {wanted} instead.",
+    ),
+    "not_from_scratch": Mistake(
+        'the notebook\'s context vector of "step" returned, whatever the inputs',
+        "the result is row 5 of the book's all_context_vecs for every sentence and query: "
+        "compute from the arguments alone, attn_scores_q = inputs @ inputs[query], their "
+        "softmax, then the blend.",
+        lambda inputs, query: _book_row(),
     ),
 }

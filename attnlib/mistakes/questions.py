@@ -65,4 +65,35 @@ TABLE: dict[str, Mistake] = {
         "the loops make one call per cell of the grid, num_tokens × num_tokens: doubling the "
         "tokens doubles the rows and the columns, 2 × 2 = 4 times the calls.",
     ),
+    # --- the explorer's predictions, notebook 08 -------------------------------------------
+    "first_token_hidden": Mistake(
+        "the first token taken to be hidden from itself",
+        "the causal mask hides only later tokens. The first token's row keeps one score, its "
+        "own, and softmax of a single score is exp(s) / exp(s) = 1.",
+    ),
+    "first_self_unmasked": Mistake(
+        "the weight read without the mask",
+        "{got} is what the first token gives itself when it sees every token. Under the causal "
+        "mask it sees only itself: one score, and softmax of one score is 1.",
+    ),
+    "context_size_d_in": Mistake(
+        "a head's context vector taken to have the embedding's size d_in",
+        "with projections, a context vector blends value vectors, and each head's values have "
+        "head_dim = d_out // num_heads features, not the d_in of the inputs.",
+    ),
+    "repeat_rows_differ": Mistake(
+        "attention taken to know where each word stands",
+        "these embeddings carry no position: equal vectors give equal scores against every "
+        "token, so without the mask the two rows are equal.",
+    ),
+    "causal_rows_same": Mistake(
+        "the causal mask taken to treat equal words alike",
+        "the mask cuts each row at its own position: the first copy sees the tokens up to it, "
+        "the second copy sees more, so their rows differ.",
+    ),
+    "mask_effect_swapped": Mistake(
+        "the two cases swapped",
+        "without the mask nothing tells the two copies apart: equal vectors, equal scores, equal "
+        "rows. The mask is what cuts each row at its own position, so with it the rows differ.",
+    ),
 }

@@ -64,4 +64,24 @@ TABLE: dict[str, Mistake] = {
         "x.amax(dim=-1, keepdim=True), which returns the values only.",
         lambda x: x - x.max(dim=-1, keepdim=True),
     ),
+    # --- a temperature dividing the scores (notebook 08): make(num_tokens), one weight -------
+    "hot_weights_vanish": Mistake(
+        "the weights taken to vanish at high temperature",
+        "dividing by a large temperature brings every score near 0, and exp(0) = 1 for each: the "
+        "weights become equal, and since a row still sums to 1, each is 1 / num_tokens.",
+        lambda num_tokens: 0.0,
+    ),
+    "hot_weights_to_one": Mistake(
+        "every weight taken to approach 1",
+        "a row of weights always sums to 1, so they cannot all approach 1. A high temperature "
+        "makes them equal: 1 / num_tokens each. (All the weight on one token is the other "
+        "end: a temperature near 0.)",
+        lambda num_tokens: 1.0,
+    ),
+    "hot_weights_count": Mistake(
+        "the number of tokens given for the weight",
+        "each of the num_tokens weights tends to the same value, and together they still sum "
+        "to 1: 1 / num_tokens each, not num_tokens.",
+        lambda num_tokens: float(num_tokens),
+    ),
 }
