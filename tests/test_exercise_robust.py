@@ -228,7 +228,15 @@ def test_a_refused_or_wrong_value_is_echoed_as_typed(name: str, answer, says: st
       "attn_scores = attnlib.example_inputs() @ attnlib.example_inputs().T\n"
       "def context_from_scratch(inputs, query):\n"
       "    return torch.softmax(attn_scores[query], dim=-1) @ inputs",
-      "right for query 5 of the book's 6 tokens, wrong for query 1 of 4 random tokens")],
+      "right for query 5 of the book's 6 tokens, wrong for query 1 of 4 random tokens"),
+     ("04.from_scratch",
+      "def context_from_scratch(inputs, query):\n"
+      "    return (torch.softmax(inputs @ inputs.T, dim=-1) @ inputs)[query]",
+      "from the whole (6, 6) grid"),
+     ("04.from_scratch",
+      "def context_from_scratch(inputs, query):\n"
+      "    return torch.softmax(inputs[query] @ inputs.T, dim=-1) @ inputs",
+      "Correct")],
 )  # fmt: skip
 def test_a_rule_the_exercise_states_is_enforced(name: str, code: str, says: str) -> None:
     namespace: dict = {}

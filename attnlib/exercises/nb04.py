@@ -12,6 +12,7 @@ from attnlib.data import TOKENS, example_inputs
 from attnlib.exercises._cases import token_inputs
 from attnlib.exercises._core import Verdict, named, register
 from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._products import product_shapes
 from attnlib.exercises._value import ValueExercise, tensor, token
 from attnlib.mistakes import MISTAKES, Mistake, context
 
@@ -134,19 +135,36 @@ def _scratch_cases() -> list[Case]:
     return cases
 
 
+def _from_scratch(from_scratch: Any, args: dict[str, Any]) -> Any:
+    return from_scratch(args["inputs"], args["query"])
+
+
+def _one_row(function: Any, case: Case) -> str | None:
+    """The rule the exercise states: one row of scores, not the whole grid cut afterwards."""
+    num_tokens = len(case.args["inputs"])
+    grid = (num_tokens, num_tokens)
+    if grid in product_shapes(function, case.args, _from_scratch):
+        return (
+            f"the right vector, but from the whole {grid} grid; the exercise asks for the "
+            "query's row of scores alone: inputs @ inputs[query]"
+        )
+    return None
+
+
 register(
     FunctionExercise(
         name="04.from_scratch",
         task="return the context vector of token `query` computed from `inputs` alone",
         answer_names=("context_from_scratch",),
         cases=_scratch_cases,
-        call=lambda from_scratch, args: from_scratch(args["inputs"], args["query"]),
+        call=_from_scratch,
         reference=lambda args: torch.softmax(args["attn_scores"], dim=-1) @ args["inputs"],
         mistakes={
             "not_from_scratch": context.TABLE["not_from_scratch"],
             "no_softmax": context.TABLE["no_softmax"],
             "no_exp": _blended("no_exp"),
         },
+        rules=(_one_row,),
         praise="The same as row 5 of attn_weights @ inputs, without ever building the grid.",
     )
 )
