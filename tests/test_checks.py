@@ -357,23 +357,20 @@ LARGE = torch.tensor([[1.0, 2.0, 100.0]])  # scores whose exp overflows float32
 FAR_APART = torch.tensor([[0.0, 1.0], [-200.0, -199.0]])  # row 1 far below the grid's maximum
 VALUES = INPUTS @ torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # (6, 2), d_out = 2
 HEAD_OUTPUTS = [torch.ones(1, 6, 2), 2 * torch.ones(1, 6, 2)]  # two heads' (b, num_tokens, d_out)
-# One step of blockwise attention for one query: what was summed so far against the old
-# maximum, the factor exp(old max - new max), and a block of two keys' exps and values.
-SO_FAR = {"running_sum": torch.tensor([[2.0]]), "context": torch.tensor([[1.0, 2.0]])}
-STEP = {
-    "rescale": torch.tensor([[0.5]]),
-    "exps": torch.tensor([[0.25, 1.0]]),
-    "block_values": torch.tensor([[1.0, 0.0], [0.0, 1.0]]),
-}
+# Blockwise attention: 3 queries and 5 keys, later keys longer so the maximum grows from block
+# to block (a block of 2 keys leaves a last block of 1).
+BLOCK_QKV = (
+    torch.tensor([[1.0, 0.5], [-0.5, 1.0], [0.2, -1.0]]),
+    torch.tensor([[0.1, 0.2], [-0.3, 0.1], [1.0, 0.5], [-1.5, 2.0], [3.0, -2.5]]),
+    torch.tensor([[1.0, 0.0, 2.0], [0.0, 1.0, -1.0], [1.0, 1.0, 0.0], [2.0, -1.0, 1.0],
+                  [0.5, 0.5, 0.5]]),
+)
 
 
-def _blockwise_step() -> tuple[torch.Tensor, torch.Tensor]:
-    """The correct step: rescale what was summed before, then add the block."""
-    rescale, exps = STEP["rescale"], STEP["exps"]
-    return (
-        SO_FAR["running_sum"] * rescale + exps.sum(dim=-1, keepdim=True),
-        SO_FAR["context"] * rescale + exps @ STEP["block_values"],
-    )
+def _blockwise_whole() -> torch.Tensor:
+    """The correct result: softmax over all keys at once, then the blend of the values."""
+    queries, keys, values = BLOCK_QKV
+    return torch.softmax(queries @ keys.T / math.sqrt(keys.shape[-1]), dim=-1) @ values
 
 
 X_0, X_1 = INPUTS[0], INPUTS[1]
@@ -386,6 +383,7 @@ MADE = {
     "transposed_product": (lambda make: make(INPUTS), lambda: SCORES),
     "same_token": (lambda make: make(INPUTS), lambda: SCORES),
     "products_not_summed": (lambda make: make(X_0, X_1), lambda: torch.dot(X_0, X_1)),
+    "products_in_one_cell": (lambda make: make(INPUTS), lambda: RAISES),
     "sums_multiplied": (lambda make: make(X_0, X_1), lambda: torch.dot(X_0, X_1)),
     "row_written_whole": (lambda make: make(INPUTS), lambda: SCORES),
     "book_number_as_index": (lambda make: make(INPUTS, 2), lambda: INPUTS[1]),  # x^(2)
@@ -407,6 +405,7 @@ MADE = {
     "weights_transposed": (lambda make: make(WEIGHTS, INPUTS), lambda: WEIGHTS @ INPUTS),
     "product_order": (lambda make: make(WEIGHTS, INPUTS), lambda: RAISES),
     "no_softmax": (lambda make: make(SCORES, INPUTS), lambda: WEIGHTS @ INPUTS),
+    "assigned_not_added": (lambda make: make(WEIGHTS[1], INPUTS), lambda: WEIGHTS[1] @ INPUTS),
     # trainable attention: d_k = 2 for the book's d_in = 3, d_out = 2
     "no_scale": (lambda make: make(2, 3), lambda: 1 / math.sqrt(2)),
     "scale_by_d_k": (lambda make: make(2, 3), lambda: 1 / math.sqrt(2)),
@@ -434,10 +433,25 @@ MADE = {
     "grid_entries_not_bytes": (lambda make: make(6), lambda: 4 * 6 * 6),
     "grid_one_row": (lambda make: make(6), lambda: 4 * 6 * 6),
     "grid_float64": (lambda make: make(6), lambda: 4 * 6 * 6),
-    # blockwise attention
-    "no_rescale": (lambda make: make(**SO_FAR, **STEP), _blockwise_step),
-    "context_not_rescaled": (lambda make: make(**SO_FAR, **STEP), _blockwise_step),
-    "new_block_rescaled": (lambda make: make(**SO_FAR, **STEP), _blockwise_step),
+    "grid_bits": (lambda make: make(6), lambda: 4 * 6 * 6),
+    "grid_in_mib": (lambda make: make(6), lambda: 4 * 6 * 6),
+    "grid_in_mb": (lambda make: make(6), lambda: 4 * 6 * 6),
+    # a huge temperature: each of num_tokens weights tends to 1 / num_tokens
+    "hot_weights_vanish": (lambda make: make(6), lambda: 1 / 6),
+    "hot_weights_to_one": (lambda make: make(6), lambda: 1 / 6),
+    "hot_weights_count": (lambda make: make(6), lambda: 1 / 6),
+    # context from scratch: "step" of inputs twice as long, not of the book's inputs
+    "not_from_scratch": (
+        lambda make: make(2 * INPUTS, 5),
+        lambda: torch.softmax(2 * INPUTS @ (2 * INPUTS[5]), dim=-1) @ (2 * INPUTS),
+    ),
+    # blockwise attention, in blocks of 2 keys of BLOCK_QKV
+    **{
+        name: (lambda make: make(*BLOCK_QKV, block_size=2), _blockwise_whole)
+        for name in ("no_rescale", "context_not_rescaled", "sum_not_rescaled",
+                     "new_block_rescaled", "rescale_divides", "block_replaces_sums",
+                     "block_sum_of_all", "running_sum_no_keepdim")
+    },
     # multi-head attention
     "heads_cat_wrong_axis": (
         lambda make: make(HEAD_OUTPUTS),

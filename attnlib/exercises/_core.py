@@ -1,59 +1,41 @@
-"""The "your turn" protocol: a reader's answer in, a one-line verdict out, never an exception.
+"""The "your turn" protocol: ``check("NN.slug")`` prints one line and never raises.
 
-An :class:`Exercise` knows how to run the reader's answer (a function, a class or a
-plain value), what the right result is, and what each named mistake of
-:data:`attnlib.mistakes.MISTAKES` would give. :func:`check` runs the answer and
-compares: ``Not attempted yet``, ``Correct``, the mistake's name with its hint, or
-what is off. Whatever the reader wrote, ``check`` returns a :class:`Verdict`, so
-Run All goes through.
+The check cell names its exercise only; :func:`check` looks the reader's answer up by the
+name the exercise declares, in the namespace of the cell that calls it, so a check run
+before its exercise says so instead of raising ``NameError``. Each exercise judges the
+answer (:class:`~attnlib.exercises._function.FunctionExercise` on several cases,
+:class:`~attnlib.exercises._value.ValueExercise` with one answer policy) and returns a
+:class:`Verdict`. A failure inside the checker is reported as the course's fault.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-import numpy as np
 import torch
 
-from attnlib.checks import close
+from attnlib.exercises._compare import Raised, describe, outcome, shown
 from attnlib.mistakes import MISTAKES
 
 #: Every exercise of the course by name (``"NN.slug"``), filled by the notebook modules.
-EXERCISES: dict[str, Exercise] = {}
+EXERCISES: dict[str, Judged] = {}
 
 NOT_ATTEMPTED = "Not attempted yet"
 CORRECT = "Correct"
+NOT_RUN = "Run the exercise cell above first"
+COURSE_FAULT = "The check itself failed"
 
-
-@dataclass(frozen=True)
-class Exercise:
-    """One "your turn".
-
-    ``task`` says in a few words what the reader writes. ``run`` turns the answer
-    into a result (e.g. calls the reader's function on the course's inputs);
-    ``expected`` gives the right result; ``mistakes`` maps names of
-    :data:`~attnlib.mistakes.MISTAKES` to what that mistake gives (a function of
-    no arguments; it may raise, like the reader's mistaken code would);
-    ``same`` compares two results. ``praise`` is added after ``Correct``;
-    ``hint_values`` fill the ``{placeholders}`` of the mistakes' hints.
-    """
-
-    name: str
-    task: str
-    run: Callable[[Any], Any]
-    expected: Callable[[], Any]
-    mistakes: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
-    same: Callable[[Any, Any], bool] = lambda a, b: same_result(a, b)
-    praise: str = ""
-    hint_values: Mapping[str, Any] = field(default_factory=dict)
+_LOOK_UP = object()  # check() was given no answer: read it from the caller's namespace
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """What :func:`check` found: ``status`` is ``"not attempted"``, ``"correct"``,
-    ``"mistake"`` (then ``mistake`` is its name) or ``"wrong"``; ``message`` is shown."""
+    """What :func:`check` found: ``status`` is ``"not attempted"``, ``"not run"``,
+    ``"correct"``, ``"mistake"`` (``mistake`` is its name), ``"wrong"``, ``"refused"`` (an
+    answer of a type the exercise does not take) or ``"course fault"``; ``message`` is shown."""
 
     exercise: str
     status: str
@@ -68,14 +50,18 @@ class Verdict:
         return self.message
 
 
-def made(*names: str, on: Callable[[], tuple]) -> dict[str, Callable[[], Any]]:
-    """``{name: what the mistake gives}``: each row's ``make`` applied to ``on()``'s arguments."""
-    return {name: (lambda name=name: MISTAKES[name].make(*on())) for name in names}
+class Judged(Protocol):
+    """An exercise: its ``name``, the names its answer is read from, and ``judge``."""
+
+    name: str
+    answer_names: tuple[str, ...]
+
+    def judge(self, answer: Any) -> Verdict: ...
 
 
-def register(exercise: Exercise) -> Exercise:
-    """Add ``exercise`` to :data:`EXERCISES`; its mistakes must be rows of the table."""
-    unknown = set(exercise.mistakes) - set(MISTAKES)
+def register(exercise: Judged) -> Judged:
+    """Add ``exercise`` to :data:`EXERCISES`; its mistakes must be rows of the tables."""
+    unknown = set(getattr(exercise, "mistakes", {})) - set(MISTAKES)
     if unknown or exercise.name in EXERCISES:
         raise ValueError(
             f"exercise {exercise.name!r}: duplicate name or unknown mistakes {unknown}"
@@ -84,8 +70,81 @@ def register(exercise: Exercise) -> Exercise:
     return exercise
 
 
+def named(exercise: str, mistake: str, values: Mapping[str, Any], hint: str = "") -> Verdict:
+    """The verdict for a named mistake, its hint filled from ``values`` (or ``hint`` as given)."""
+    row = MISTAKES[mistake]
+    hint = hint or row.hint.format_map(_Keep(values))
+    text = f"Not quite. Likely mistake: {row.label}. Hint: {hint}"
+    return Verdict(exercise, "mistake", text, mistake)
+
+
+def not_quite(what: str) -> str:
+    """The message of a wrong answer: ``what`` differs, ended by one full stop."""
+    return f"Not quite: {what.rstrip('.')}{'' if what.endswith('?') else '.'}"
+
+
+def correct(exercise: str, praise: str) -> Verdict:
+    return Verdict(exercise, "correct", f"{CORRECT}!{' ' + praise if praise else ''}")
+
+
+def not_attempted(exercise: str, task: str) -> Verdict:
+    return Verdict(exercise, "not attempted", f"{NOT_ATTEMPTED}: {task}.")
+
+
+def check(name: str, answer: Any = _LOOK_UP) -> Verdict:
+    """Judge the reader's answer to exercise ``name``: one line, never an exception.
+
+    Without ``answer``, the answer is read from the caller's namespace under the names the
+    exercise declares (a function, a class or values the exercise cell defines).
+    """
+    try:
+        if name not in EXERCISES:
+            known = ", ".join(sorted(EXERCISES))
+            return _fault(name, f"no exercise is called {shown(name)}; the course has {known}")
+        exercise = EXERCISES[name]
+        if answer is _LOOK_UP:
+            namespace = sys._getframe(1).f_globals
+            missing = [n for n in exercise.answer_names if n not in namespace]
+            if missing:
+                text = f"{NOT_RUN}: `{missing[0]}` is not defined yet."
+                return Verdict(name, "not run", text)
+            values = [namespace[n] for n in exercise.answer_names]
+            names = exercise.answer_names
+            answer = values[0] if len(values) == 1 else dict(zip(names, values, strict=True))
+        return exercise.judge(answer)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as err:  # a bug of the checker: say so, never blame the reader
+        return _fault(name, f"{type(err).__name__} inside the checker")
+
+
+def _fault(name: str, what: str) -> Verdict:
+    text = (
+        f"{COURSE_FAULT} ({what}). This is the course's fault, not your answer's: restart the "
+        "kernel and run the cells from the top; if this line comes back, please report it."
+    )
+    return Verdict(str(name)[:40], "course fault", text)
+
+
+class _Keep(dict):
+    """Placeholders without a value stay as they are written."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+# --- notebooks 05-09: the old single-case exercise, until phase 2 migrates them -------------
+
+
+def made(*names: str, on: Callable[[], tuple]) -> dict[str, Callable[[], Any]]:
+    """``{name: what the mistake gives}``: each row's ``make`` applied to ``on()``'s arguments."""
+    return {name: (lambda name=name: MISTAKES[name].make(*on())) for name in names}
+
+
 def same_result(a: Any, b: Any) -> bool:
     """Equal results: tensors within the checkpoints' tolerance (NaN where NaN), else ``==``."""
+    from attnlib.checks import close
+
     if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
         if a.shape != b.shape or a.device.type == "meta" or a.is_complex():
             return False
@@ -98,28 +157,39 @@ def same_result(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-class _Keep(dict):
-    """Placeholders without a value stay as they are written."""
+@dataclass(frozen=True)
+class Exercise:
+    """One "your turn" of notebooks 05-09, judged on one case (phase 2 moves them to
+    :class:`~attnlib.exercises._function.FunctionExercise` and ``ValueExercise``)."""
 
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
+    name: str
+    task: str
+    run: Callable[[Any], Any]
+    expected: Callable[[], Any]
+    mistakes: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
+    same: Callable[[Any, Any], bool] = lambda a, b: same_result(a, b)
+    praise: str = ""
+    hint_values: Mapping[str, Any] = field(default_factory=dict)
+    answer_names: tuple[str, ...] = ()
 
+    def judge(self, answer: Any) -> Verdict:
+        result = Ellipsis if answer is Ellipsis else outcome(lambda: self.run(answer))
+        if _blank(result):
+            return not_attempted(self.name, self.task)
+        if self._matches(result, self.expected()):
+            return correct(self.name, self.praise)
+        for mistake, make in self.mistakes.items():
+            if self._matches(result, outcome(make)):
+                return named(self.name, mistake, self.hint_values)
+        return Verdict(self.name, "wrong", not_quite(describe(result, self.expected())))
 
-class _Raised:
-    """An exception as a result, so a mistake that raises can match the reader's."""
-
-    def __init__(self, err: BaseException) -> None:
-        self.text = f"{type(err).__name__}: {err}"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Raised) and other.text.split("\n")[0] == self.text.split("\n")[0]
-
-
-def _outcome(make: Callable[[], Any]) -> Any:
-    try:
-        return make()
-    except Exception as err:  # the reader's code may raise anything
-        return _Raised(err)
+    def _matches(self, result: Any, target: Any) -> bool:
+        if isinstance(result, Raised) or isinstance(target, Raised):
+            return isinstance(result, Raised) and result == target
+        try:
+            return self.same(result, target)
+        except Exception:  # a result of an odd type is simply not a match
+            return False
 
 
 def _blank(result: Any) -> bool:
@@ -127,55 +197,3 @@ def _blank(result: Any) -> bool:
     if result is Ellipsis or result is None:
         return True
     return isinstance(result, torch.Tensor) and result.device.type != "meta" and not result.any()
-
-
-def _matches(exercise: Exercise, result: Any, target: Any) -> bool:
-    if isinstance(result, _Raised) or isinstance(target, _Raised):
-        # _Raised's == first: an array's == would compare element by element.
-        return isinstance(result, _Raised) and result == target
-    try:
-        return exercise.same(result, target)
-    except Exception:  # a result of an odd type is simply not a match
-        return False
-
-
-def _describe_miss(result: Any, expected: Any) -> str:
-    if isinstance(result, _Raised):
-        return f"your code raised {result.text.splitlines()[0]}"
-    if isinstance(result, torch.Tensor) and isinstance(expected, torch.Tensor):
-        if result.shape != expected.shape:
-            return f"expected shape {tuple(expected.shape)}, got {tuple(result.shape)}"
-        return "the shape is right but the numbers differ; compare with the lines above"
-    if isinstance(result, (torch.Tensor, np.ndarray)):
-        kind = "a tensor" if isinstance(result, torch.Tensor) else "a numpy array"
-        shown = f"{kind} of shape {tuple(result.shape)}"
-        if isinstance(expected, torch.Tensor):
-            return f"expected a torch tensor of shape {tuple(expected.shape)}, got {shown}"
-    else:
-        shown = " ".join(repr(result).split())  # one line, whatever the reader's repr
-    return f"got {shown[:120]}, which is neither the answer nor a mistake the course knows"
-
-
-def check(name: str, answer: Any) -> Verdict:
-    """Judge the reader's ``answer`` to exercise ``name``; shows one line, never raises.
-
-    ``answer`` is whatever the exercise asks for: a function, a class or a value.
-    """
-    if name not in EXERCISES:
-        raise ValueError(f"name: expected one of the course's exercises, got {name!r}")
-    exercise = EXERCISES[name]
-    result = Ellipsis if answer is Ellipsis else _outcome(lambda: exercise.run(answer))
-    if _blank(result):
-        return Verdict(name, "not attempted", f"{NOT_ATTEMPTED}: {exercise.task}.")
-    if _matches(exercise, result, exercise.expected()):
-        return Verdict(
-            name, "correct", f"{CORRECT}!{' ' + exercise.praise if exercise.praise else ''}"
-        )
-    for mistake, make in exercise.mistakes.items():
-        if _matches(exercise, result, _outcome(make)):
-            row = MISTAKES[mistake]
-            hint = row.hint.format_map(_Keep(exercise.hint_values))
-            text = f"Not quite. Likely mistake: {row.label}. Hint: {hint}"
-            return Verdict(name, "mistake", text, mistake)
-    miss = _describe_miss(result, exercise.expected())
-    return Verdict(name, "wrong", f"Not quite: {miss}.")

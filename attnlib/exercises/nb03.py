@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 
 from attnlib.attention import attention_scores, softmax
 from attnlib.data import example_inputs
-from attnlib.exercises._core import Exercise, made, register
+from attnlib.exercises._cases import random_tensor
+from attnlib.exercises._core import register
+from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._value import ValueExercise, boolean, word
+from attnlib.mistakes import weights
 
-#: The grid the reader's softmax is tried on: not symmetric (so a sum along the wrong axis
-#: shows), with a negative score (the notebook's example row first), nothing large.
+#: The grid the reader's softmax is tried on first: not symmetric (so a sum along the wrong
+#: axis shows), with a negative score (the notebook's example row first), nothing large.
 SMALL_GRID = ((2.0, -1.0, 0.5), (1.0, 3.0, 0.0), (-0.5, 0.5, 1.5))
 #: Scores that overflow exp in float32 in the first row, harmless ones in the second.
 BIG_SCORES = ((10.0, 50.0, 100.0), (1.0, 2.0, 3.0))
@@ -19,23 +21,14 @@ BIG_SCORES = ((10.0, 50.0, 100.0), (1.0, 2.0, 3.0))
 QUERY, FACTOR = 1, 10.0
 
 
-def _grid(rows: tuple[tuple[float, ...], ...]) -> torch.Tensor:
-    return torch.tensor(rows, dtype=torch.float32)
-
-
-def _word(answer: Any) -> Any:
-    """A one-word answer, lower case, without quotes or a plural "s" ("Columns" -> "column")."""
-    if not isinstance(answer, str):
-        return answer
-    return answer.strip().strip("'\"").strip().lower().removesuffix("s")
-
-
-def _yes_no(answer: Any) -> Any:
-    """True or False, also given as "yes"/"no" or "true"/"false"."""
-    if isinstance(answer, str):
-        word = answer.strip().strip("'\"").strip().lower()
-        return {"true": True, "yes": True, "false": False, "no": False}.get(word, answer)
-    return answer
+def _grids(first: tuple, label: str, scale: float) -> list[Case]:
+    """``first``, the book's scores, then random grids of other shapes, up to ``scale``."""
+    cases = [Case(label, {"x": torch.tensor(first)})]
+    cases.append(Case("the book's 6 x 6 scores", {"x": attention_scores(example_inputs())}))
+    for seed, (rows, cols) in enumerate(((4, 5), (2, 7))):
+        x = random_tensor(rows, cols, seed=20 + seed, scale=scale)
+        cases.append(Case(f"a random {rows} x {cols} grid up to {scale:g}", {"x": x}))
+    return cases
 
 
 def _scaled_top_weight() -> str:
@@ -46,39 +39,37 @@ def _scaled_top_weight() -> str:
 
 
 register(
-    Exercise(
+    FunctionExercise(
         name="03.softmax_naive",
         task="return exp(x) divided by the total of exp(x) in each row",
-        run=lambda softmax_naive: softmax_naive(_grid(SMALL_GRID)),
-        expected=lambda: softmax(_grid(SMALL_GRID)),
-        mistakes=made(
-            "no_exp",
-            "softmax_dim0",
-            "no_keepdim",
-            "softmax_whole_grid",
-            on=lambda: (_grid(SMALL_GRID),),
-        ),
-        praise="Tried on a 3 x 3 grid with a negative score: every weight is positive and "
-        "every row sums to 1.",
+        answer_names=("softmax_naive",),
+        cases=lambda: _grids(SMALL_GRID, "the 3 x 3 grid with a negative score", 3.0),
+        call=lambda softmax_naive, args: softmax_naive(args["x"]),
+        reference=lambda args: torch.softmax(args["x"], dim=-1),
+        mistakes=weights.TABLE,
+        praise="Tried on grids of several shapes, with negative scores: every weight is "
+        "positive and every row sums to 1.",
     )
 )
 
 register(
-    Exercise(
+    ValueExercise(
         name="03.dim0_sums",
         task='set which_sum_to_1 to "rows" or "columns"',
-        run=_word,
-        expected=lambda: "column",
-        mistakes={"dim0_rows": lambda: "row"},
+        answer_names=("which_sum_to_1",),
+        accept=word("rows", "columns"),
+        expected=lambda: "columns",
+        mistakes={"dim0_rows": lambda: "rows"},
         praise="dim=0 runs down each column, so each column shares one total.",
     )
 )
 
 register(
-    Exercise(
+    ValueExercise(
         name="03.shift",
         task="set same_weights to True or False",
-        run=_yes_no,
+        answer_names=("same_weights",),
+        accept=boolean,
         expected=lambda: bool(
             torch.allclose(
                 softmax(attention_scores(example_inputs())[QUERY] + 10),
@@ -92,28 +83,25 @@ register(
 )
 
 register(
-    Exercise(
+    FunctionExercise(
         name="03.softmax_stable",
         task="return the softmax of each row of x, computed after subtracting the row's maximum",
-        run=lambda softmax_stable: softmax_stable(_grid(BIG_SCORES)),
-        expected=lambda: softmax(_grid(BIG_SCORES)),
-        mistakes=made(
-            "no_max_shift",
-            "max_no_keepdim",
-            "max_of_grid",
-            "max_without_values",
-            on=lambda: (_grid(BIG_SCORES),),
-        ),
+        answer_names=("softmax_stable",),
+        cases=lambda: _grids(BIG_SCORES, "the scores up to 100", 200.0),
+        call=lambda softmax_stable, args: softmax_stable(args["x"]),
+        reference=lambda args: torch.softmax(args["x"], dim=-1),
+        mistakes=weights.TABLE,
         praise="Scores up to 100 and no nan: the largest exp is now exp(0) = 1.",
     )
 )
 
 register(
-    Exercise(
+    ValueExercise(
         name="03.times_ten",
         task='set after_times_10 to "sharper", "flatter" or "unchanged"',
-        run=_word,
-        expected=lambda: _word(_scaled_top_weight()),
+        answer_names=("after_times_10",),
+        accept=word("sharper", "flatter", "unchanged"),
+        expected=_scaled_top_weight,
         mistakes={"scale_like_shift": lambda: "unchanged", "scale_flattens": lambda: "flatter"},
         praise="Ten times the gaps between the scores: the weight piles onto the top scores.",
     )

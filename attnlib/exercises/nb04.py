@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from attnlib.attention import attention_scores, context_vector, context_vectors, softmax
+from attnlib.attention import attention_scores, context_vector, softmax
 from attnlib.checks import diagnose
 from attnlib.data import TOKENS, example_inputs
-from attnlib.exercises._core import Exercise, made, register, same_result
-from attnlib.mistakes import MISTAKES
+from attnlib.exercises._cases import token_inputs
+from attnlib.exercises._core import Verdict, named, register
+from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._products import product_shapes
+from attnlib.exercises._value import ValueExercise, tensor, token
+from attnlib.mistakes import MISTAKES, Mistake, context
 
 #: The book's query, "journey": its z^(2) and attn_weights_2, at Python index 1.
 QUERY_NUMBER, QUERY_INDEX = 2, 1
@@ -19,38 +22,9 @@ QUERY_NUMBER, QUERY_INDEX = 2, 1
 STEP = 5
 
 
-def _weights() -> torch.Tensor:
-    return softmax(attention_scores(example_inputs()))
-
-
-@dataclass(frozen=True)
-class _Diagnosed:
-    """Every result that :func:`attnlib.checks.diagnose` names ``mistake`` for ``query``.
-
-    A mistake such as a wrong pairing has many forms (any order of the weights); the
-    checkpoints already search them, so the exercise asks them instead of listing one.
-    """
-
-    mistake: str
-    query: int
-
-
-def _same_or_diagnosed(result: Any, target: Any) -> bool:
-    if isinstance(target, _Diagnosed):
-        return (
-            isinstance(result, torch.Tensor)
-            and diagnose(result, query=target.query).mistake == target.mistake
-        )
-    return same_result(result, target)
-
-
-def _token(answer: Any) -> Any:
-    """A token named by its text (any case, quotes allowed) or by its index."""
-    if isinstance(answer, int) and not isinstance(answer, bool) and 0 <= answer < len(TOKENS):
-        return TOKENS[answer].lower()
-    if isinstance(answer, str):
-        return answer.strip().strip("'\"").strip().lower()
-    return answer
+def _weights(inputs: torch.Tensor | None = None) -> torch.Tensor:
+    inputs = example_inputs() if inputs is None else inputs
+    return softmax(attention_scores(inputs))
 
 
 def _why_not_itself() -> str:
@@ -64,51 +38,76 @@ def _why_not_itself() -> str:
     )
 
 
+class _RunningSum(ValueExercise):
+    """The running total of "journey": the table's mistakes, then those checkpoints search."""
+
+    searched = ("wrong_pairing", "no_zero_start", "wrong_query_index")
+
+    def judge(self, answer: Any) -> Verdict:
+        verdict = super().judge(answer)
+        if verdict.status != "wrong" or not isinstance(answer, torch.Tensor):
+            return verdict
+        found = diagnose(answer.detach(), query=QUERY_INDEX)
+        if found.mistake in ("wrong_pairing", "no_zero_start", "wrong_query_index"):
+            return named(self.name, found.mistake, {}, hint=found.hint)
+        return verdict
+
+
+def _journey() -> dict[str, torch.Tensor]:
+    return {"weights": _weights()[QUERY_INDEX], "inputs": example_inputs()}
+
+
 register(
-    Exercise(
+    _RunningSum(
         name="04.running_sum",
         task='set context_vec_2, the context vector of "journey", with the running total',
-        run=lambda context_vec: context_vec,
+        answer_names=("context_vec_2",),
+        accept=tensor,
         expected=lambda: context_vector(example_inputs(), _weights()[QUERY_INDEX]),
         mistakes={
-            "wrong_query_index": lambda: context_vector(example_inputs(), _weights()[QUERY_NUMBER]),
             "column_not_row": lambda: context_vector(
-                example_inputs(), MISTAKES["column_not_row"].make(_weights(), QUERY_INDEX)
+                example_inputs(),
+                MISTAKES["column_not_row"].given(
+                    {"attn_weights": _weights(), "index": QUERY_INDEX}
+                ),
             ),
-            "wrong_pairing": lambda: _Diagnosed("wrong_pairing", QUERY_INDEX),
-            "no_zero_start": lambda: _Diagnosed("no_zero_start", QUERY_INDEX),
+            "assigned_not_added": lambda: context.TABLE["assigned_not_added"].given(_journey()),
         },
-        same=_same_or_diagnosed,
+        exact=False,
         praise="z(2) = [0.4419, 0.6515, 0.5683]: each input times its own weight, added to zeros.",
         hint_values={
             "got": f"{QUERY_NUMBER} ({TOKENS[QUERY_NUMBER]!r})",
             "query": f"{QUERY_INDEX} ({TOKENS[QUERY_INDEX]!r})",
             "number": QUERY_NUMBER,
             "index": QUERY_INDEX,
-            "offset": "the value it started from",
         },
     )
 )
 
+
+def _blend_cases() -> list[Case]:
+    return [Case(label, {"attn_weights": _weights(x), "inputs": x}) for label, x in token_inputs()]
+
+
 register(
-    Exercise(
+    FunctionExercise(
         name="04.all_context",
         task="return every query's context vector with one matrix product",
-        run=lambda all_context_vectors: all_context_vectors(_weights(), example_inputs()),
-        expected=lambda: context_vectors(_weights(), example_inputs()),
-        mistakes=made(
-            "weights_transposed", "product_order", on=lambda: (_weights(), example_inputs())
-        ),
+        answer_names=("all_context_vectors",),
+        cases=_blend_cases,
+        call=lambda blend, args: blend(args["attn_weights"], args["inputs"]),
+        reference=lambda args: args["attn_weights"] @ args["inputs"],
+        mistakes=context.TABLE,
         praise="(6, 6) @ (6, 3) -> (6, 3): row q is the running total of query q, all at once.",
-        hint_values={"t": len(TOKENS), "d": 3},
     )
 )
 
 register(
-    Exercise(
+    ValueExercise(
         name="04.step_top",
         task='set step_weighs_most to the token that "step" gives the largest weight, e.g. "Your"',
-        run=_token,
+        answer_names=("step_weighs_most",),
+        accept=token(TOKENS),
         expected=lambda: TOKENS[int(_weights()[STEP].argmax())].lower(),
         mistakes={"weighs_itself_most": lambda: TOKENS[STEP].lower()},
         praise="The largest score of the row gets the largest weight: softmax keeps the order.",
@@ -116,20 +115,56 @@ register(
     )
 )
 
+
+def _blended(row: str) -> Mistake:
+    """Mistake ``row`` of the weights' table, then the blend: what the context vector becomes."""
+    made = MISTAKES[row]
+    return Mistake(
+        made.label, made.hint, lambda attn_scores, inputs: made.make(attn_scores) @ inputs
+    )
+
+
+def _scratch_cases() -> list[Case]:
+    """Each sentence with one query: "step" of the book's, then a middle token of the others,
+    so that the last row, or the book's row 5, is right for the book only."""
+    cases = []
+    for (label, inputs), query in zip(token_inputs(), (STEP, 1, 3), strict=True):
+        scores = inputs @ inputs[query]
+        args = {"inputs": inputs, "query": query, "attn_scores": scores}
+        cases.append(Case(f"query {query} of {label}", args))
+    return cases
+
+
+def _from_scratch(from_scratch: Any, args: dict[str, Any]) -> Any:
+    return from_scratch(args["inputs"], args["query"])
+
+
+def _one_row(function: Any, case: Case) -> str | None:
+    """The rule the exercise states: one row of scores, not the whole grid cut afterwards."""
+    num_tokens = len(case.args["inputs"])
+    grid = (num_tokens, num_tokens)
+    if grid in product_shapes(function, case.args, _from_scratch):
+        return (
+            f"the right vector, but from the whole {grid} grid; the exercise asks for the "
+            "query's row of scores alone: inputs @ inputs[query]"
+        )
+    return None
+
+
 register(
-    Exercise(
+    FunctionExercise(
         name="04.from_scratch",
-        task='set context_vec_6, the context vector of "step", from its own scores',
-        run=lambda context_vec: context_vec,
-        expected=lambda: context_vector(example_inputs(), _weights()[STEP]),
+        task="return the context vector of token `query` computed from `inputs` alone",
+        answer_names=("context_from_scratch",),
+        cases=_scratch_cases,
+        call=_from_scratch,
+        reference=lambda args: torch.softmax(args["attn_scores"], dim=-1) @ args["inputs"],
         mistakes={
-            "no_softmax": lambda: MISTAKES["no_softmax"].make(
-                attention_scores(example_inputs())[STEP], example_inputs()
-            ),
-            "no_exp": lambda: (
-                MISTAKES["no_exp"].make(attention_scores(example_inputs())[STEP]) @ example_inputs()
-            ),
+            "not_from_scratch": context.TABLE["not_from_scratch"],
+            "no_softmax": context.TABLE["no_softmax"],
+            "no_exp": _blended("no_exp"),
         },
+        rules=(_one_row,),
         praise="The same as row 5 of attn_weights @ inputs, without ever building the grid.",
     )
 )

@@ -1,89 +1,114 @@
 """Exercises of notebook 08: predictions about the explorer, checked before it is touched.
 
-Each answer is a prediction (a number, a pair of yes/no, or a formula in
+Each answer is a prediction (a number, a pair of True/False, or a function of
 ``num_tokens``); the right value is computed with attnlib's own functions, never
 with the explorer, so that these checks hold whatever the widgets draw.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 from attnlib.attention import attention_scores, attention_weights
 from attnlib.data import embed, example_inputs
-from attnlib.exercises._core import Exercise, register
+from attnlib.exercises._compare import shown
+from attnlib.exercises._core import Verdict, named, not_attempted, not_quite, register
+from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._value import Refused, ValueExercise, boolean, number, whole
+from attnlib.mistakes import weights
 from attnlib.modules import MultiHeadAttention
 
-#: Tolerance for a predicted weight: below the 4 printed decimals.
-_TOLERANCE = 5e-4
+#: Decimals a predicted weight is compared at: the 4 the notebook prints.
+DECIMALS = 4
 
 
-def _number(answer: Any) -> float:
-    return float(answer)
-
-
-def _close(a: Any, b: Any) -> bool:
-    if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b, strict=True))
-    return abs(float(a) - float(b)) <= _TOLERANCE
+def _weights(causal: bool) -> torch.Tensor:
+    inputs = example_inputs()
+    return attention_weights(inputs, inputs, scale=1.0, causal=causal)
 
 
 # --- 08.first_self: the causal mask on a sentence of your own ------------------------------
 
 
-def _first_self() -> float:
-    inputs = example_inputs()
-    return float(attention_weights(inputs, inputs, scale=1.0, causal=True)[0, 0])
+@dataclass(frozen=True)
+class _FirstSelf(ValueExercise):
+    """A weight read without the mask is named, with the reader's value echoed."""
+
+    searched = ("first_self_unmasked",)
+
+    def judge(self, answer: Any) -> Verdict:
+        verdict = super().judge(answer)
+        value = self.accept(answer)
+        unmasked = float(_weights(causal=False)[0, 0])
+        if (
+            verdict.status == "wrong"
+            and isinstance(value, float)
+            and round(value, 2) == round(unmasked, 2)
+        ):
+            return named(self.name, "first_self_unmasked", {"got": shown(answer)})
+        return verdict
 
 
 register(
-    Exercise(
+    _FirstSelf(
         name="08.first_self",
         task="set first_self to the weight the first token gives itself under the causal mask",
-        run=_number,
-        expected=_first_self,
-        mistakes={"first_token_hidden": lambda: 0.0},
-        same=_close,
+        answer_names=("first_self",),
+        accept=number,
+        expected=lambda: float(_weights(causal=True)[0, 0]),
+        mistakes={"first_token_hidden": lambda: 0},
         praise="The first token sees only itself: one score, and softmax of one score is 1.",
     )
 )
 
 # --- 08.hot_limit: the temperature ---------------------------------------------------------
 
-# Sentences of these lengths: the first num_tokens tokens of the book's sentence.
-_LENGTHS = (2, 4, 6)
+#: Sentence lengths of the cases: the book's 6 tokens first, then the first n of its tokens
+#: and longer random sentences, so that 1 / 6 written as a number is right once only.
+_LENGTHS = (6, 2, 4, 9)
 _HOT = 1e6  # a temperature high enough for the limit, at 4 decimals
 
 
-def _limits(hot_limit: Any) -> tuple | None:
-    values = [hot_limit(n) for n in _LENGTHS]
-    if any(value is Ellipsis or value is None for value in values):
-        return None
-    return tuple(float(value) for value in values)
+def _hot_weight(num_tokens: int) -> float:
+    """The first query's weight on the first token, at a huge temperature."""
+    generator = torch.Generator().manual_seed(num_tokens)
+    inputs = example_inputs() if num_tokens <= 6 else torch.rand(num_tokens, 3, generator=generator)
+    row = torch.softmax(attention_scores(inputs[:num_tokens]) / _HOT, dim=-1)[0]
+    return round(float(row[0]), DECIMALS)
 
 
-def _hot_weights() -> tuple[float, ...]:
-    """The first query's weight on the first token, at a huge temperature, per length."""
-    inputs = example_inputs()
-    return tuple(
-        float(torch.softmax(attention_scores(inputs[:n]) / _HOT, dim=-1)[0, 0]) for n in _LENGTHS
-    )
+def _weight(result: Any) -> Any:
+    """A number the reader returned, at the printed decimals; anything else as it is."""
+    if isinstance(result, (torch.Tensor, np.generic)) and tuple(result.shape) != ():
+        return result
+    value = number(result)
+    return result if isinstance(value, Refused) else round(value, DECIMALS)
+
+
+def _hot_cases() -> list[Case]:
+    return [
+        Case("the book's 6 tokens" if n == 6 else f"{n} tokens", {"num_tokens": n})
+        for n in _LENGTHS
+    ]
 
 
 register(
-    Exercise(
+    FunctionExercise(
         name="08.hot_limit",
         task="make hot_limit(num_tokens) return the value each weight approaches as the "
         "temperature grows",
-        run=_limits,
-        expected=_hot_weights,
+        answer_names=("hot_limit",),
+        cases=_hot_cases,
+        call=lambda hot_limit, args: _weight(hot_limit(args["num_tokens"])),
+        reference=lambda args: _hot_weight(args["num_tokens"]),
         mistakes={
-            "hot_weights_vanish": lambda: (0.0,) * len(_LENGTHS),
-            "hot_weights_to_one": lambda: (1.0,) * len(_LENGTHS),
+            name: weights.TABLE[name]
+            for name in ("hot_weights_vanish", "hot_weights_to_one", "hot_weights_count")
         },
-        same=_close,
         praise="The scores shrink towards 0, every exp towards 1: the weights become equal, "
         "1 / num_tokens each.",
     )
@@ -92,12 +117,18 @@ register(
 # --- 08.repeated_word: a word that comes twice ----------------------------------------------
 
 _REPEATED = "the dog saw the dog"
+_PAIR = ("same_without_mask", "same_with_mask")
 
 
-def _pair(answer: Any) -> tuple | None:
-    if any(value is Ellipsis for value in answer):
-        return None
-    return tuple(answer)
+def _pair(answer: Any) -> Any:
+    """Two booleans from the two names (or a pair passed by hand), else a :class:`Refused`."""
+    values = [answer[n] for n in _PAIR] if isinstance(answer, dict) else answer
+    if not isinstance(values, (tuple, list)) or len(values) != 2:
+        return Refused(f"expected True or False for {' and '.join(_PAIR)}, got {shown(answer)}")
+    for name, value in zip(_PAIR, values, strict=True):
+        if isinstance(accepted := boolean(value), Refused):
+            return Refused(f"`{name}`: {accepted}")
+    return tuple(bool(v) for v in values)
 
 
 def _rows_equal() -> tuple[bool, bool]:
@@ -109,15 +140,32 @@ def _rows_equal() -> tuple[bool, bool]:
     return bool(torch.equal(plain[1], plain[4])), bool(torch.equal(masked[1], masked[4]))
 
 
+@dataclass(frozen=True)
+class _Pair(ValueExercise):
+    """Both names still ``...`` is not attempted; one of them is said by name."""
+
+    def judge(self, answer: Any) -> Verdict:
+        values = [answer.get(n) for n in _PAIR] if isinstance(answer, dict) else answer
+        if isinstance(values, (tuple, list)) and len(values) == 2:
+            if all(v is Ellipsis for v in values):
+                return not_attempted(self.name, self.task)
+            for name, value in zip(_PAIR, values, strict=True):
+                if value is Ellipsis:
+                    return Verdict(self.name, "refused", not_quite(f"`{name}` is still `...`"))
+        return super().judge(answer)
+
+
 register(
-    Exercise(
+    _Pair(
         name="08.repeated_word",
         task="set same_without_mask and same_with_mask to True or False for the two 'dog' rows",
-        run=_pair,
+        answer_names=_PAIR,
+        accept=_pair,
         expected=_rows_equal,
         mistakes={
             "repeat_rows_differ": lambda: (False, False),
             "causal_rows_same": lambda: (True, True),
+            "mask_effect_swapped": lambda: (False, True),
         },
         praise="Equal vectors, equal scores: only the mask, which cuts each row at its own "
         "position, tells the two copies apart.",
@@ -135,10 +183,11 @@ def _head_size() -> int:
 
 
 register(
-    Exercise(
+    ValueExercise(
         name="08.head_size",
         task="set head_size to the number of features in one head's context vector",
-        run=lambda answer: answer,
+        answer_names=("head_size",),
+        accept=whole,
         expected=_head_size,
         mistakes={"d_out_per_head": lambda: 4, "context_size_d_in": lambda: 3},
         praise="d_out = 4 shared by 2 heads: each head's values, and so its context vector, "

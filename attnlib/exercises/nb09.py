@@ -5,69 +5,70 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 from attnlib.attention import scaled_dot_product_attention
-from attnlib.exercises._core import Exercise, register
-from attnlib.mistakes import MISTAKES
+from attnlib.exercises._cases import random_tensor
+from attnlib.exercises._compare import shown
+from attnlib.exercises._core import Verdict, named, register
+from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._value import Refused, ValueExercise, number, whole
+from attnlib.mistakes import blockwise, costs
+from attnlib.mistakes.blockwise import blocks
 
 #: The exponent of the work of attention in num_tokens: n rows of n scores.
 SLOPE = 2
-#: The sizes the grid exercise is checked at: the course's sentence, and two longer ones.
-GRID_SIZES = (6, 1024, 8192)
+#: The sizes the grid exercise is checked at: the course's sentence, two longer ones, and
+#: sizes that are not powers of 2 (a size written as a number is right for one of them only).
+GRID_SIZES = (6, 1024, 8192, 5, 1000, 3000)
 #: The context lengths of the growth question: "8k" and "1M" tokens.
 SHORT, LONG = 8192, 1_048_576
 #: Bytes of one float32.
 FLOAT32_BYTES = torch.finfo(torch.float32).bits // 8
-#: The blockwise exercise's sizes: fewer queries than keys, a last block that is not full.
-NUM_QUERIES, NUM_KEYS, D_K, D_V, BLOCK_SIZE = 6, 10, 4, 3, 4
+#: The blockwise cases, (num_queries, num_keys, d_k, d_v, block_size): the notebook's first
+#: (fewer queries than keys, a last block that is not full), then other sizes, one block only.
+BLOCK_CASES = ((6, 10, 4, 3, 4), (3, 9, 5, 2, 2), (5, 7, 2, 4, 3), (4, 3, 3, 3, 8))
 
 
-def _number(answer: Any) -> Any:
-    """A number given as an int, a float, a one-number tensor or a string of digits."""
-    if answer is Ellipsis or answer is None or isinstance(answer, bool):
-        return answer
-    if isinstance(answer, torch.Tensor) and answer.numel() == 1:
-        answer = answer.item()
-    if isinstance(answer, str):
-        answer = answer.replace(",", "").replace("_", "").strip()
-    try:
-        value = float(answer)
-    except (TypeError, ValueError):
-        return answer
-    return int(value) if value.is_integer() else value
+@dataclass(frozen=True)
+class _Near(ValueExercise):
+    """A count: exact, and a near miss is named by ``near(value)`` with the value echoed."""
+
+    near: Callable[[Any], str | None] = lambda value: None
+    searched: tuple[str, ...] = ()  # the mistakes ``near`` may name
+
+    def judge(self, answer: Any) -> Verdict:
+        verdict = super().judge(answer)
+        if verdict.status == "wrong" and (mistake := self.near(self.accept(answer))):
+            return named(self.name, mistake, {"got": shown(answer)})
+        return verdict
 
 
-def _near(tolerance: float) -> Callable[[Any, Any], bool]:
-    """Numbers within ``tolerance`` (a fraction of the target) of each other."""
-
-    def same(result: Any, target: Any) -> bool:
-        numbers = (int, float)
-        if not isinstance(result, numbers) or not isinstance(target, numbers):
-            return False
-        return abs(result - target) <= tolerance * abs(target)
-
-    return same
+def _slope_near(value: Any) -> str | None:
+    return "slope_measured" if isinstance(value, (int, float)) and 1.5 <= value <= 2.5 else None
 
 
-# --- 09.slope: read the slope off the log-log plot --------------------------------------------
+def _growth_near(value: Any) -> str | None:
+    right = (LONG // SHORT) ** 2
+    close = isinstance(value, (int, float)) and abs(value - right) <= 0.05 * right
+    return "growth_rounded" if close else None
+
 
 register(
-    Exercise(
+    _Near(
         name="09.slope",
         task="set slope to the slope you expect for the matrix product at the right of the plot",
-        run=_number,
+        answer_names=("slope",),
+        accept=number,
         expected=lambda: SLOPE,
-        mistakes={
-            "slope_linear": lambda: 1,
-            "slope_cubic": lambda: 3,
-            "slope_is_ratio": lambda: 4,
-        },
-        # "about 2": a slope read off a plot of one's own timings is not exact.
-        same=_near(0.25),
+        mistakes={"slope_linear": lambda: 1, "slope_cubic": lambda: 3, "slope_is_ratio": lambda: 4},
         praise="n rows of n scores: twice the tokens, 4 = 2^2 times the work.",
+        near=_slope_near,
+        searched=("slope_measured",),
     )
 )
 
@@ -75,24 +76,32 @@ register(
 # --- 09.grid_bytes: the memory of the (num_tokens, num_tokens) grid ----------------------------
 
 
-def _grid_bytes(grid_bytes: Callable[[int], Any]) -> Any:
-    results = tuple(_number(grid_bytes(num_tokens)) for num_tokens in GRID_SIZES)
-    return Ellipsis if any(r is Ellipsis or r is None for r in results) else results
-
-
-def _grid_mistake(name: str) -> Callable[[], tuple]:
-    return lambda: tuple(MISTAKES[name].make(num_tokens) for num_tokens in GRID_SIZES)
+def _size(result: Any) -> Any:
+    """A count the reader returned, as a Python number (a 0-d tensor or numpy scalar too)."""
+    if isinstance(result, (torch.Tensor, np.generic)) and tuple(result.shape) == ():
+        value = number(result)
+        return result if isinstance(value, Refused) else value
+    return result
 
 
 register(
-    Exercise(
+    FunctionExercise(
         name="09.grid_bytes",
         task="return the bytes of a float32 grid of num_tokens x num_tokens scores",
-        run=_grid_bytes,
-        expected=lambda: tuple(FLOAT32_BYTES * n * n for n in GRID_SIZES),
+        answer_names=("grid_bytes",),
+        cases=lambda: [Case(f"{n:,} tokens", {"num_tokens": n}) for n in GRID_SIZES],
+        call=lambda grid_bytes, args: _size(grid_bytes(args["num_tokens"])),
+        reference=lambda args: FLOAT32_BYTES * args["num_tokens"] ** 2,
         mistakes={
-            name: _grid_mistake(name)
-            for name in ("grid_entries_not_bytes", "grid_one_row", "grid_float64")
+            name: costs.TABLE[name]
+            for name in (
+                "grid_entries_not_bytes",
+                "grid_one_row",
+                "grid_float64",
+                "grid_bits",
+                "grid_in_mib",
+                "grid_in_mb",
+            )
         },
         praise="4 bytes per score, num_tokens * num_tokens scores: 256 MiB at 8,192 tokens.",
     )
@@ -102,15 +111,21 @@ register(
 # --- 09.grid_growth: from 8k to 1M tokens ------------------------------------------------------
 
 register(
-    Exercise(
+    _Near(
         name="09.grid_growth",
-        task="set times to how many times the 1M-token grid is larger than the 8k-token grid",
-        run=_number,
+        task="set grid_times to how many times the 1M-token grid is larger than the 8k-token grid",
+        answer_names=("grid_times",),
+        accept=whole,
         expected=lambda: (LONG // SHORT) ** 2,
-        mistakes={"growth_linear": lambda: LONG // SHORT},
-        # 1,000,000 / 8,000 squared (15,625) is the same reasoning in round numbers.
-        same=_near(0.05),
+        mistakes={
+            "growth_linear": lambda: LONG // SHORT,
+            "growth_doubled": lambda: 2 * (LONG // SHORT),
+            "growth_decimal": lambda: (1_000_000 // 8_000) ** 2,
+            "growth_inverted": lambda: (SHORT / LONG) ** 2,
+        },
         praise="128 times the tokens, 128 * 128 = 16,384 times the bytes.",
+        near=_growth_near,
+        searched=("growth_rounded",),
     )
 )
 
@@ -118,67 +133,46 @@ register(
 # --- 09.rescale: the two lines of the running softmax ------------------------------------------
 
 
-def _qkv() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def _qkv(num_queries: int, num_keys: int, d_k: int, d_v: int, seed: int) -> tuple:
     """Queries, keys and values whose row maxima grow from block to block."""
-    generator = torch.Generator().manual_seed(9)
-    queries = torch.randn(NUM_QUERIES, D_K, generator=generator)
+    queries = random_tensor(num_queries, d_k, seed=seed, scale=2.0)
     # Later keys are longer, so later blocks raise most rows' maximum: rescaling matters.
-    lengths = torch.linspace(0.5, 3, NUM_KEYS)[:, None]
-    keys = torch.randn(NUM_KEYS, D_K, generator=generator) * lengths
-    values = torch.randn(NUM_KEYS, D_V, generator=generator)
+    lengths = torch.linspace(0.5, 3, num_keys)[:, None]
+    keys = random_tensor(num_keys, d_k, seed=seed + 100, scale=2.0) * lengths
+    values = random_tensor(num_keys, d_v, seed=seed + 200, scale=2.0)
     return queries, keys, values
 
 
-def _blockwise(update: Callable[..., Any]) -> Any:
-    """The notebook's blockwise attention on :func:`_qkv`, with ``update`` as its two lines.
-
-    ``update(running_sum, context, rescale, exps, block_values)`` returns the new
-    ``(running_sum, context)``; the stub's ``...`` in its result means not attempted.
-    """
-    queries, keys, values = _qkv()
-    scale = 1 / D_K**0.5
-    running_max = torch.full((NUM_QUERIES, 1), -torch.inf)
-    running_sum = torch.zeros(NUM_QUERIES, 1)
-    context = torch.zeros(NUM_QUERIES, D_V)
-    for start in range(0, NUM_KEYS, BLOCK_SIZE):
-        block_keys = keys[start : start + BLOCK_SIZE]
-        block_values = values[start : start + BLOCK_SIZE]
-        scores = queries @ block_keys.T * scale
-        new_max = torch.maximum(running_max, scores.amax(dim=-1, keepdim=True))
-        rescale = torch.exp(running_max - new_max)
-        exps = torch.exp(scores - new_max)
-        result = update(running_sum, context, rescale, exps, block_values)
-        if result is Ellipsis or result is None or any(r is Ellipsis for r in result):
-            return Ellipsis
-        running_sum, context = result
-        running_max = new_max
-    return context / running_sum
+def _block_cases() -> list[Case]:
+    cases = []
+    for seed, (num_queries, num_keys, d_k, d_v, block_size) in enumerate(BLOCK_CASES):
+        queries, keys, values = _qkv(num_queries, num_keys, d_k, d_v, seed + 9)
+        label = (
+            f"{num_queries} queries, {num_keys} keys of {d_k} dimensions, values of {d_v}, "
+            f"in blocks of {block_size}"
+        )
+        args = {"queries": queries, "keys": keys, "values": values, "block_size": block_size}
+        cases.append(Case(label, args))
+    return cases
 
 
-def _sum_without_keepdim(running_sum, context, rescale, exps, block_values):
-    return running_sum * rescale + exps.sum(dim=-1), context * rescale + exps @ block_values
-
-
-def _run_blockwise(answer: Callable[..., Any]) -> Any:
-    """The reader's update step inside the loop, or a whole blockwise function, on :func:`_qkv`."""
+def _run_blockwise(answer: Callable[..., Any], args: dict[str, Any]) -> Any:
+    """The reader's update step inside the loop, or a whole blockwise function."""
+    q, k, v, size = args["queries"], args["keys"], args["values"], args["block_size"]
     if "queries" in inspect.signature(answer).parameters:
-        return answer(*_qkv(), block_size=BLOCK_SIZE)
-    return _blockwise(answer)
+        return answer(q, k, v, block_size=size)
+    return blocks(q, k, v, size, answer)
 
 
 register(
-    Exercise(
+    FunctionExercise(
         name="09.rescale",
         task="write the two lines that rescale running_sum and context, then add the block",
-        run=_run_blockwise,
-        expected=lambda: scaled_dot_product_attention(*_qkv())[0],
-        mistakes={
-            **{
-                name: (lambda name=name: _blockwise(MISTAKES[name].make))
-                for name in ("no_rescale", "context_not_rescaled", "new_block_rescaled")
-            },
-            "no_keepdim": lambda: _blockwise(_sum_without_keepdim),
-        },
+        answer_names=("rescale_and_add",),
+        cases=_block_cases,
+        call=_run_blockwise,
+        reference=lambda a: scaled_dot_product_attention(a["queries"], a["keys"], a["values"])[0],
+        mistakes=blockwise.TABLE,
         praise="Block by block, the same context vectors as the whole grid at once.",
     )
 )
@@ -187,10 +181,11 @@ register(
 # --- 09.block_growth: the largest tensor of blockwise attention --------------------------------
 
 register(
-    Exercise(
+    ValueExercise(
         name="09.block_growth",
-        task="set times to how many times the largest block grows from 1,024 to 2,048 tokens",
-        run=_number,
+        task="set block_times to how many times the largest block grows from 1,024 to 2,048 tokens",
+        answer_names=("block_times",),
+        accept=whole,
         expected=lambda: 2,
         mistakes={"block_grows_like_grid": lambda: 4, "block_fixed_size": lambda: 1},
         praise="(num_tokens, block_size): linear in num_tokens, where the grid is quadratic.",

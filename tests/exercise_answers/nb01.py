@@ -32,7 +32,7 @@ def attention_scores_loop(inputs):
             attn_scores[i] = torch.dot(x_i, x_j)
     return attn_scores
 ''',
-        "products_not_summed": '''
+        "products_in_one_cell": '''
 def attention_scores_loop(inputs):
     attn_scores = torch.zeros(len(inputs), len(inputs))
     for i, x_i in enumerate(inputs):

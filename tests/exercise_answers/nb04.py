@@ -39,14 +39,20 @@ def all_context_vectors(attn_weights, inputs):
     },
     "04.from_scratch": {
         "no_softmax": """
-attn_scores_6 = inputs @ inputs[5]
-attn_weights_6 = attn_scores_6
-context_vec_6 = attn_weights_6 @ inputs
+def context_from_scratch(inputs, query):
+    attn_scores_q = inputs @ inputs[query]
+    attn_weights_q = attn_scores_q
+    return attn_weights_q @ inputs
 """,
         "no_exp": """
-attn_scores_6 = inputs @ inputs[5]
-attn_weights_6 = attn_scores_6 / attn_scores_6.sum()
-context_vec_6 = attn_weights_6 @ inputs
+def context_from_scratch(inputs, query):
+    attn_scores_q = inputs @ inputs[query]
+    attn_weights_q = attn_scores_q / attn_scores_q.sum()
+    return attn_weights_q @ inputs
+""",
+        "not_from_scratch": """
+def context_from_scratch(inputs, query):
+    return all_context_vecs[5]
 """,
     },
 }

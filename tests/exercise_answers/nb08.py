@@ -3,6 +3,7 @@
 MISTAKES = {
     "08.first_self": {
         "first_token_hidden": "first_self = 0\n",
+        "first_self_unmasked": "first_self = 0.2098\n",
     },
     "08.hot_limit": {
         "hot_weights_vanish": '''
@@ -13,6 +14,10 @@ def hot_limit(num_tokens):
 def hot_limit(num_tokens):
     return 1
 ''',
+        "hot_weights_count": '''
+def hot_limit(num_tokens):
+    return num_tokens
+''',
     },
     "08.repeated_word": {
         "repeat_rows_differ": '''
@@ -21,6 +26,10 @@ same_with_mask = False
 ''',
         "causal_rows_same": '''
 same_without_mask = True
+same_with_mask = True
+''',
+        "mask_effect_swapped": '''
+same_without_mask = False
 same_with_mask = True
 ''',
     },

@@ -16,6 +16,7 @@ MISTAKES = {
         "slope_linear": "slope = 1",
         "slope_cubic": "slope = 3",
         "slope_is_ratio": "slope = 4",
+        "slope_measured": "slope = 1.9",
     },
     "09.grid_bytes": {
         "grid_entries_not_bytes": '''
@@ -30,9 +31,15 @@ def grid_bytes(num_tokens):
 def grid_bytes(num_tokens):
     return 8 * num_tokens ** 2
 ''',
+        "grid_in_mib": '''
+def grid_bytes(num_tokens):
+    return 4 * num_tokens * num_tokens / 2**20
+''',
     },
     "09.grid_growth": {
-        "growth_linear": "times = 1_048_576 / 8192",
+        "growth_linear": "grid_times = 1_048_576 / 8192",
+        "growth_decimal": "grid_times = (1_000_000 / 8_000) ** 2",
+        "growth_rounded": "grid_times = 16_000",
     },
     "09.rescale": {
         "no_rescale": _update(
@@ -47,13 +54,17 @@ def grid_bytes(num_tokens):
             "(running_sum + exps.sum(dim=-1, keepdim=True)) * rescale",
             "(context + exps @ block_values) * rescale",
         ),
-        "no_keepdim": _update(
+        "rescale_divides": _update(
+            "running_sum / rescale + exps.sum(dim=-1, keepdim=True)",
+            "context / rescale + exps @ block_values",
+        ),
+        "running_sum_no_keepdim": _update(
             "running_sum * rescale + exps.sum(dim=-1)",
             "context * rescale + exps @ block_values",
         ),
     },
     "09.block_growth": {
-        "block_grows_like_grid": "times = 4",
-        "block_fixed_size": "times = 1",
+        "block_grows_like_grid": "block_times = 4",
+        "block_fixed_size": "block_times = 1",
     },
 }

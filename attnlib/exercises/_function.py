@@ -1,0 +1,129 @@
+"""A function exercise: the reader's function is run on several cases and judged on each.
+
+The first case is the book's; the others are seeded random inputs of other sizes, so a size
+written as a number, a global used instead of an argument, or a step the book's numbers
+hide gives a wrong result somewhere, and the verdict names the case.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from attnlib.exercises._compare import Raised, describe, outcome, same, shown
+from attnlib.exercises._core import Verdict, correct, named, not_attempted, not_quite
+from attnlib.mistakes import Mistake
+
+
+@dataclass(frozen=True)
+class Case:
+    """Named inputs (``args``) and how a message calls them (``label``, e.g. "4 tokens")."""
+
+    label: str
+    args: Mapping[str, Any]
+
+
+def shape_values(args: Mapping[str, Any]) -> dict[str, Any]:
+    """Placeholders a hint may use: ``{name_shape}`` per tensor, ``{t}`` and ``{d}`` of inputs."""
+    values = {f"{k}_shape": tuple(v.shape) for k, v in args.items() if isinstance(v, torch.Tensor)}
+    if isinstance(args.get("inputs"), torch.Tensor) and args["inputs"].dim() == 2:
+        values["t"], values["d"] = args["inputs"].shape
+    return values
+
+
+@dataclass(frozen=True)
+class FunctionExercise:
+    """``call(answer, args)`` runs the reader's function on one case's inputs; ``reference``
+    gives the right result; ``mistakes`` are rows of a kind's table, made on each case;
+    ``rules`` return a sentence when an answer breaks a rule the exercise states."""
+
+    name: str
+    task: str
+    answer_names: tuple[str, ...]
+    cases: Callable[[], list[Case]]
+    call: Callable[[Callable, Mapping[str, Any]], Any]
+    reference: Callable[[Mapping[str, Any]], Any]
+    mistakes: Mapping[str, Mistake] = field(default_factory=dict)
+    rules: tuple[Callable[[Callable, Case], str | None], ...] = ()
+    stub_gives_zeros: bool = False
+    praise: str = ""
+    hint_values: Mapping[str, Any] = field(default_factory=dict)
+
+    def judge(self, answer: Any) -> Verdict:
+        if answer is Ellipsis:
+            return not_attempted(self.name, self.task)
+        if not callable(answer):
+            what = f"expected the function `{self.answer_names[0]}`, got {shown(answer)}"
+            return Verdict(self.name, "refused", not_quite(what))
+        cases = self.cases()
+        results = [outcome(lambda c=c: self.call(answer, copy.deepcopy(c.args))) for c in cases]
+        if self._blank(results[0]):
+            return not_attempted(self.name, self.task)
+        expected = [self.reference(c.args) for c in cases]
+        if all(same(r, e) for r, e in zip(results, expected, strict=True)):
+            for rule in self.rules:
+                if broken := rule(answer, cases[0]):
+                    return Verdict(self.name, "wrong", not_quite(broken))
+            return correct(self.name, self.praise)
+        for mistake, row in self.mistakes.items():
+            if self._made(row, cases, results, expected):
+                fits = next(c for c in cases if row.fits(c.args))
+                return named(self.name, mistake, {**shape_values(fits.args), **self.hint_values})
+        return Verdict(self.name, "wrong", not_quite(self._differs(cases, results, expected)))
+
+    def _blank(self, result: Any) -> bool:
+        if result is Ellipsis:
+            return True
+        zeros = isinstance(result, torch.Tensor) and result.device.type != "meta"
+        return self.stub_gives_zeros and zeros and not result.any()
+
+    @staticmethod
+    def _made(row: Mistake, cases: list[Case], results: list, expected: list) -> bool:
+        """The reader's results are what ``row`` gives on every case it fits, and wrong."""
+        seen = False
+        for case, result, right in zip(cases, results, expected, strict=True):
+            if not row.fits(case.args):
+                continue
+            if not same(result, outcome(lambda c=case: row.given(copy.deepcopy(c.args)))):
+                return False
+            seen = seen or not same(result, right)
+        return seen
+
+    @staticmethod
+    def _differs(cases: list[Case], results: list, expected: list) -> str:
+        first, book = results[0], cases[0].label
+        if isinstance(first, Raised):
+            return f"on {book}, {describe(first, expected[0])}"
+        if first is None:
+            return describe(first, expected[0])
+        k = next(
+            i for i, (r, e) in enumerate(zip(results, expected, strict=True)) if not same(r, e)
+        )
+        if all(_equal(r, first) for r in results[1:]) and len(results) > 1:
+            return "the result does not change with the input: are the arguments used?"
+        if k > 0:
+            return (
+                f"right for {book}, wrong for {cases[k].label}: is a size written as a number, "
+                f"or a name from the notebook used instead of an argument? "
+                f"({describe(results[k], expected[k])})"
+            )
+        return f"for {book}, {describe(first, expected[0])}"
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """The same value twice (a reader's object whose == misbehaves is not)."""
+    try:
+        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+            return a.shape == b.shape and a.device.type != "meta" and bool(torch.equal(a, b))
+        if isinstance(a, (Raised, np.ndarray)) or type(a) is not type(b):
+            return False
+        return bool(a == b)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:
+        return False

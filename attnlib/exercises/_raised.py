@@ -1,0 +1,52 @@
+"""What an error raised by a reader's code likely means, in the course's words."""
+
+from __future__ import annotations
+
+import re
+
+#: (pattern of the error's first line, what it likely means): the first match is used.
+MEANINGS = (
+    (
+        r"mat1 and mat2 shapes cannot be multiplied|size mismatch, got|inconsistent size|"
+        r"Expected size for first two dimensions of batch2",
+        "a matrix product A @ B needs A's columns to equal B's rows: is an operand transposed "
+        "(`.T` on a batch, a missing `.transpose`), or are the operands swapped?",
+    ),
+    (
+        r"The size of tensor a \(\d+\) must match the size of tensor b",
+        "two tensors of different shapes met in an elementwise operation (+, *, /): is a sum "
+        "missing keepdim=True, an axis (dim) wrong, or `*` written for `@`?",
+    ),
+    (
+        r"Dimension out of range",
+        "an axis the tensor does not have: dim=1 or .T on a tensor with fewer axes than expected?",
+    ),
+    (
+        r"index \d+ is out of bounds|out of range",
+        "an index past the end of a tensor: a size or an index written as the book's number?",
+    ),
+    (
+        r"^(NameError|UnboundLocalError)",
+        "a name the function does not have: use its arguments, not a name from the notebook",
+    ),
+    (
+        r"view size is not compatible",
+        "view on a tensor that is not contiguous: call .contiguous() first, or use .reshape",
+    ),
+    (
+        r"has no attribute 'shape'|object has no attribute",
+        "a method called on something that is not a tensor: which argument holds what?",
+    ),
+    (
+        r"^TypeError",
+        "a value of an unexpected type: is an argument missing, or a number where a tensor goes?",
+    ),
+)
+
+
+def meaning(text: str) -> str:
+    """``"; likely ..."`` for an error's first line ``text`` ("Kind: message"), or ``""``."""
+    for pattern, what in MEANINGS:
+        if re.search(pattern, text):
+            return f": {what}"
+    return ""

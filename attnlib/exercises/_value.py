@@ -1,0 +1,138 @@
+"""A value exercise: a number, a word, a token, a shape or tensors the reader sets.
+
+One answer policy for every question: numbers as int, float, 0-d tensor or numpy scalar
+(a number in quotes is refused with a hint), words and tokens as strings, shapes as tuples;
+the echo shows exactly what the reader typed.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from attnlib.exercises._compare import describe, outcome, same, shown
+from attnlib.exercises._core import Verdict, correct, named, not_attempted, not_quite
+
+
+class Refused(str):
+    """Why an answer of this type is not taken: shown to the reader as it is."""
+
+
+def number(answer: Any) -> Any:
+    """A real number as a Python int or float, or a :class:`Refused`."""
+    if isinstance(answer, torch.Tensor) and answer.dim() == 0 and not answer.is_complex():
+        if answer.device.type == "meta":
+            return Refused("got a tensor on the meta device, which holds no value")
+        answer = answer.item()
+    elif isinstance(answer, np.generic) and answer.shape == ():
+        answer = answer.item()
+    if isinstance(answer, bool):
+        return Refused(f"got {answer!r}: write a number, e.g. 4")
+    if isinstance(answer, numbers.Integral):
+        return int(answer)
+    if isinstance(answer, numbers.Real):
+        return float(answer)
+    if isinstance(answer, str):
+        return Refused(f"got the text {answer!r}: write the number without quotes")
+    return Refused(f"expected a number, got {shown(answer)}")
+
+
+def whole(answer: Any) -> Any:
+    """A whole number (an int, or a float such as 15.0 that is one), or a :class:`Refused`."""
+    value = number(answer)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def word(*choices: str) -> Callable[[Any], Any]:
+    """One of ``choices``, any case, without surrounding spaces; else a :class:`Refused`."""
+
+    def accept(answer: Any) -> Any:
+        if isinstance(answer, str) and answer.strip().lower() in choices:
+            return answer.strip().lower()
+        listed = " or ".join(repr(c) for c in choices)
+        return Refused(f"expected {listed}, got {shown(answer)}")
+
+    return accept
+
+
+def boolean(answer: Any) -> Any:
+    """True or False (a Python, numpy or 0-d torch bool), else a :class:`Refused`."""
+    if isinstance(answer, (bool, np.bool_)):
+        return bool(answer)
+    if isinstance(answer, torch.Tensor) and answer.dim() == 0 and answer.dtype == torch.bool:
+        if answer.device.type == "meta":
+            return Refused("got a tensor on the meta device, which holds no value")
+        return bool(answer)
+    hint = ": write True or False without quotes" if isinstance(answer, str) else ""
+    return Refused(f"expected True or False, got {shown(answer)}{hint}")
+
+
+def shape(answer: Any) -> Any:
+    """A tuple of sizes, from a tuple, a list or a torch.Size of ints, else a :class:`Refused`."""
+    if isinstance(answer, (tuple, list, torch.Size)) and all(
+        isinstance(n, int) and not isinstance(n, bool) for n in answer
+    ):
+        return tuple(answer)
+    return Refused(f"expected a tuple of whole numbers, e.g. (2, 5), got {shown(answer)}")
+
+
+def token(tokens: tuple[str, ...]) -> Callable[[Any], Any]:
+    """A token of ``tokens`` by its text (any case) or by its index, as its text in lower case."""
+
+    def accept(answer: Any) -> Any:
+        if isinstance(answer, str):
+            if answer.strip().lower() in [t.lower() for t in tokens]:
+                return answer.strip().lower()
+            return Refused(f"{answer!r} is not a token of the sentence {list(tokens)}")
+        index = whole(answer)
+        if isinstance(index, int) and 0 <= index < len(tokens):
+            return tokens[index].lower()
+        return Refused(f"expected a token such as {tokens[0]!r} or its index, got {shown(answer)}")
+
+    return accept
+
+
+def tensor(answer: Any) -> Any:
+    """A torch tensor as it is; anything else is a :class:`Refused`."""
+    if isinstance(answer, torch.Tensor):
+        return answer
+    return Refused(f"expected a torch tensor, got {shown(answer)}")
+
+
+@dataclass(frozen=True)
+class ValueExercise:
+    """``accept`` applies the answer policy; ``expected`` is the right value; ``mistakes``
+    map rows of a kind's table to the value that mistake gives; ``exact`` for counts."""
+
+    name: str
+    task: str
+    answer_names: tuple[str, ...]
+    accept: Callable[[Any], Any]
+    expected: Callable[[], Any]
+    mistakes: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
+    exact: bool = True
+    praise: str = ""
+    hint_values: Mapping[str, Any] = field(default_factory=dict)
+
+    def judge(self, answer: Any) -> Verdict:
+        if answer is Ellipsis:
+            return not_attempted(self.name, self.task)
+        value = self.accept(answer)
+        if isinstance(value, Refused):
+            return Verdict(self.name, "refused", not_quite(value))
+        right = self.expected()
+        if same(value, right, exact=self.exact):
+            return correct(self.name, self.praise)
+        for mistake, make in self.mistakes.items():
+            if same(value, outcome(make), exact=self.exact):
+                return named(self.name, mistake, self.hint_values)
+        echo = shown(answer) if not isinstance(value, torch.Tensor) else ""
+        what = f"{echo} is not the answer" if echo else describe(value, right)
+        return Verdict(self.name, "wrong", not_quite(what))

@@ -1,0 +1,27 @@
+"""The mistakes the course names, one table per kind of exercise.
+
+``scores`` (dot products, loops, products), ``weights`` (softmax), ``context`` (blending,
+and the stage passed), ``tokens`` (picking a row), ``questions`` (counts, shapes, words,
+predictions), ``costs`` (slopes, bytes, growth) and ``blockwise`` (the running softmax);
+``_later`` holds notebooks 05-09's rows until they are sorted into kinds. Checkpoints and
+exercises read the same rows; :data:`MISTAKES` is every row by name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attnlib.mistakes import _later, blockwise, context, costs, questions, scores, tokens, weights
+from attnlib.mistakes._row import Mistake
+
+__all__ = ["MISTAKES", "Mistake", "hint"]
+
+MISTAKES: dict[str, Mistake] = {}
+for _table in (scores, weights, context, tokens, questions, costs, blockwise, _later):
+    assert not set(_table.TABLE) & set(MISTAKES), "a mistake has one name"
+    MISTAKES.update(_table.TABLE)
+
+
+def hint(name: str, **values: Any) -> str:
+    """The hint of mistake ``name`` with its placeholders filled from ``values``."""
+    return MISTAKES[name].hint.format(**values)

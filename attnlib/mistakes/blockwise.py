@@ -1,0 +1,147 @@
+"""Mistakes in attention block by block with a running softmax (notebook 09).
+
+Inputs by name: ``queries`` (num_queries, d_k), ``keys`` (num_keys, d_k), ``values``
+(num_keys, d_v) and ``block_size``. Each row is the notebook's loop, :func:`blocks`, with one
+wrong update step in place of the two lines the reader writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from attnlib.mistakes._row import Mistake
+
+
+def blocks(
+    queries: torch.Tensor,
+    keys: torch.Tensor,
+    values: torch.Tensor,
+    block_size: int,
+    update: Callable[..., Any],
+) -> Any:
+    """The notebook's blockwise loop with ``update(running_sum, context, rescale, exps,
+    block_values) -> (running_sum, context)`` as its two lines; ``...`` if the update is the
+    stub's. Returns the context vectors, (num_queries, d_v)."""
+    scale = 1 / keys.shape[-1] ** 0.5
+    running_max = torch.full((queries.shape[0], 1), -torch.inf)
+    running_sum = torch.zeros(queries.shape[0], 1)
+    context = torch.zeros(queries.shape[0], values.shape[-1])
+    for start in range(0, keys.shape[0], block_size):
+        block_keys = keys[start : start + block_size]
+        block_values = values[start : start + block_size]
+        scores = queries @ block_keys.T * scale
+        new_max = torch.maximum(running_max, scores.amax(dim=-1, keepdim=True))
+        rescale = torch.exp(running_max - new_max)
+        exps = torch.exp(scores - new_max)
+        result = update(running_sum, context, rescale, exps, block_values)
+        if result is None:  # a missing `return`: said as such
+            return None
+        if result is Ellipsis or any(r is Ellipsis for r in result):
+            return Ellipsis
+        running_sum, context = result
+        running_max = new_max
+    return context / running_sum
+
+
+def _wrong(update: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda queries, keys, values, block_size: blocks(
+        queries, keys, values, block_size, update
+    )
+
+
+TABLE: dict[str, Mistake] = {
+    "no_rescale": Mistake(
+        "the running sums not rescaled when the maximum grows",
+        "what running_sum and context hold was added up as exp(score - old max). When a block "
+        "raises the max, multiply both by rescale = exp(old max - new max) before adding the "
+        "block: running_sum = running_sum * rescale + exps.sum(dim=-1, keepdim=True).",
+        _wrong(
+            lambda running_sum, context, rescale, exps, block_values: (
+                running_sum + exps.sum(dim=-1, keepdim=True),
+                context + exps @ block_values,
+            )
+        ),
+    ),
+    "context_not_rescaled": Mistake(
+        "the running sum rescaled but not the context",
+        "context was added up with the same exp(score - old max) as running_sum, so it needs the "
+        "same correction: context = context * rescale + exps @ block_values.",
+        _wrong(
+            lambda running_sum, context, rescale, exps, block_values: (
+                running_sum * rescale + exps.sum(dim=-1, keepdim=True),
+                context + exps @ block_values,
+            )
+        ),
+    ),
+    "sum_not_rescaled": Mistake(
+        "the context rescaled but not the running sum",
+        "running_sum was added up with the same exp(score - old max) as context, so it needs the "
+        "same correction: running_sum = running_sum * rescale + exps.sum(dim=-1, keepdim=True).",
+        _wrong(
+            lambda running_sum, context, rescale, exps, block_values: (
+                running_sum + exps.sum(dim=-1, keepdim=True),
+                context * rescale + exps @ block_values,
+            )
+        ),
+    ),
+    "new_block_rescaled": Mistake(
+        "the new block rescaled as well",
+        "this block's exps are already taken against new_max; only what was added before needs "
+        "rescale: running_sum * rescale + exps.sum(...), not (running_sum + exps.sum(...)) * "
+        "rescale.",
+        _wrong(
+            lambda running_sum, context, rescale, exps, block_values: (
+                (running_sum + exps.sum(dim=-1, keepdim=True)) * rescale,
+                (context + exps @ block_values) * rescale,
+            )
+        ),
+    ),
+    "rescale_divides": Mistake(
+        "the old part divided by rescale",
+        "rescale = exp(old max - new max) is at most 1 and already turns exp(s - old max) into "
+        "exp(s - new max) when it MULTIPLIES: running_sum * rescale, context * rescale.",
+        _wrong(
+            lambda running_sum, context, rescale, exps, block_values: (
+                running_sum / rescale + exps.sum(dim=-1, keepdim=True),
+                context / rescale + exps @ block_values,
+            )
+        ),
+    ),
+    "block_replaces_sums": Mistake(
+        "each block replacing what came before (`=` for `+=`)",
+        "the running values keep what the earlier blocks added: the old part, rescaled, PLUS "
+        "this block's part, not this block's part alone.",
+        _wrong(
+            lambda running_sum, context, rescale, exps, block_values: (
+                exps.sum(dim=-1, keepdim=True),
+                exps @ block_values,
+            )
+        ),
+    ),
+    "running_sum_no_keepdim": Mistake(
+        "the block's sum taken without keepdim=True",
+        "exps.sum(dim=-1) drops the axis: (num_queries,) lines up with the columns, and "
+        "running_sum, (num_queries, 1), grows into a grid. Keep one sum per query as a column: "
+        "exps.sum(dim=-1, keepdim=True).",
+        _wrong(
+            lambda running_sum, context, rescale, exps, block_values: (
+                running_sum * rescale + exps.sum(dim=-1),
+                context * rescale + exps @ block_values,
+            )
+        ),
+    ),
+    "block_sum_of_all": Mistake(
+        "one sum over the whole block, not one per query",
+        "exps.sum() adds every query's exps together; each query keeps its own running sum: "
+        "exps.sum(dim=-1, keepdim=True), one per row.",
+        _wrong(
+            lambda running_sum, context, rescale, exps, block_values: (
+                running_sum * rescale + exps.sum(),
+                context * rescale + exps @ block_values,
+            )
+        ),
+    ),
+}

@@ -1,0 +1,70 @@
+"""Mistakes in blending inputs into context vectors (notebook 04), and in the stage passed.
+
+Inputs by name: ``attn_weights`` (num_tokens, num_tokens), ``inputs`` (num_tokens, d_in),
+``weights`` one query's row (num_tokens,), ``attn_scores`` scores of the same shape as the
+weights they should have become, ``query`` the index of one query.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from attnlib.data import example_inputs
+from attnlib.mistakes._row import Mistake
+
+
+def _book_row() -> torch.Tensor:
+    """Row 5 ("step") of the book's context vectors, (3,), whatever a function was given."""
+    book = example_inputs()
+    return torch.softmax(book @ book.T, dim=-1)[5] @ book
+
+
+TABLE: dict[str, Mistake] = {
+    "weights_transposed": Mistake(
+        "the transposed weights attn_weights.T @ inputs",
+        "row i of attn_weights holds query i's weights: blend with attn_weights @ inputs.",
+        lambda attn_weights, inputs: attn_weights.T @ inputs,
+    ),
+    "product_order": Mistake(
+        "the factors of the product in the wrong order",
+        "inputs @ attn_weights puts a ({t}, {d}) before a ({t}, {t}): the inner sizes do not "
+        "match. The weights come first, attn_weights @ inputs: ({t}, {t}) @ ({t}, {d}) -> "
+        "({t}, {d}), row q blending the inputs for query q.",
+        lambda attn_weights, inputs: inputs @ attn_weights,
+    ),
+    "no_softmax": Mistake(
+        "the inputs blended with raw scores instead of weights",
+        "scores do not sum to 1, so the blend is no average of the inputs: turn the scores into "
+        "weights with torch.softmax(scores, dim=-1) first.",
+        lambda attn_scores, inputs: attn_scores @ inputs,
+    ),
+    "assigned_not_added": Mistake(
+        "`=` where the running total needs `+=`",
+        "context_vec = weight * x_i replaces the total at every pass, so only the last token's "
+        "term is left. Add to it: context_vec += weight * x_i (or context_vec = context_vec + "
+        "...).",
+        lambda weights, inputs: weights[-1] * inputs[-1],
+    ),
+    "wrong_pairing": Mistake(
+        "a weight paired with the wrong input",
+        "each weight must multiply the input at its own position: loop with "
+        "`for i, x_i in enumerate(inputs)` and add weights[i] * x_i.",
+    ),
+    "no_zero_start": Mistake(
+        "a running sum that did not start from zeros",
+        "the result is off by {offset}. Start the running total from torch.zeros_like(inputs[0]), "
+        "not torch.empty(...), an input, or ones. (A row of inputs as the start, updated with +=, "
+        "changes inputs itself: run the cell that made inputs again.)",
+    ),
+    "wrong_stage": Mistake(
+        "a correct tensor from another stage",
+        "this tensor is {stage}; pass the {wanted} instead.",
+    ),
+    "not_from_scratch": Mistake(
+        'the notebook\'s context vector of "step" returned, whatever the inputs',
+        "the result is row 5 of the book's all_context_vecs for every sentence and query: "
+        "compute from the arguments alone, attn_scores_q = inputs @ inputs[query], their "
+        "softmax, then the blend.",
+        lambda inputs, query: _book_row(),
+    ),
+}

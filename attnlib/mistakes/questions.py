@@ -1,0 +1,99 @@
+"""Wrong answers to the questions of notebooks 01-04 (counts, shapes, words, tokens).
+
+A question's exercise gives the wrong answer each row stands for; the row says why it is wrong.
+"""
+
+from __future__ import annotations
+
+from attnlib.mistakes._row import Mistake
+
+TABLE: dict[str, Mistake] = {
+    "dim0_rows": Mistake(
+        "the rows taken for what dim=0 normalises",
+        "dim names the axis the normalisation runs along. Axis 0 runs down a column: the row "
+        "index changes, the column stays. So with dim=0 the entries of each column share one "
+        "total and each column sums to 1; dim=-1 runs across a row and makes each row sum to 1.",
+    ),
+    "shift_changes_weights": Mistake(
+        "a shift of every score taken to change the weights",
+        "adding c to every score of a row multiplies every exp by e^c, above and below the "
+        "fraction bar alike, so it cancels: softmax only sees the differences between scores.",
+    ),
+    "scale_like_shift": Mistake(
+        "multiplying the scores taken to act like adding to them",
+        "a shift cancels in softmax, a factor does not: times 10 makes every gap between two "
+        "scores ten times wider, and exp turns wider gaps into more uneven weights.",
+    ),
+    "scale_flattens": Mistake(
+        "larger scores taken to spread the weights out",
+        "times 10 widens the gaps between the scores, and exp turns wider gaps into a sharper "
+        "distribution, with more weight on the top scores. Dividing the scores flattens it "
+        "(notebook 05 divides them by a square root for this reason).",
+    ),
+    "weighs_itself_most": Mistake(
+        "the token itself taken as its largest weight",
+        "within a row softmax keeps the order of the scores, and a dot product grows with the "
+        "vectors' lengths as well as their directions: {why}",
+    ),
+    "itself_highest": Mistake(
+        "the token itself taken as its highest score",
+        "a dot product grows with the vectors' lengths as well as their directions. {token!r} is "
+        "short: its own score is {own}, but the longer {other!r} scores {best} with it. "
+        "Read along row {row} of the grid.",
+    ),
+    "repeats_both_halves": Mistake(
+        "every cell off the diagonal counted as a repeat",
+        "the cells off the diagonal come in mirrored pairs: the first of a pair ([0, 1]) is new, "
+        "only the second ([1, 0]) repeats it. 30 cells make 15 pairs.",
+    ),
+    "repeats_distinct": Mistake(
+        "the number of different scores counted, not the repeats",
+        "21 scores are new (6 on the diagonal, 15 above it); the repeats are the other 36 - 21.",
+    ),
+    "repeats_diagonal": Mistake(
+        "the diagonal counted as the repeats",
+        "a diagonal cell [i, i] pairs a token with itself: it has no mirror image and is computed "
+        "once. The repeats are the cells below the diagonal.",
+    ),
+    "inner_sizes_kept": Mistake(
+        "the inner sizes taken for the result's shape",
+        "in A @ B the inner sizes (the columns of A, the rows of B) must match and are summed "
+        "away; the result has A's rows and B's columns: (3, 6) @ (6, 3) gives (3, 3).",
+    ),
+    "cost_linear": Mistake(
+        "twice the calls for twice the tokens",
+        "the loops make one call per cell of the grid, num_tokens × num_tokens: doubling the "
+        "tokens doubles the rows and the columns, 2 × 2 = 4 times the calls.",
+    ),
+    # --- the explorer's predictions, notebook 08 -------------------------------------------
+    "first_token_hidden": Mistake(
+        "the first token taken to be hidden from itself",
+        "the causal mask hides only later tokens. The first token's row keeps one score, its "
+        "own, and softmax of a single score is exp(s) / exp(s) = 1.",
+    ),
+    "first_self_unmasked": Mistake(
+        "the weight read without the mask",
+        "{got} is what the first token gives itself when it sees every token. Under the causal "
+        "mask it sees only itself: one score, and softmax of one score is 1.",
+    ),
+    "context_size_d_in": Mistake(
+        "a head's context vector taken to have the embedding's size d_in",
+        "with projections, a context vector blends value vectors, and each head's values have "
+        "head_dim = d_out // num_heads features, not the d_in of the inputs.",
+    ),
+    "repeat_rows_differ": Mistake(
+        "attention taken to know where each word stands",
+        "these embeddings carry no position: equal vectors give equal scores against every "
+        "token, so without the mask the two rows are equal.",
+    ),
+    "causal_rows_same": Mistake(
+        "the causal mask taken to treat equal words alike",
+        "the mask cuts each row at its own position: the first copy sees the tokens up to it, "
+        "the second copy sees more, so their rows differ.",
+    ),
+    "mask_effect_swapped": Mistake(
+        "the two cases swapped",
+        "without the mask nothing tells the two copies apart: equal vectors, equal scores, equal "
+        "rows. The mask is what cuts each row at its own position, so with it the rows differ.",
+    ),
+}

@@ -1,0 +1,35 @@
+"""Mistakes in picking a token's row: the book counts from 1, Python from 0; rows, not columns.
+
+Inputs by name: ``inputs`` (num_tokens, d_in), ``attn_weights`` (num_tokens, num_tokens),
+``number`` the book's 1-based number of the token, ``index`` its Python index.
+"""
+
+from __future__ import annotations
+
+from attnlib.mistakes._row import Mistake
+
+TABLE: dict[str, Mistake] = {
+    "book_number_as_index": Mistake(
+        "the book's 1-based number used as a Python index",
+        "the book counts tokens from 1, so x^(2) and attn_scores_2 belong to the second token, "
+        "'journey'. Python counts from 0: that token is inputs[1] (inputs[2] is 'starts').",
+        lambda inputs, number: inputs[number],
+    ),
+    "column_not_token": Mistake(
+        "a column of inputs taken for a token",
+        "inputs[:, 1] is embedding dimension 1 of all six tokens. A token is a row: inputs[1].",
+        lambda inputs, index: inputs[:, index],
+    ),
+    "wrong_query_index": Mistake(
+        "the wrong query index (off by one?)",
+        "this is the context vector of query {got}, not of query {query}. Python counts from 0: "
+        "token number {number} is index {index}; use attn_weights[{index}] (and inputs[{index}] "
+        "as the query).",
+    ),
+    "column_not_row": Mistake(
+        "the query's column of weights instead of its row",
+        "attn_weights[:, {index}] is what every token takes from token {index}; what token "
+        "{index} gives out is its row, attn_weights[{index}], the one that sums to 1.",
+        lambda attn_weights, index: attn_weights[:, index],
+    ),
+}

@@ -1,0 +1,245 @@
+"""A check never raises and never calls an odd answer Correct; right answers written other
+ways than the solution are Correct. All in-process: the checks are plain functions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from attnlib.exercises import EXERCISES, NOT_RUN, check
+
+PHASE_1 = sorted(n for n in EXERCISES if n[:2] in ("01", "02", "03", "04"))
+PHASE_1 += sorted(n for n in EXERCISES if n[:2] in ("08", "09"))
+
+
+class _BadRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+class _Stop(BaseException):
+    """Not an Exception: what a careless reader's code might raise."""
+
+
+def _raises(*args, **kwargs):
+    raise _Stop("from the reader")
+
+
+def _returns_none(*args, **kwargs):
+    return None
+
+
+ODD = {
+    "a list": [[1.0, 2.0], [3.0, 4.0]],
+    "numpy": np.ones((6, 6), dtype=np.float32),
+    "a string": "15",
+    "None": None,
+    "nan": float("nan"),
+    "a NaN tensor": torch.full((6, 6), float("nan")),
+    "a big tensor": torch.zeros(10_000, 10_000),
+    "a bad repr": _BadRepr(),
+    "a function that raises BaseException": _raises,
+    "a function that returns None": _returns_none,
+    "a class": type("Answer", (), {}),
+}
+
+
+@pytest.mark.parametrize("name", PHASE_1)
+@pytest.mark.parametrize("what", ODD)
+def test_an_odd_answer_gets_a_verdict_that_is_not_correct(name: str, what: str) -> None:
+    answer = ODD[what]
+    if len(EXERCISES[name].answer_names) > 1:
+        answer = dict.fromkeys(EXERCISES[name].answer_names, answer)
+    verdict = check(name, answer)
+    assert verdict.status in ("wrong", "refused", "mistake"), (what, verdict.message)
+    assert verdict.message.startswith("Not quite"), verdict.message
+    assert "\n" not in verdict.message and len(verdict.message) < 600
+
+
+@pytest.mark.parametrize("name", PHASE_1)
+def test_a_check_run_before_its_exercise_says_so(name: str) -> None:
+    namespace: dict = {"check": check}
+    exec(f"verdict = check({name!r})", namespace)
+    first = EXERCISES[name].answer_names[0]
+    assert repr(namespace["verdict"]) == f"{NOT_RUN}: `{first}` is not defined yet."
+
+
+def test_a_failure_of_the_checker_is_the_course_s_fault(monkeypatch) -> None:
+    exercise = EXERCISES["01.dot"]
+
+    def broken(answer):
+        raise KeyError("inside")
+
+    monkeypatch.setattr(type(exercise), "judge", lambda self, answer: broken(answer))
+    verdict = check("01.dot", lambda a, b: (a * b).sum())
+    assert verdict.status == "course fault"
+    assert "the course's fault, not your answer's" in verdict.message
+    assert "your code raised" not in verdict.message
+
+
+# Right answers written another way than the folded solution: each must be Correct.
+RIGHT = {
+    "01.dot": [
+        "def dot(a, b):\n    return torch.dot(a, b)",
+        "def dot(a, b):\n    return a @ b",
+        "def dot(a, b):\n    total = 0.0\n    for p, q in zip(a, b):\n        total += p * q\n"
+        "    return total",
+        "def dot(a, b):\n    return torch.einsum('i,i->', a, b)",
+    ],
+    "01.loop_body": [
+        "def attention_scores_loop(inputs):\n    n = len(inputs)\n    s = torch.zeros(n, n)\n"
+        "    for i in range(n):\n        for j in range(n):\n"
+        "            s[i][j] = (inputs[i] * inputs[j]).sum()\n    return s",
+    ],
+    "02.matmul": [
+        "def attention_scores(inputs):\n    return torch.matmul(inputs, inputs.T)",
+        "def attention_scores(inputs):\n    return torch.einsum('id,jd->ij', inputs, inputs)",
+        "def attention_scores(inputs):\n    return inputs @ inputs.transpose(0, 1)",
+        "def attention_scores(inputs):\n    return torch.mm(inputs, inputs.t())",
+    ],
+    "02.first_rows": [
+        "def first_three_rows(inputs):\n    return torch.matmul(inputs[:3], inputs.T)",
+        "def first_three_rows(inputs):\n    return inputs[0:3] @ inputs.transpose(-2, -1)",
+    ],
+    "03.softmax_naive": [
+        "def softmax_naive(x):\n    return torch.softmax(x, dim=-1)",
+        "def softmax_naive(x):\n    return F.softmax(x, dim=1)",
+        "def softmax_naive(x):\n    e = x.exp()\n    return e / e.sum(-1, keepdim=True)",
+        "def softmax_naive(x):\n    return torch.exp(x) / torch.exp(x).sum(dim=1).unsqueeze(1)",
+    ],
+    "03.softmax_stable": [
+        "def softmax_stable(x):\n    s = x - x.amax(dim=-1, keepdim=True)\n"
+        "    return s.exp() / s.exp().sum(dim=-1, keepdim=True)",
+        "def softmax_stable(x):\n    return torch.softmax(x, dim=-1)",
+        "def softmax_stable(x):\n    m, _ = x.max(dim=1, keepdim=True)\n"
+        "    return torch.exp(x - m) / torch.exp(x - m).sum(dim=1, keepdim=True)",
+    ],
+    "04.all_context": [
+        "def all_context_vectors(attn_weights, inputs):\n"
+        "    return torch.matmul(attn_weights, inputs)",
+        "def all_context_vectors(attn_weights, inputs):\n"
+        "    return torch.einsum('qk,kd->qd', attn_weights, inputs)",
+        "def all_context_vectors(attn_weights, inputs):\n"
+        "    return torch.stack([sum(w * x for w, x in zip(row, inputs)) for row in attn_weights])",
+    ],
+    "04.from_scratch": [
+        "def context_from_scratch(inputs, query):\n"
+        "    return torch.softmax(inputs @ inputs[query], dim=0) @ inputs",
+        "def context_from_scratch(inputs, query):\n    z = torch.zeros(inputs.shape[1])\n"
+        "    w = torch.exp(inputs @ inputs[query])\n    for x_i, w_i in zip(inputs, w / w.sum()):\n"
+        "        z += w_i * x_i\n    return z",
+        "def context_from_scratch(inputs, query):\n"
+        "    return F.softmax(inputs[query] @ inputs.T, dim=-1) @ inputs",
+    ],
+    "08.hot_limit": [
+        "def hot_limit(num_tokens):\n    return num_tokens ** -1",
+        "def hot_limit(num_tokens):\n    return torch.softmax(torch.zeros(num_tokens), dim=-1)[0]",
+        "def hot_limit(num_tokens):\n    return 1.0 / float(num_tokens)",
+    ],
+    "09.grid_bytes": [
+        "def grid_bytes(num_tokens):\n    return torch.ones(1).element_size() * num_tokens ** 2",
+        "def grid_bytes(num_tokens):\n"
+        "    return torch.zeros(num_tokens, num_tokens).element_size() * num_tokens * num_tokens",
+        "def grid_bytes(num_tokens):\n    return 32 * num_tokens * num_tokens // 8",
+        "def grid_bytes(num_tokens):\n    return float(4 * num_tokens * num_tokens)",
+    ],
+    "09.rescale": [
+        "def rescale_and_add(running_sum, context, rescale, exps, block_values):\n"
+        "    return (rescale * running_sum + exps.sum(-1, keepdim=True),\n"
+        "            rescale * context + torch.matmul(exps, block_values))",
+        "def rescale_and_add(running_sum, context, rescale, exps, block_values):\n"
+        "    running_sum = running_sum * rescale\n    context = context * rescale\n"
+        "    running_sum += exps.sum(dim=1)[:, None]\n    context += exps @ block_values\n"
+        "    return running_sum, context",
+    ],
+}
+NAMESPACE = "import torch\nimport torch.nn.functional as F\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "code"), [(name, code) for name, codes in RIGHT.items() for code in codes]
+)
+def test_a_right_answer_written_another_way_is_correct(name: str, code: str) -> None:
+    namespace: dict = {}
+    exec(NAMESPACE + code, namespace)
+    answer = namespace[EXERCISES[name].answer_names[0]]
+    verdict = check(name, answer)
+    assert verdict.correct, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("name", "answer"),
+    [("01.highest", "starts"), ("01.highest", "Starts"), ("01.highest", 2),
+     ("01.highest", torch.tensor(2)), ("01.highest", 2.0), ("01.repeats", 15),
+     ("01.repeats", np.int64(15)), ("01.repeats", torch.tensor(15)), ("01.repeats", 15.0),
+     ("02.calls_growth", 4), ("02.calls_growth", 4.0), ("02.transposed_shape", (3, 3)),
+     ("02.transposed_shape", torch.Size([3, 3])), ("03.dim0_sums", "columns"),
+     ("03.dim0_sums", " Columns "), ("03.shift", True), ("03.times_ten", "sharper"),
+     ("04.step_top", "journey"), ("04.step_top", 1), ("08.first_self", 1),
+     ("08.first_self", 1.0), ("08.first_self", torch.tensor(1.0)), ("08.head_size", 2),
+     ("08.head_size", 2.0), ("08.head_size", np.int64(2)),
+     ("08.repeated_word", {"same_without_mask": True, "same_with_mask": False}),
+     ("08.repeated_word", (np.bool_(True), torch.tensor(False))), ("09.slope", 2),
+     ("09.slope", 2.0), ("09.grid_growth", 16_384), ("09.grid_growth", 16384.0),
+     ("09.grid_growth", 2**14), ("09.grid_growth", (1_048_576 // 8192) ** 2),
+     ("09.block_growth", 2), ("09.block_growth", torch.tensor(2))],
+)  # fmt: skip
+def test_right_values_in_every_accepted_type_are_correct(name: str, answer) -> None:
+    assert check(name, answer).correct
+
+
+@pytest.mark.parametrize(
+    ("name", "answer", "says"),
+    [("01.repeats", "15", "without quotes"), ("01.repeats", True, "write a number"),
+     ("01.repeats", 16, "16 is not the answer"), ("02.calls_growth", "4", "without quotes"),
+     ("03.shift", "True", "without quotes"), ("03.dim0_sums", "cols", "'cols'"),
+     ("01.highest", "journeys", "'journeys'"), ("01.repeats", 15.5, "15.5"),
+     ("09.grid_growth", 16_000, "16000 is near, but the sizes are powers of 2"),
+     ("09.grid_growth", 15_625, "1M and 8k taken as 1,000,000 and 8,000"),
+     ("09.grid_growth", 16_383, "16383 is near"), ("09.grid_growth", "16,384", "without quotes"),
+     ("09.slope", 2.3, "2.3 is what a timing"), ("09.slope", "2", "without quotes"),
+     ("08.first_self", 0.99, "0.99 is not the answer"),
+     ("08.repeated_word", {"same_without_mask": True, "same_with_mask": ...},
+      "`same_with_mask` is still `...`"),
+     ("08.repeated_word", {"same_without_mask": "True", "same_with_mask": False},
+      "`same_without_mask`: expected True or False")],
+)  # fmt: skip
+def test_a_refused_or_wrong_value_is_echoed_as_typed(name: str, answer, says: str) -> None:
+    verdict = check(name, answer)
+    assert not verdict.correct and says in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("name", "code", "says"),
+    [("02.matmul",
+      "def attention_scores(inputs):\n    return attnlib.attention_scores_loop(inputs)",
+      "36 products"),
+     ("02.first_rows", "def first_three_rows(inputs):\n    return (inputs @ inputs.T)[:3]",
+      "cut from the whole (6, 6) grid"),
+     ("02.first_rows", "def first_three_rows(inputs):\n    return (inputs @ inputs[:3].T).T",
+      "Correct"),
+     ("04.from_scratch",
+      "all_context_vecs = torch.softmax(attnlib.example_inputs() @ attnlib.example_inputs().T,"
+      " dim=-1) @ attnlib.example_inputs()\n"
+      "def context_from_scratch(inputs, query):\n    return all_context_vecs[5]",
+      "the notebook's context vector of \"step\" returned"),
+     ("04.from_scratch",
+      "attn_scores = attnlib.example_inputs() @ attnlib.example_inputs().T\n"
+      "def context_from_scratch(inputs, query):\n"
+      "    return torch.softmax(attn_scores[query], dim=-1) @ inputs",
+      "right for query 5 of the book's 6 tokens, wrong for query 1 of 4 random tokens"),
+     ("04.from_scratch",
+      "def context_from_scratch(inputs, query):\n"
+      "    return (torch.softmax(inputs @ inputs.T, dim=-1) @ inputs)[query]",
+      "from the whole (6, 6) grid"),
+     ("04.from_scratch",
+      "def context_from_scratch(inputs, query):\n"
+      "    return torch.softmax(inputs[query] @ inputs.T, dim=-1) @ inputs",
+      "Correct")],
+)  # fmt: skip
+def test_a_rule_the_exercise_states_is_enforced(name: str, code: str, says: str) -> None:
+    namespace: dict = {}
+    exec("import attnlib\n" + NAMESPACE + code, namespace)
+    verdict = check(name, namespace[EXERCISES[name].answer_names[0]])
+    assert says in verdict.message, verdict.message
