@@ -43,8 +43,9 @@ def repeatable(seed: int) -> Iterator[None]:
 
 
 def _attention_layers(model: object) -> list[MultiHeadAttention]:
-    layers = [m for m in getattr(model, "modules", lambda: [])() if isinstance(m, MultiHeadAttention)]
-    if not isinstance(model, nn.Module) or not layers:
+    modules = model.modules() if isinstance(model, nn.Module) else []
+    layers = [m for m in modules if isinstance(m, MultiHeadAttention)]
+    if not layers:
         expected = "an nn.Module holding attnlib.modules.MultiHeadAttention layers"
         raise validate.invalid("model", expected, validate.describe(model))
     return layers

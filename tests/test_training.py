@@ -141,7 +141,7 @@ REFUSALS = [
     (lambda: training.share_at_offset(torch.ones(3, 4)),
      "attn_weights: expected as many keys as queries = 3, got 4 (shape (3, 4))"),
     (lambda: training.share_at_offset(torch.ones(3)),
-     "attn_weights: expected shape (..., num_tokens, num_tokens) (at least 2-d), got 1-d shape (3,)"),
+     "attn_weights: expected shape (..., num_tokens, num_tokens) (at least 2-d), got 1-d"),
     (lambda: training.share_at_offset(torch.ones(3, 3), 3),
      "offset: expected an int in [-2, 2], got int 3"),
     (lambda: training.share_at_offset(torch.ones(3, 3), 0.5),

@@ -107,7 +107,7 @@ def _run_targets(answer: Callable[..., Any]) -> Any:
 def _same_pairs(a: Any, b: Any) -> bool:
     return len(a) == len(b) and all(
         len(x) == 2 and len(y) == 2 and same_result(x[0], y[0]) and same_result(x[1], y[1])
-        for x, y in zip(a, b)
+        for x, y in zip(a, b, strict=True)
     )
 
 
@@ -210,7 +210,7 @@ def _uniform_losses(make: Callable[[int], Any]) -> Any:
 
 
 def _near_all(a: Any, b: Any) -> bool:
-    return len(a) == len(b) and all(_near(1e-3)(x, y) for x, y in zip(a, b))
+    return len(a) == len(b) and all(_near(1e-3)(x, y) for x, y in zip(a, b, strict=True))
 
 
 register(

@@ -14,7 +14,8 @@ def inputs_and_targets(token_ids, start, context_length):
 def _step(*lines: str) -> str:
     """The exercise's training step with the reader's lines."""
     body = "".join(f"    {line}\n" for line in lines)
-    return f"\ndef training_step(model, optimizer, inputs, targets):\n{body}    return loss.item()\n"
+    head = "def training_step(model, optimizer, inputs, targets):"
+    return f"\n{head}\n{body}    return loss.item()\n"
 
 
 LOSS = "loss = next_word_loss(model(inputs), targets)"
