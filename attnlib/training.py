@@ -4,6 +4,7 @@ The model is the notebook's: ``model(token_ids)`` ``(b, num_tokens)`` -> logits
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import NamedTuple
@@ -23,6 +24,45 @@ class TrainingRun(NamedTuple):
     losses: list[float]
     snapshot_steps: list[int]
     snapshots: torch.Tensor
+
+
+class AdamW:
+    """``torch.optim.AdamW``'s update (its defaults, one tensor at a time), written out: the first
+    use of ``torch.optim`` imports ``torch._dynamo``, 72 MB, more than a course kernel can spare.
+    ``zero_grad()`` and ``step()`` as torch's optimizers have them."""
+
+    def __init__(self, params: object, lr: float = 0.001, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.01) -> None:  # fmt: skip
+        self.params = list(params) if not isinstance(params, torch.Tensor) else [params]
+        if not self.params or not all(isinstance(p, nn.Parameter) for p in self.params):
+            expected = "model.parameters(): one or more nn.Parameter"
+            raise validate.invalid("params", expected, validate.describe(self.params[:1]))
+        self.lr = validate.positive(lr, "lr")
+        self.beta1 = validate.probability(betas[0], "betas[0]")
+        self.beta2 = validate.probability(betas[1], "betas[1]")
+        self.eps = validate.positive(eps, "eps")
+        self.weight_decay = validate.real(weight_decay, "weight_decay", 0.0, math.inf)
+        self.num_steps = 0
+        self.exp_avg = [torch.zeros_like(p) for p in self.params]  # the mean of the gradients
+        self.exp_avg_sq = [torch.zeros_like(p) for p in self.params]  # ... of their squares
+
+    def zero_grad(self) -> None:
+        for p in self.params:
+            p.grad = None
+
+    @torch.no_grad()
+    def step(self) -> None:
+        self.num_steps += 1
+        correction_1 = 1 - self.beta1**self.num_steps  # the averages start at 0: scale them up
+        correction_2_sqrt = math.sqrt(1 - self.beta2**self.num_steps)
+        for p, exp_avg, exp_avg_sq in zip(self.params, self.exp_avg, self.exp_avg_sq, strict=True):
+            if p.grad is None:
+                continue
+            p.mul_(1 - self.lr * self.weight_decay)  # decoupled weight decay: the W of AdamW
+            exp_avg.lerp_(p.grad, 1 - self.beta1)
+            exp_avg_sq.mul_(self.beta2).addcmul_(p.grad, p.grad, value=1 - self.beta2)
+            denom = (exp_avg_sq.sqrt() / correction_2_sqrt).add_(self.eps)
+            p.addcdiv_(exp_avg, denom, value=-self.lr / correction_1)
 
 
 @contextmanager
@@ -90,16 +130,20 @@ def share_at_offset(attn_weights: torch.Tensor, offset: int = -1) -> torch.Tenso
     return torch.diagonal(attn_weights, offset=int(offset), dim1=-2, dim2=-1).mean(dim=-1)
 
 
-def train(model: nn.Module, optimizer: torch.optim.Optimizer,
+def train(model: nn.Module, optimizer: AdamW | torch.optim.Optimizer,
           training_step: Callable[..., float], batches: Sequence[tuple[torch.Tensor, torch.Tensor]],
           probe: torch.Tensor, snapshot_every: int = 30) -> TrainingRun:  # fmt: skip
     """One ``training_step(model, optimizer, inputs, targets)`` (returning the loss) per batch
     of ``batches``, each ``(inputs, targets)`` of shape ``(b, num_tokens)``; every
     ``snapshot_every`` steps, and after the last, the :func:`attention_maps` over ``probe``."""
     _attention_layers(model)
-    if not isinstance(optimizer, torch.optim.Optimizer) or not callable(training_step):
+    steps = callable(getattr(optimizer, "zero_grad", None)) and callable(
+        getattr(optimizer, "step", None)
+    )
+    if not steps or not callable(training_step):
         got = f"{validate.describe(optimizer)} and {validate.describe(training_step)}"
-        raise validate.invalid("optimizer, training_step", "an Optimizer and a function", got)
+        expected = "an optimizer (with zero_grad() and step()) and a function"
+        raise validate.invalid("optimizer, training_step", expected, got)
     if isinstance(batches, (str, bytes)) or not isinstance(batches, Sequence) or not batches:
         raise validate.invalid("batches", "a non-empty list of (inputs, targets)",
                                validate.describe(batches))  # fmt: skip

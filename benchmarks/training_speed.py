@@ -105,7 +105,7 @@ def main() -> None:
     step = ns["take_one_step"]
     ratios = []
     with training.repeatable(seed=0):
-        optimizers = {k: torch.optim.AdamW(m.parameters(), lr=0.003) for k, m in models.items()}
+        optimizers = {k: training.AdamW(m.parameters(), lr=0.003) for k, m in models.items()}
         first = {k: step(m, optimizers[k], *batches[0]) for k, m in models.items()}
         if abs(first["attnlib"] - first["torch"]) > 1e-4:
             raise RuntimeError(f"the two models differ: {first}")

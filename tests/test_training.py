@@ -106,6 +106,18 @@ def test_train_records_losses_and_snapshots_and_learns():
     assert sum(run.losses[-5:]) < sum(run.losses[:5])
 
 
+def test_adamw_gives_torch_optim_adamw_numbers_to_the_last_bit():
+    ours, theirs = little(), little()
+    optimizers = (training.AdamW(ours.parameters(), lr=0.01, weight_decay=0.1),
+                  torch.optim.AdamW(theirs.parameters(), lr=0.01, weight_decay=0.1))  # fmt: skip
+    for inputs, targets in batches(30):
+        for model, optimizer in zip((ours, theirs), optimizers, strict=True):
+            step(model, optimizer, inputs, targets)
+    for a, b in zip(ours.parameters(), theirs.parameters(), strict=True):
+        assert torch.equal(a, b)
+    assert not torch.equal(next(ours.parameters()), next(little().parameters()))
+
+
 def _one_run() -> list[float]:
     model = little()
     with training.repeatable(seed=5):
@@ -153,7 +165,11 @@ REFUSALS = [
     (lambda: training.attention_maps(little(), PROBE[None]),
      "token_ids: expected a non-empty torch.long tensor of shape (num_tokens,)"),
     (lambda: training.train(little(), "adam", step, batches(1), PROBE),
-     "optimizer, training_step: expected an Optimizer and a function"),
+     "optimizer, training_step: expected an optimizer (with zero_grad() and step())"),
+    (lambda: training.AdamW([]), "params: expected model.parameters(): one or more nn.Parameter"),
+    (lambda: training.AdamW(little().parameters(), lr=0), "lr: expected a float > 0"),
+    (lambda: training.AdamW(little().parameters(), betas=(1.0, 0.9)),
+     "betas[0]: expected a float in [0, 1)"),
     (lambda: training.train(little(), torch.optim.SGD(little().parameters(), lr=1), step, [],
                             PROBE),
      "batches: expected a non-empty list of (inputs, targets), got list []"),
