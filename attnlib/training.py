@@ -5,6 +5,7 @@ The model is the notebook's: ``model(token_ids)`` ``(b, num_tokens)`` -> logits
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import NamedTuple
@@ -65,6 +66,17 @@ class AdamW:
             p.addcdiv_(exp_avg, denom, value=-self.lr / correction_1)
 
 
+def _set_deterministic(mode: bool) -> None:
+    """``torch.use_deterministic_algorithms(mode)`` for eager code. The public function also sets
+    torch.compile's option, importing ``torch._inductor`` (70 MB) for it; nothing here compiles."""
+    if "torch._inductor.config" in sys.modules or not hasattr(
+        torch._C, "_set_deterministic_algorithms"
+    ):
+        torch.use_deterministic_algorithms(mode)
+    else:
+        torch._C._set_deterministic_algorithms(mode, warn_only=False)
+
+
 @contextmanager
 def repeatable(seed: int) -> Iterator[None]:
     """Inside ``with repeatable(seed):`` torch is seeded, runs on one thread and picks
@@ -73,13 +85,13 @@ def repeatable(seed: int) -> Iterator[None]:
     seed = validate.integer(seed, "seed", 0, 2**63 - 1)
     threads, deterministic = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
     torch.set_num_threads(1)  # several threads add partial sums in an order that varies
-    torch.use_deterministic_algorithms(True)
+    _set_deterministic(True)
     torch.manual_seed(seed)
     try:
         yield
     finally:
         torch.set_num_threads(threads)
-        torch.use_deterministic_algorithms(deterministic)
+        _set_deterministic(deterministic)
 
 
 def _attention_layers(model: object) -> list[MultiHeadAttention]:
