@@ -59,6 +59,7 @@ def test_course_has_its_notebooks():
         "07_multi_head_attention.ipynb",
         "08_explorer.ipynb",
         "09_how_fast_is_attention.ipynb",
+        "10_attention_that_learns.ipynb",
     ]
     readme = (ROOT / "README.md").read_text()
     for name in names:  # the course map has a row per notebook
