@@ -25,7 +25,7 @@ from attnlib.exercises._compare import outcome, same
 from attnlib.exercises._function import Case, FunctionExercise
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-PHASE_1 = ("01", "02", "03", "04")
+PHASE_1 = ("01", "02", "03", "04", "05", "06", "07")
 PREAMBLE = """
 import torch
 import torch.nn.functional as F
@@ -35,6 +35,15 @@ inputs = example_inputs()
 a, b, x = inputs[0], inputs[1], inputs @ inputs.T
 attn_scores = inputs @ inputs.T
 attn_weights = torch.softmax(attn_scores, dim=-1)
+from torch import nn
+from attnlib import modules
+from attnlib.modules import CausalAttention, MultiHeadAttentionWrapper
+torch.manual_seed(123)
+d_in, d_out, num_heads, context_length, dropout, p = 3, 2, 3, 6, 0.0, 0.2
+W_query, W_key, W_value = (torch.rand(d_in, d_out) for _ in range(3))
+keys, d_k = inputs @ W_key, d_out
+batch = torch.stack((inputs, inputs))
+ca = CausalAttention(d_in, d_out, context_length, dropout)
 """
 #: (what the edit stands for, pattern, replacement): each applied at one match at a time.
 EDITS = [
@@ -63,6 +72,30 @@ EDITS = [
     ("no softmax", r"torch\.softmax\((\w+), dim=-1\)", r"\1"),
     ("zeros start", r"torch\.zeros_like\(inputs\[0\]\)", "inputs[0].clone()"),
     ("scores for weights", r"attn_weights @", "attn_scores @"),
+    # notebooks 05-07: sizes and rates as numbers, steps left out, axes swapped
+    ("size as a number", r"keys\.shape\[-1\]", "2"),
+    ("scale as a number", r"d_k\*\*0\.5", "2**0.5"),
+    ("size as a number", r"num_tokens, num_tokens", "6, 6"),
+    ("mask not cut", r"\[:num_tokens, :num_tokens\]", ""),
+    ("mask cut as a number", r"\[:num_tokens, :num_tokens\]", "[:6, :6]"),
+    ("dropout left out", r"self\.dropout\(attn_weights\)", "attn_weights"),
+    ("rate as a number", r"\(1 - p\)", "0.8"),
+    ("keys.T on a batch", r"keys\.transpose\(1, 2\)", "keys.T"),
+    ("view without contiguous", r"\.contiguous\(\)", ""),
+    ("transpose left out", r"\.transpose\(1, 2\)", ""),
+    ("last two axes swapped", r"\.transpose\(1, 2\)", ".transpose(-2, -1)"),
+    ("scale left out", r" / self\.head_dim\*\*0\.5", ""),
+    ("scale by d_out", r"self\.head_dim\*\*0\.5", "self.d_out**0.5"),
+    ("no out_proj", r"return self\.out_proj\((\w+)\)", r"return \1"),
+    ("diagonal hidden", r"diagonal=1", "diagonal=0"),
+    ("0 for -inf", r"-torch\.inf", "0.0"),
+    ("inputs for values", r"attn_weights @ values", "attn_weights @ x"),
+    ("query for value", r"W_value", "W_query"),
+    ("key for query", r"W_query", "W_key"),
+    ("d_out as the total", r"d_in, 1,", "d_in, 2,"),
+    ("one head", r"num_heads=2", "num_heads=1"),
+    ("head_dim as a number", r"d_out // num_heads", "4"),
+    ("first token as 1", r"inputs\[0\]", "inputs[1]"),
 ]
 
 

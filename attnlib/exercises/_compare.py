@@ -95,7 +95,7 @@ def describe(result: Any, expected: Any) -> str:
     if result is None:
         return "returned None: a missing `return`?"
     if isinstance(result, Raised):
-        return f"your code raised {result.text}"
+        return f"your code raised {result.text}{_meaning(result.text)}"
     if not isinstance(expected, torch.Tensor):
         return f"expected {shown(expected)}, got {shown(result)}"
     if isinstance(result, np.ndarray):
@@ -135,4 +135,24 @@ def _sums(got: torch.Tensor, want: torch.Tensor) -> str:
     if not torch.allclose(got.sum(-1), torch.ones(len(got), dtype=got.dtype), atol=1e-4):
         sums = ", ".join(f"{v:.4f}" for v in got.sum(-1)[:4].tolist())
         return f"; the rows should sum to 1 but sum to {sums}{', ...' if len(got) > 4 else ''}"
+    return ""
+
+
+#: What an error of the reader's code likely means, in the course's words, by what torch says.
+_MEANINGS = (
+    (("must match the size", "cannot be multiplied", "is invalid for input of size",
+      "size mismatch", "Expected size for first"),
+     "two sizes that do not fit: check the inner sizes of each product and the axes of each "
+     "transpose or view"),
+    (("view size is not compatible",), "a view of a transposed tensor: .contiguous() first, "
+     "or .reshape"),
+    (("NameError",), "a name the function does not define: use its arguments"),
+    (("masked_fill", "boolean"), "masked_fill wants a bool mask"),
+)  # fmt: skip
+
+
+def _meaning(text: str) -> str:
+    for signs, meaning in _MEANINGS:
+        if any(sign in text for sign in signs):
+            return f" ({meaning})"
     return ""

@@ -10,13 +10,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from attnlib.mistakes import _later, context, questions, scores, tokens, weights
+from attnlib.mistakes import (
+    _later,
+    context,
+    dropout,
+    heads,
+    masks,
+    questions,
+    scores,
+    tokens,
+    trainable,
+    weights,
+)
 from attnlib.mistakes._row import Mistake
 
 __all__ = ["MISTAKES", "Mistake", "hint"]
 
 MISTAKES: dict[str, Mistake] = {}
-for _table in (scores, weights, context, tokens, questions, _later):
+for _table in (scores, weights, context, tokens, questions, _later,
+               trainable, masks, dropout, heads):  # fmt: skip
     assert not set(_table.TABLE) & set(MISTAKES), "a mistake has one name"
     MISTAKES.update(_table.TABLE)
 
