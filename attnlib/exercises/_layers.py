@@ -39,7 +39,9 @@ def run(cls: Callable[..., Any], case: dict[str, Any]) -> Any:
             torch.manual_seed(case["seed"])
             return layer(case["x"])
 
-    result = one_message(forward)
+    context_length = case["args"][2] if len(case["args"]) > 2 else None
+    sizes = {context_length, case["x"].shape[-2]} if isinstance(context_length, int) else None
+    result = one_message(forward, sizes)
     return result.detach() if isinstance(result, torch.Tensor) else result
 
 

@@ -15,17 +15,22 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-#: torch's words when a mask of context_length meets scores of fewer tokens, in any spelling.
-_SIZE_CLASH = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+#: torch's words when two sizes clash, in place (masked_fill_) or not (masked_fill).
+_SIZE_CLASH = re.compile(
+    r"size of (?:tensor a|the tensor) \((\d+)\) must match the (?:size of tensor b|existing size) "
+    r"\((\d+)\)"
+)
 MASK_TOO_BIG = "a mask of context_length rows laid over the scores of fewer tokens"
 
 
-def one_message(compute: Callable[[], torch.Tensor]) -> torch.Tensor:
-    """``compute()``, with a mask too big for the scores reported the same however written."""
+def one_message(compute: Callable[[], torch.Tensor], sizes: set[int] | None = None) -> torch.Tensor:
+    """``compute()``; a clash between the mask's ``sizes`` {context_length, num_tokens} is
+    reported the same however it was written (masked_fill and masked_fill_ word it apart)."""
     try:
         return compute()
-    except RuntimeError as err:  # masked_fill and masked_fill_ word it differently
-        if _SIZE_CLASH.search(str(err)) or "expanded size" in str(err):
+    except RuntimeError as err:
+        clash = _SIZE_CLASH.search(str(err))
+        if sizes and len(sizes) == 2 and clash and {int(n) for n in clash.groups()} == sizes:
             raise RuntimeError(MASK_TOO_BIG) from None
         raise
 
@@ -46,9 +51,11 @@ def forward_with(layer: nn.Module, x: torch.Tensor, seed: int, *,
     ``dropout``, ``blend`` "values", "inputs" or "weights" (returned as they are), heads
     ``split`` "view", "per head" or "no transpose", ``merge`` "transpose" or "no transpose",
     no ``out_proj``."""
+    sizes = {layer.mask.shape[-1], x.shape[-2]} if hasattr(layer, "mask") else None
     with torch.no_grad():
         return one_message(lambda: _forward(layer, x, seed, divisor, dim, mask, keys_reversed,
-                                            dropout, blend, split, merge, out_proj))  # fmt: skip
+                                            dropout, blend, split, merge, out_proj),
+                           sizes)  # fmt: skip
 
 
 def _forward(layer, x, seed, divisor, dim, mask, keys_reversed, dropout, blend, split, merge,
