@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_exercise_robust import ODD
 
-from attnlib.exercises import EXERCISES, check
+from attnlib.exercises import EXERCISES, NOT_RUN, check
 
 LAYERS = sorted(n for n in EXERCISES if n[:2] in ("05", "06", "07"))
 NAMESPACE = """
@@ -191,3 +191,11 @@ def test_06_first_row_s_rule_no_attention_is_enforced() -> None:
 )
 def test_a_pair_still_at_its_stub_is_not_attempted(name: str, answer) -> None:
     assert check(name, answer).status == "not attempted"
+
+
+@pytest.mark.parametrize("name", LAYERS)
+def test_a_check_run_before_its_exercise_says_so(name: str) -> None:
+    namespace: dict = {"check": check}
+    exec(f"verdict = check({name!r})", namespace)
+    first = EXERCISES[name].answer_names[0]
+    assert repr(namespace["verdict"]) == f"{NOT_RUN}: `{first}` is not defined yet."
