@@ -277,7 +277,13 @@ register(
                 k: masks.TABLE[k]
                 # not keys_transposed_whole: on 4-d keys it raises the same words as other
                 # axis mistakes, so it could not be told apart from them
-                for k in ("mask_not_cut", "mask_after_softmax", "mask_left_out")
+                for k in (
+                    "mask_not_cut",
+                    "mask_after_softmax",
+                    "mask_left_out",
+                    "mask_zero",
+                    "mask_diagonal",
+                )  # fmt: skip
             },
             "no_dropout": dropout.TABLE["no_dropout"],
             "no_scale": trainable.TABLE["no_scale"],

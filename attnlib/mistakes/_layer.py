@@ -60,21 +60,7 @@ def forward_with(layer: nn.Module, x: torch.Tensor, seed: int, *,
 
 def _forward(layer, x, seed, divisor, dim, mask, keys_reversed, dropout, blend, split, merge,
              out_proj):  # fmt: skip
-    linear = isinstance(layer.W_query, nn.Linear)
-    queries, keys, values = (w(x) if linear else x @ w
-                             for w in (layer.W_query, layer.W_key, layer.W_value))  # fmt: skip
-    heads = getattr(layer, "num_heads", None) if hasattr(layer, "out_proj") else None
-    if heads:
-        b, num_tokens, _ = x.shape
-        shape = (b, num_tokens, heads, layer.head_dim)
-        if split == "view":
-            queries, keys, values = (t.view(shape).transpose(1, 2) for t in (queries, keys, values))
-        elif split == "per head":  # head_dim taken to be d_out: more numbers than there are
-            shape = (b, num_tokens, heads, layer.d_out)
-            queries, keys, values = (t.view(shape).transpose(1, 2) for t in (queries, keys, values))
-        else:
-            shape = (b, heads, num_tokens, layer.head_dim)
-            queries, keys, values = (t.reshape(shape) for t in (queries, keys, values))
+    queries, keys, values = _projections(layer, x, split)
     turned = keys.permute(*reversed(range(keys.dim()))) if keys_reversed else keys.transpose(-2, -1)
     attn_scores = queries @ turned
     num_tokens = x.shape[-2]
@@ -98,8 +84,30 @@ def _forward(layer, x, seed, divisor, dim, mask, keys_reversed, dropout, blend, 
     if blend == "weights":
         return attn_weights
     context = attn_weights @ (x if blend == "inputs" else values)
+    return _merged(layer, context, merge, out_proj) if _heads(layer) else context
+
+
+def _heads(layer: nn.Module) -> int | None:
+    return getattr(layer, "num_heads", None) if hasattr(layer, "out_proj") else None
+
+
+def _projections(layer, x, split):
+    """Queries, keys, values; for a multi-head layer cut into heads as ``split`` says."""
+    linear = isinstance(layer.W_query, nn.Linear)
+    projected = [w(x) if linear else x @ w for w in (layer.W_query, layer.W_key, layer.W_value)]
+    heads = _heads(layer)
     if not heads:
-        return context
+        return projected
+    b, num_tokens, _ = x.shape
+    if split == "no transpose":
+        return [t.reshape(b, heads, num_tokens, layer.head_dim) for t in projected]
+    # "per head": head_dim taken to be d_out, more numbers than there are
+    size = layer.d_out if split == "per head" else layer.head_dim
+    return [t.view(b, num_tokens, heads, size).transpose(1, 2) for t in projected]
+
+
+def _merged(layer, context, merge, out_proj):
+    """The heads side by side again (or not, as ``merge`` says), then ``out_proj``."""
     b, _, num_tokens, _ = context.shape
     if merge == "transpose":
         context = context.transpose(1, 2).contiguous().view(b, num_tokens, -1)
