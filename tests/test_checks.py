@@ -21,7 +21,7 @@ from book import (
     WEIGHT_1_0,
 )
 
-from attnlib import CheckpointError, check_context, check_scores, check_weights, diagnose
+from attnlib import CheckpointError, check_context, check_scores, check_weights, diagnose, modules
 from attnlib.checks import close
 from attnlib.data import example_inputs
 from attnlib.mistakes import MISTAKES
@@ -373,6 +373,41 @@ def _blockwise_whole() -> torch.Tensor:
     return torch.softmax(queries @ keys.T / math.sqrt(keys.shape[-1]), dim=-1) @ values
 
 
+KEYS_4 = INPUTS @ torch.ones(3, 4)  # keys of d_out = 4
+W_QKV = [torch.eye(3)[:, :2], torch.eye(3)[:, 1:], torch.ones(3, 2)]
+BATCH = torch.stack((INPUTS, INPUTS))
+torch.manual_seed(0)
+LAYER = modules.CausalAttention(3, 2, 8, 0.5)  # a mask longer than BATCH's 6 tokens
+MHA = modules.MultiHeadAttention(3, 4, 8, 0.5, num_heads=2)
+
+
+def _scaled(scores: torch.Tensor, d_k: int) -> torch.Tensor:
+    return torch.softmax(scores / d_k**0.5, dim=-1)
+
+
+def _causal_weights() -> torch.Tensor:
+    return torch.softmax(SCORES.masked_fill(CAUSAL, -torch.inf) / 2**0.5, dim=-1)
+
+
+def _projections(matrices: list[torch.Tensor]) -> torch.Tensor:
+    return torch.stack([INPUTS @ w for w in matrices])
+
+
+def _right(layer: torch.nn.Module) -> torch.Tensor:
+    """The layer's own forward pass on BATCH, after the seed the mistakes' passes use."""
+    torch.manual_seed(5)
+    with torch.no_grad():
+        return layer(BATCH)
+
+
+def _two_features() -> torch.Tensor:
+    torch.manual_seed(123)
+    wrapper = modules.MultiHeadAttentionWrapper(3, 1, 6, 0.0, num_heads=2)
+    torch.manual_seed(5)
+    with torch.no_grad():
+        return wrapper(BATCH)
+
+
 X_0, X_1 = INPUTS[0], INPUTS[1]
 # The wrong line does not run at all: the reader meets an error instead of a result.
 RAISES = (RuntimeError, TypeError)
@@ -407,28 +442,29 @@ MADE = {
     "no_softmax": (lambda make: make(SCORES, INPUTS), lambda: WEIGHTS @ INPUTS),
     "assigned_not_added": (lambda make: make(WEIGHTS[1], INPUTS), lambda: WEIGHTS[1] @ INPUTS),
     # trainable attention: d_k = 2 for the book's d_in = 3, d_out = 2
-    "no_scale": (lambda make: make(2, 3), lambda: 1 / math.sqrt(2)),
-    "scale_by_d_k": (lambda make: make(2, 3), lambda: 1 / math.sqrt(2)),
-    "scale_by_d_in": (lambda make: make(2, 3), lambda: 1 / math.sqrt(2)),
-    "scale_by_num_tokens": (lambda make: make(VALUES), lambda: 1 / math.sqrt(2)),
-    "scale_hardcoded": (lambda make: make(2), lambda: 1 / math.sqrt(4)),  # after d_out became 4
-    "projection_order": (lambda make: make(INPUTS, torch.ones(3, 2)), lambda: RAISES),
+    "no_scale": (lambda make: make(SCORES, VALUES), lambda: _scaled(SCORES, 2)),
+    "scale_by_d_k": (lambda make: make(SCORES, VALUES), lambda: _scaled(SCORES, 2)),
+    "scale_by_d_in": (lambda make: make(SCORES, VALUES, 3), lambda: _scaled(SCORES, 2)),
+    "scale_by_num_tokens": (lambda make: make(SCORES, VALUES), lambda: _scaled(SCORES, 2)),
+    "scale_hardcoded": (lambda make: make(SCORES, KEYS_4), lambda: _scaled(SCORES, 4)),
+    "projection_order": (lambda make: make(INPUTS, *[torch.ones(3, 2)] * 3), lambda: RAISES),
+    "projection_mixed_up": (lambda make: make(INPUTS, *W_QKV), lambda: _projections(W_QKV)),
     "blend_inputs": (lambda make: make(WEIGHTS, INPUTS), lambda: WEIGHTS @ VALUES),
+    "weights_not_context": (lambda make: make(LAYER, BATCH, 5), lambda: _right(LAYER)),
     "weights_sized_by_d_out": (lambda make: make(6, 2), lambda: (6, 6)),
-    # causal attention
-    "mask_diagonal": (lambda make: make(6), lambda: CAUSAL),
-    "mask_inverted": (lambda make: make(6), lambda: CAUSAL),
-    "mask_not_bool": (lambda make: make(6), lambda: CAUSAL),  # the right cells, not bool
-    "mask_zero": (
-        lambda make: make(SCORES, CAUSAL),
-        lambda: torch.softmax(SCORES.masked_fill(CAUSAL, -torch.inf), dim=-1),
-    ),
-    "mask_after_softmax": (
-        lambda make: make(SCORES, CAUSAL),
-        lambda: torch.softmax(SCORES.masked_fill(CAUSAL, -torch.inf), dim=-1),
-    ),
+    # causal attention: make(attn_scores, d_k) -> the weights, or a whole forward pass
+    "mask_diagonal": (lambda make: make(SCORES, 2), lambda: _causal_weights()),
+    "mask_inverted": (lambda make: make(SCORES, 2), lambda: _causal_weights()),
+    "mask_not_bool": (lambda make: make(SCORES, 2), lambda: RAISES),
+    "mask_zero": (lambda make: make(SCORES, 2), lambda: _causal_weights()),
+    "mask_after_softmax": (lambda make: make(SCORES, 2), lambda: _causal_weights()),
+    "mask_left_out": (lambda make: make(SCORES, 2), lambda: _causal_weights()),
+    "mask_not_cut": (lambda make: make(LAYER, BATCH, 5), lambda: RAISES),
+    "keys_transposed_whole": (lambda make: make(LAYER, BATCH, 5), lambda: RAISES),
+    "query_not_value": (lambda make: make(LAYER, INPUTS), lambda: LAYER.W_value(INPUTS[0])),
     "dropout_by_p": (lambda make: make(WEIGHTS, KEEP, P), lambda: WEIGHTS * KEEP / (1 - P)),
     "dropout_unscaled": (lambda make: make(WEIGHTS, KEEP, P), lambda: WEIGHTS * KEEP / (1 - P)),
+    "no_dropout": (lambda make: make(LAYER, BATCH, 5), lambda: _right(LAYER)),
     # the memory of the grid, float32: 4 bytes a score
     "grid_entries_not_bytes": (lambda make: make(6), lambda: 4 * 6 * 6),
     "grid_one_row": (lambda make: make(6), lambda: 4 * 6 * 6),
@@ -463,6 +499,10 @@ MADE = {
         lambda: X_HEADS.view(1, 6, 2, 2).transpose(1, 2),
     ),
     "d_out_per_head": (lambda make: make(X_HEADS, 2), lambda: RAISES),
+    "scale_by_d_out": (lambda make: make(MHA, BATCH, 5), lambda: _right(MHA)),
+    "no_out_proj": (lambda make: make(MHA, BATCH, 5), lambda: _right(MHA)),
+    "wrapper_d_out_total": (lambda make: make(3, 6, 0.0, BATCH, 5), lambda: _two_features()),
+    "wrapper_one_head": (lambda make: make(3, 6, 0.0, BATCH, 5), lambda: _two_features()),
     "view_without_contiguous": (lambda make: make(CONTEXT_HEADS), lambda: RAISES),
     "split_without_transpose": (
         lambda make: make(X_HEADS, 2),

@@ -1,6 +1,6 @@
 """Wrong answers the checks have never seen: variants of each solution must not print Correct.
 
-Each solution of notebooks 01-04 (from its folded cell) is mutated one edit at a time: a size
+Each solution of every notebook (from its folded cell) is mutated one edit at a time: a size
 written as the book's number, an argument ignored for the notebook's global, dim=0, keepdim
 or a transpose or a return or exp or .values left out, operands swapped, `*` for `@`, `=` for
 `+=`, a result right for the book's input only. A variant that gives the solution's results on
@@ -25,7 +25,7 @@ from attnlib.exercises._compare import outcome, same
 from attnlib.exercises._function import Case, FunctionExercise
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-PHASE_1 = ("01", "02", "03", "04")
+PHASE_1 = ("01", "02", "03", "04", "05", "06", "07")
 PHASE_1 += ("08", "09")
 PREAMBLE = """
 import torch
@@ -40,6 +40,15 @@ all_context_vecs = attn_weights @ inputs
 num_tokens = 6
 running_sum, context, rescale = torch.ones(6, 1), torch.ones(6, 3), torch.full((6, 1), 0.5)
 exps, block_values = torch.ones(6, 4), torch.ones(4, 3)
+from torch import nn
+from attnlib import modules
+from attnlib.modules import CausalAttention, MultiHeadAttentionWrapper
+torch.manual_seed(123)
+d_in, d_out, num_heads, context_length, dropout, p = 3, 2, 3, 6, 0.0, 0.2
+W_query, W_key, W_value = (torch.rand(d_in, d_out) for _ in range(3))
+keys, d_k = inputs @ W_key, d_out
+batch = torch.stack((inputs, inputs))
+ca = CausalAttention(d_in, d_out, context_length, dropout)
 """
 #: (what the edit stands for, pattern, replacement): each applied at one match at a time.
 EDITS = [
@@ -159,6 +168,30 @@ EDITS = [
     ("values not blended", r"exps @ block_values", "exps.sum(dim=-1, keepdim=True)"),
     ("block_values transposed", r"exps @ block_values", "(block_values.T @ exps.T).T * 2"),
     ("rescale as the max", r"\* rescale", "* torch.log(rescale).neg()"),
+    # notebooks 05-07: sizes and rates as numbers, steps left out, axes swapped
+    ("size as a number", r"keys\.shape\[-1\]", "2"),
+    ("scale as a number", r"d_k\*\*0\.5", "2**0.5"),
+    ("size as a number", r"num_tokens, num_tokens", "6, 6"),
+    ("mask not cut", r"\[:num_tokens, :num_tokens\]", ""),
+    ("mask cut as a number", r"\[:num_tokens, :num_tokens\]", "[:6, :6]"),
+    ("dropout left out", r"self\.dropout\(attn_weights\)", "attn_weights"),
+    ("rate as a number", r"\(1 - p\)", "0.8"),
+    ("keys.T on a batch", r"keys\.transpose\(1, 2\)", "keys.T"),
+    ("view without contiguous", r"\.contiguous\(\)", ""),
+    ("transpose left out", r"\.transpose\(1, 2\)", ""),
+    ("last two axes swapped", r"\.transpose\(1, 2\)", ".transpose(-2, -1)"),
+    ("scale left out", r" / self\.head_dim\*\*0\.5", ""),
+    ("scale by d_out", r"self\.head_dim\*\*0\.5", "self.d_out**0.5"),
+    ("no out_proj", r"return self\.out_proj\((\w+)\)", r"return \1"),
+    ("diagonal hidden", r"diagonal=1", "diagonal=0"),
+    ("0 for -inf", r"-torch\.inf", "0.0"),
+    ("inputs for values", r"attn_weights @ values", "attn_weights @ x"),
+    ("query for value", r"W_value", "W_query"),
+    ("key for query", r"W_query", "W_key"),
+    ("d_out as the total", r"d_in, 1,", "d_in, 2,"),
+    ("one head", r"num_heads=2", "num_heads=1"),
+    ("head_dim as a number", r"d_out // num_heads", "4"),
+    ("first token as 1", r"inputs\[0\]", "inputs[1]"),
 ]
 
 

@@ -71,7 +71,7 @@ class FunctionExercise:
                     return Verdict(self.name, "wrong", not_quite(broken))
             return correct(self.name, self.praise)
         for mistake, row in self.mistakes.items():
-            if self._made(row, cases, results, expected):
+            if any(self._made(form, cases, results, expected) for form in row.variants()):
                 fits = next(c for c in cases if row.fits(c.args))
                 return named(self.name, mistake, {**shape_values(fits.args), **self.hint_values})
         return Verdict(self.name, "wrong", not_quite(self._differs(cases, results, expected)))
@@ -97,10 +97,10 @@ class FunctionExercise:
     @staticmethod
     def _differs(cases: list[Case], results: list, expected: list) -> str:
         first, book = results[0], cases[0].label
-        if isinstance(first, Raised):
-            return f"on {book}, {describe(first, expected[0])}"
         if first is None:
             return describe(first, expected[0])
+        if isinstance(first, Raised):
+            return f"on {book}, {describe(first, expected[0])}"
         k = next(
             i for i, (r, e) in enumerate(zip(results, expected, strict=True)) if not same(r, e)
         )

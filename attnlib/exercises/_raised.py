@@ -8,7 +8,7 @@ import re
 MEANINGS = (
     (
         r"mat1 and mat2 shapes cannot be multiplied|size mismatch, got|inconsistent size|"
-        r"Expected size for first two dimensions of batch2",
+        r"Expected size for first two dimensions of batch2|is invalid for input of size",
         "a matrix product A @ B needs A's columns to equal B's rows: is an operand transposed "
         "(`.T` on a batch, a missing `.transpose`), or are the operands swapped?",
     ),
@@ -36,6 +36,10 @@ MEANINGS = (
     (
         r"has no attribute 'shape'|object has no attribute",
         "a method called on something that is not a tensor: which argument holds what?",
+    ),
+    (
+        r"masked_fill.*(bool|Bool)|expected.*mask.*bool",
+        "masked_fill wants a boolean mask: compare (`== 1`) or call .bool() on a 0/1 mask",
     ),
     (
         r"^TypeError",

@@ -1,28 +1,28 @@
 """Exercises of notebook 06: causal attention, the mask and dropout.
 
-The scores are the notebook's: ``SelfAttentionV2(3, 2)`` built after
-``torch.manual_seed(789)``. Dropout is checked with a fixed keep-mask (no random draw), and
-the layer's forward pass against attnlib's ``CausalAttention`` under the same seeds, so that
-both draw the same dropout mask on whatever machine the check runs.
+The book's scores are the notebook's: ``SelfAttentionV2(3, 2)`` built after
+``torch.manual_seed(789)``. Each function exercise also runs on seeded random inputs of other
+sizes; dropout is checked with given keep-masks and rates, and the layer's forward pass against
+attnlib's ``CausalAttention`` under the same seeds, with a mask built for more tokens than the
+input has and dropout p > 0, so both draw the same dropout mask on whatever machine.
 """
 
 from __future__ import annotations
 
+import copy
 import math
-import re
 from typing import Any
 
 import torch
 
-from attnlib.attention import (
-    attention_weights,
-    causal_mask,
-    scaled_dot_product_attention,
-    softmax,
-)
+from attnlib.attention import causal_mask, softmax
 from attnlib.data import TOKENS, example_inputs
-from attnlib.exercises._core import Exercise, made, register
-from attnlib.mistakes import MISTAKES
+from attnlib.exercises._cases import random_tensor
+from attnlib.exercises._core import register
+from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._layers import layer_cases, run
+from attnlib.exercises._value import ValueExercise, token
+from attnlib.mistakes import dropout, masks, trainable, weights
 from attnlib.modules import CausalAttention, SelfAttentionV2
 
 D_IN, D_OUT = 3, 2
@@ -39,68 +39,66 @@ KEEP = torch.tensor(
     dtype=torch.bool,
 )
 DROPOUT_P = 0.2
-#: The forward pass is tried with a mask built for more tokens than the input has.
-CONTEXT_LENGTH = 8
-#: What a mask of CONTEXT_LENGTH laid over the scores of 6 tokens gives (the error, in words).
-MASK_TOO_BIG = "the (8, 8) mask does not fit the (6, 6) scores"
 
 
-def _projections() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Queries, keys and values of the notebook's SelfAttentionV2 (seed 789)."""
-    torch.manual_seed(789)
-    layer = SelfAttentionV2(D_IN, D_OUT)
+def _book_scores() -> torch.Tensor:
+    """The notebook's scores, queries @ keys.T, of SelfAttentionV2(3, 2) after seed 789."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(789)
+        layer = SelfAttentionV2(D_IN, D_OUT)
     inputs = example_inputs()
     with torch.no_grad():
-        return layer.W_query(inputs), layer.W_key(inputs), layer.W_value(inputs)
+        return layer.W_query(inputs) @ layer.W_key(inputs).T
 
 
-def _scores() -> torch.Tensor:
-    queries, keys, _ = _projections()
-    return queries @ keys.T
-
-
-def _causal_weights() -> torch.Tensor:
-    queries, keys, _ = _projections()
-    return attention_weights(queries, keys, causal=True)
-
-
-def _tensor(result: Any) -> Any:
-    return result.detach() if isinstance(result, torch.Tensor) else result
+def _causal(attn_scores: torch.Tensor, d_k: int) -> torch.Tensor:
+    """attnlib's causal weights: -inf strictly above the diagonal, scaled softmax."""
+    hidden = causal_mask(attn_scores.shape[-1])
+    return softmax(attn_scores.masked_fill(hidden, -torch.inf) / math.sqrt(d_k))
 
 
 # --- 06.mask: -inf above the diagonal, then softmax ----------------------------------------
 
 
-def _scaled_scores() -> torch.Tensor:
-    return _scores() / math.sqrt(D_OUT)
-
-
-def _softmax_hiding(mask: torch.Tensor) -> torch.Tensor:
-    """Plain torch, as the reader writes it: a row with nothing visible becomes NaN."""
-    return torch.softmax(_scaled_scores().masked_fill(mask, -torch.inf), dim=-1)
-
-
-def _num_tokens() -> int:
-    return len(example_inputs())
+def _mask_cases() -> list[Case]:
+    return [
+        Case("the book's 6 tokens, d_k = 2", {"attn_scores": _book_scores(), "d_k": D_OUT}),
+        Case(
+            "4 random tokens, d_k = 3",
+            {"attn_scores": random_tensor(4, 4, seed=40, scale=2.0), "d_k": 3},
+        ),
+        Case(
+            "7 random tokens, d_k = 4",
+            {"attn_scores": random_tensor(7, 7, seed=41, scale=2.0), "d_k": 4},
+        ),
+    ]
 
 
 register(
-    Exercise(
+    FunctionExercise(
         name="06.mask",
         task="build the mask (True above the diagonal), fill those scores with -inf, softmax",
-        run=lambda causal_weights: _tensor(causal_weights(_scores(), D_OUT)),
-        expected=_causal_weights,
+        answer_names=("causal_weights",),
+        cases=_mask_cases,
+        call=lambda causal_weights, a: causal_weights(a["attn_scores"], a["d_k"]),
+        reference=lambda a: _causal(a["attn_scores"], a["d_k"]),
         mistakes={
-            "mask_diagonal": lambda: _softmax_hiding(MISTAKES["mask_diagonal"].make(_num_tokens())),
-            **made(
-                "mask_zero",
-                "mask_after_softmax",
-                on=lambda: (_scaled_scores(), causal_mask(_num_tokens())),
-            ),
-            "mask_inverted": lambda: _softmax_hiding(MISTAKES["mask_inverted"].make(_num_tokens())),
-            "mask_not_bool": lambda: _softmax_hiding(MISTAKES["mask_not_bool"].make(_num_tokens())),
+            **{
+                k: masks.TABLE[k]
+                for k in (
+                    "mask_diagonal",
+                    "mask_zero",
+                    "mask_after_softmax",
+                    "mask_inverted",
+                    "mask_not_bool",
+                    "mask_left_out",
+                )  # fmt: skip
+            },
+            "no_scale": trainable.TABLE["no_scale"],
+            "scale_by_d_k": trainable.TABLE["scale_by_d_k"],
+            "softmax_dim0": weights.TABLE["softmax_dim0"],
         },
-        praise="Zeros above the diagonal, and every row still sums to 1.",
+        praise="Zeros above the diagonal, and every row still sums to 1, for 4, 6 and 7 tokens.",
     )
 )
 
@@ -108,28 +106,35 @@ register(
 # --- 06.dropout: drop with a given keep-mask, scale what is kept -----------------------------
 
 
-def _expected_dropout() -> torch.Tensor:
-    weights = _causal_weights()
-    return torch.where(KEEP, weights / (1 - DROPOUT_P), torch.zeros_like(weights))
+def _dropout_cases() -> list[Case]:
+    book = _causal(_book_scores(), D_OUT)
+    cases = [Case("the book's weights, p = 0.2", {"attn_weights": book, "keep": KEEP,
+                                                  "p": DROPOUT_P})]  # fmt: skip
+    for seed, (n, p) in enumerate(((5, 0.5), (4, 0.1)), start=50):
+        weights_n = _causal(random_tensor(n, n, seed=seed, scale=2.0), 2)
+        keep = random_tensor(n, n, seed=seed + 10) > 2 * p - 1  # True with probability 1 - p
+        label = f"{n} random tokens, p = {p}"
+        cases.append(Case(label, {"attn_weights": weights_n, "keep": keep, "p": p}))
+    return cases
 
 
 register(
-    Exercise(
+    FunctionExercise(
         name="06.dropout",
         task="return attn_weights with the dropped entries set to 0 and the kept ones scaled",
-        run=lambda dropout_with: _tensor(dropout_with(_causal_weights(), KEEP.clone(), DROPOUT_P)),
-        expected=_expected_dropout,
-        mistakes=made(
-            "dropout_by_p", "dropout_unscaled", on=lambda: (_causal_weights(), KEEP, DROPOUT_P)
+        answer_names=("dropout_with",),
+        cases=_dropout_cases,
+        call=lambda dropout_with, a: dropout_with(a["attn_weights"], a["keep"], a["p"]),
+        reference=lambda a: torch.where(
+            a["keep"], a["attn_weights"] / (1 - a["p"]), torch.zeros_like(a["attn_weights"])
         ),
-        praise="Kept weights are divided by 1 - p = 0.8, i.e. multiplied by 1.25.",
+        mistakes={k: dropout.TABLE[k] for k in ("dropout_by_p", "dropout_unscaled")},
+        praise="Kept weights are divided by 1 - p: by 0.8 for p = 0.2, by 0.5 for p = 0.5.",
     )
 )
 
 
 # --- 06.forward: the forward pass of CausalAttention ---------------------------------------
-
-_SIZE_CLASH = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
 
 
 def _batch() -> torch.Tensor:
@@ -137,54 +142,59 @@ def _batch() -> torch.Tensor:
     return torch.stack((inputs, inputs))
 
 
-def _run_forward(cls) -> Any:
-    torch.manual_seed(123)
-    layer = cls(D_IN, D_OUT, context_length=CONTEXT_LENGTH, dropout=0.5)
-    torch.manual_seed(456)  # the dropout mask, drawn the same way by the reference
-    try:
-        with torch.no_grad():
-            return _tensor(layer(_batch()))
-    except RuntimeError as err:
-        clash = _SIZE_CLASH.search(str(err))
-        if clash and {int(n) for n in clash.groups()} == {CONTEXT_LENGTH, _num_tokens()}:
-            return MASK_TOO_BIG
-        raise
-
-
-def _reference(train: bool = True, scale: float | None = None) -> torch.Tensor:
-    torch.manual_seed(123)
-    layer = CausalAttention(D_IN, D_OUT, context_length=CONTEXT_LENGTH, dropout=0.5)
-    batch = _batch()
-    torch.manual_seed(456)
-    with torch.no_grad():
-        if scale is None:
-            return layer.train(train)(batch)
-        queries, keys, values = layer.W_query(batch), layer.W_key(batch), layer.W_value(batch)
-        num_tokens = batch.shape[1]
-        context_vecs, _ = scaled_dot_product_attention(
-            queries,
-            keys,
-            values,
-            scale=scale,
-            mask=layer.mask[:num_tokens, :num_tokens],
-            dropout=layer.dropout,
-        )
-        return context_vecs
+def _forward_cases() -> list[Case]:
+    return layer_cases(
+        CausalAttention,
+        [
+            ("the book's batch (2, 6, 3), context_length 6, dropout 0",
+             (D_IN, D_OUT, 6, 0.0), _batch()),
+            ("the book's batch with context_length 8 and dropout 0.5",
+             (D_IN, D_OUT, 8, 0.5), _batch()),
+            ("a random batch (3, 4, 5), d_out 3, context_length 6, dropout 0.3",
+             (5, 3, 6, 0.3), random_tensor(3, 4, 5, seed=60)),
+            ("a random batch (1, 7, 2), d_out 4, context_length 7, dropout 0.5",
+             (2, 4, 7, 0.5), random_tensor(1, 7, 2, seed=61)),
+        ],
+    )  # fmt: skip
 
 
 register(
-    Exercise(
+    FunctionExercise(
         name="06.forward",
         task="write forward: projections, scores, the cut mask with -inf, scaled softmax, "
         "dropout, the blend of values",
-        run=_run_forward,
-        expected=_reference,
+        answer_names=("MyCausalAttention",),
+        cases=_forward_cases,
+        call=run,
+        reference=lambda a: run(CausalAttention, a),
         mistakes={
-            "mask_not_cut": lambda: MASK_TOO_BIG,
-            "no_scale": lambda: _reference(scale=MISTAKES["no_scale"].make(D_OUT, D_IN)),
-            "no_dropout": lambda: _reference(train=False),
+            **{
+                k: masks.TABLE[k]
+                for k in (
+                    "mask_not_cut",
+                    "keys_transposed_whole",
+                    "mask_after_softmax",
+                    "mask_zero",
+                    "mask_diagonal",
+                    "mask_left_out",
+                )  # fmt: skip
+            },
+            "no_dropout": dropout.TABLE["no_dropout"],
+            **{
+                k: trainable.TABLE[k]
+                for k in (
+                    "no_scale",
+                    "scale_by_d_k",
+                    "scale_by_d_in",
+                    "scale_hardcoded",
+                    "blend_inputs",
+                    "weights_not_context",
+                )  # fmt: skip
+            },
+            "softmax_dim0": weights.TABLE["softmax_dim0"],
         },
-        praise="Checked on a batch of 2, with a mask built for 8 tokens and dropout 0.5.",
+        praise="Checked on batches of 1, 2 and 3, with masks built for more tokens than the "
+        "input has, and dropout up to 0.5 under a fixed seed.",
     )
 )
 
@@ -192,34 +202,25 @@ register(
 # --- 06.unchanged_row: a question before the explorer --------------------------------------
 
 
-def _token_index(answer: Any) -> Any:
-    """A token named by its text (any case) or by its index, as the index."""
-    if isinstance(answer, str):
-        names = [t.lower() for t in TOKENS]
-        text = answer.strip().strip("'\"").lower()
-        return names.index(text) if text in names else answer
-    if isinstance(answer, int) and not isinstance(answer, bool) and -len(TOKENS) <= answer < 0:
-        return answer + len(TOKENS)  # -1 is the last token, as in Python
-    return answer
-
-
-def _unchanged_row() -> int:
+def _unchanged_row() -> str:
     """The query whose weights the mask leaves as they are (simplified attention)."""
     inputs = example_inputs()
     scores = inputs @ inputs.T
     open_rows = softmax(scores)
     causal_rows = softmax(scores.masked_fill(causal_mask(len(inputs)), -torch.inf))
     same = [i for i in range(len(inputs)) if torch.allclose(open_rows[i], causal_rows[i])]
-    return same[0]
+    return TOKENS[same[0]].lower()
 
 
 register(
-    Exercise(
+    ValueExercise(
         name="06.unchanged_row",
-        task="set answer to the token (text or index) whose row the causal mask leaves as it is",
-        run=_token_index,
+        task="set unchanged_row to the token (text or index) whose row the causal mask leaves "
+        "as it is",
+        answer_names=("unchanged_row",),
+        accept=token(TOKENS),
         expected=_unchanged_row,
-        mistakes={"causal_first_row": lambda: 0},
+        mistakes={"causal_first_row": lambda: TOKENS[0].lower()},
         praise="'step' comes last: it already sees every token, so the mask hides nothing there.",
     )
 )
@@ -228,20 +229,57 @@ register(
 # --- 06.first_row: the context vector of "Your" --------------------------------------------
 
 
-def _first_layer() -> CausalAttention:
-    torch.manual_seed(123)
-    return CausalAttention(D_IN, D_OUT, context_length=6, dropout=0.0)
+class _AttentionComputed(Exception):
+    """Raised when the reader's answer runs the layer's attention, which the rule forbids."""
+
+
+def _first_row_cases() -> list[Case]:
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(123)
+        book = CausalAttention(D_IN, D_OUT, context_length=6, dropout=0.0)
+        torch.manual_seed(7)
+        other = CausalAttention(5, 3, context_length=6, dropout=0.0)
+    return [
+        Case("the book's ca and inputs", {"ca": book, "inputs": example_inputs()}),
+        Case("a layer (5 -> 3) and 4 random tokens",
+             {"ca": other, "inputs": random_tensor(4, 5, seed=70)}),
+    ]  # fmt: skip
+
+
+def _detached(result: Any) -> Any:
+    return result.detach() if isinstance(result, torch.Tensor) else result
+
+
+def _no_attention(first_row: Any, case: Case) -> str | None:
+    """The rule: one projection, no attention. The layer given refuses to run attention."""
+    guarded = copy.deepcopy(case.args["ca"])
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise _AttentionComputed
+
+    guarded.forward = refuse
+    try:
+        first_row(guarded, case.args["inputs"])
+    except _AttentionComputed:
+        return (
+            "the numbers are right, but they come from running the whole layer, ca(...); the "
+            "exercise asks for one call of one of ca's projection layers, with no attention"
+        )
+    except Exception:  # any other failure was already judged on the plain layer
+        return None
+    return None
 
 
 register(
-    Exercise(
+    FunctionExercise(
         name="06.first_row",
-        task="set answer to the context vector of 'Your', from one call of one of ca's layers",
-        run=_tensor,
-        expected=lambda: _first_layer().W_value(example_inputs()[0]).detach(),
-        mistakes={
-            "query_not_value": lambda: _first_layer().W_query(example_inputs()[0]).detach(),
-        },
+        task="write first_row: the context vector of 'Your', from one call of one of ca's layers",
+        answer_names=("first_row",),
+        cases=_first_row_cases,
+        call=lambda first_row, a: _detached(first_row(a["ca"], a["inputs"])),
+        reference=lambda a: a["ca"].W_value(a["inputs"][0]).detach(),
+        mistakes={"query_not_value": masks.TABLE["query_not_value"]},
+        rules=(_no_attention,),
         praise="'Your' puts all its weight on itself, so it gets its own value vector.",
     )
 )

@@ -1,38 +1,28 @@
-"""Exercises of notebook 07: multi-head attention, heads split and merged.
+"""Exercises of notebook 07: multi-head attention, heads side by side, split and merged.
 
-The step-by-step example of the notebook: the book's sentence twice, ``batch`` of
-shape ``(2, 6, 3)``, projected by ``MultiHeadAttention(3, 12, 6, 0.0, num_heads=3)``
-built right after ``torch.manual_seed(123)``: ``d_out = 12``, 3 heads of ``head_dim`` 4.
+The step-by-step example of the notebook: the book's sentence twice, ``batch`` of shape
+``(2, 6, 3)``, projected by ``MultiHeadAttention(3, 12, 6, 0.0, num_heads=3)`` built right after
+``torch.manual_seed(123)``: ``d_out = 12``, 3 heads of ``head_dim`` 4. Every function exercise
+also runs on seeded random batches of other sizes, numbers of heads and dropout rates, with the
+reader's layer and attnlib's built and run under the same seeds.
 """
 
 from __future__ import annotations
 
-import functools
-import re
-from collections.abc import Callable
 from typing import Any
 
 import torch
 
 from attnlib.data import example_inputs
-from attnlib.exercises._core import Exercise, made, register
-from attnlib.mistakes import MISTAKES
+from attnlib.exercises._cases import random_tensor
+from attnlib.exercises._core import register
+from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._layers import DROPOUT_SEED, layer_cases, run
+from attnlib.exercises._value import Refused, ValueExercise, whole
+from attnlib.mistakes import dropout, heads, masks, trainable, weights
 from attnlib.modules import MultiHeadAttention, MultiHeadAttentionWrapper, split_heads
 
 NUM_HEADS = 3  # of the step-by-step example: d_out = 12, head_dim = 4
-
-
-def _seeded(build: Callable[..., Any]) -> Callable[..., Any]:
-    """``build`` run right after ``torch.manual_seed(123)``, as the book builds its layers,
-    without moving the reader's own random stream."""
-
-    @functools.wraps(build)
-    def run(*args: Any) -> Any:
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(123)
-            return build(*args)
-
-    return run
 
 
 def _batch() -> torch.Tensor:
@@ -41,25 +31,11 @@ def _batch() -> torch.Tensor:
     return torch.stack((inputs, inputs))
 
 
-@_seeded
 def _example() -> MultiHeadAttention:
     """The notebook's step-by-step layer, with its seed."""
-    return MultiHeadAttention(3, 12, context_length=6, dropout=0.0, num_heads=NUM_HEADS)
-
-
-def _queries() -> torch.Tensor:
-    """Step 1's queries ``(b, num_tokens, d_out) = (2, 6, 12)``."""
-    with torch.no_grad():
-        return _example().W_query(_batch())
-
-
-def _context() -> torch.Tensor:
-    """Step 5's context vectors, ``(b, num_heads, num_tokens, head_dim) = (2, 3, 6, 4)``."""
-    module = _example()
-    with torch.no_grad():
-        module(_batch())
-        values = split_heads(module.W_value(_batch()), NUM_HEADS)
-    return module.last_attn_weights @ values
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(123)
+        return MultiHeadAttention(3, 12, context_length=6, dropout=0.0, num_heads=NUM_HEADS)
 
 
 def _merge(context_vec: torch.Tensor) -> torch.Tensor:
@@ -69,201 +45,267 @@ def _merge(context_vec: torch.Tensor) -> torch.Tensor:
 
 # --- 07.wrapper_forward: heads side by side ------------------------------------------------
 
-_WRAPPER = {"d_in": 3, "d_out": 2, "context_length": 6, "dropout": 0.0, "num_heads": 2}
 
-
-@_seeded
-def _wrapper_run(cls: type) -> torch.Tensor:
-    """``cls`` built like the book's wrapper, right after seed 123, run on the batch."""
-    module = cls(**_WRAPPER)
-    with torch.no_grad():
-        return module(_batch())
-
-
-@_seeded
-def _head_outputs() -> list[torch.Tensor]:
-    """Each head's output ``(b, num_tokens, d_out)`` in the same wrapper."""
-    wrapper = MultiHeadAttentionWrapper(**_WRAPPER)
-    with torch.no_grad():
-        return [head(_batch()) for head in wrapper.heads]
+def _wrapper_cases() -> list[Case]:
+    cases = layer_cases(
+        MultiHeadAttentionWrapper,
+        [
+            ("the book's batch, d_out 2, 2 heads", (3, 2, 6, 0.0, 2), _batch()),
+            ("a random batch (3, 4, 5), d_out 3, 3 heads, dropout 0.3",
+             (5, 3, 5, 0.3, 3), random_tensor(3, 4, 5, seed=80)),
+            ("a random batch (1, 7, 2), d_out 1, 2 heads, dropout 0.5",
+             (2, 1, 7, 0.5, 2), random_tensor(1, 7, 2, seed=81)),
+        ],
+    )  # fmt: skip
+    for case in cases:
+        with torch.random.fork_rng(devices=[]), torch.no_grad():
+            torch.manual_seed(case.args["seed"])  # the heads draw their dropout in turn
+            outputs = [head(case.args["x"]) for head in case.args["layer"].heads]
+        case.args["head_outputs"] = outputs  # type: ignore[index]
+    return cases
 
 
 register(
-    Exercise(
+    FunctionExercise(
         name="07.wrapper_forward",
         task="write the wrapper's forward: every head on x, their outputs side by side",
-        run=_wrapper_run,
-        expected=lambda: _wrapper_run(MultiHeadAttentionWrapper),
-        mistakes=made("heads_cat_wrong_axis", "heads_summed", on=lambda: (_head_outputs(),)),
-        praise="Each token's row now holds head 0's 2 features, then head 1's: 4 in all.",
+        answer_names=("MyWrapper",),
+        cases=_wrapper_cases,
+        call=run,
+        reference=lambda a: run(MultiHeadAttentionWrapper, a),
+        mistakes={k: heads.TABLE[k] for k in ("heads_cat_wrong_axis", "heads_summed")},
+        praise="Each token's row now holds head 0's d_out features, then head 1's, and so on.",
     )
 )
+
+
+# --- 07.two_features: the book's exercise 3.2 ------------------------------------------------
+
+
+def _two_feature_cases() -> list[Case]:
+    sizes = [
+        ("the book's batch (2, 6, 3), context_length 6, dropout 0", 3, 6, 0.0, _batch()),
+        ("a random batch (2, 4, 5), context_length 5, dropout 0",
+         5, 5, 0.0, random_tensor(2, 4, 5, seed=90)),
+        ("a random batch (1, 7, 2), context_length 7, dropout 0.5",
+         2, 7, 0.5, random_tensor(1, 7, 2, seed=91)),
+    ]  # fmt: skip
+    return [
+        Case(
+            label,
+            {
+                "d_in": d_in,
+                "context_length": length,
+                "dropout": p,
+                "batch": batch,
+                "seed": DROPOUT_SEED,
+            },
+        )  # fmt: skip
+        for label, d_in, length, p, batch in sizes
+    ]
+
+
+def _run_made(make: Any, a: dict[str, Any]) -> Any:
+    """The layer ``make(d_in, context_length, dropout)`` returns, built after seed 123 and run
+    on the case's batch."""
+    args = (a["d_in"], a["context_length"], a["dropout"])
+    return run(make, {"args": args, "x": a["batch"], "seed": a["seed"]})
+
+
+register(
+    FunctionExercise(
+        name="07.two_features",
+        task="return a MultiHeadAttentionWrapper with num_heads=2 whose context vectors have 2 "
+        "features",
+        answer_names=("two_feature_wrapper",),
+        cases=_two_feature_cases,
+        call=_run_made,
+        reference=lambda a: _run_made(
+            lambda d_in, length, p: MultiHeadAttentionWrapper(d_in, 1, length, p, num_heads=2), a
+        ),
+        mistakes={k: heads.TABLE[k] for k in ("wrapper_d_out_total", "wrapper_one_head")},
+        praise="Two heads of d_out = 1, side by side: (2, 6, 2) for the book's batch.",
+    )
+)
+
 
 # --- 07.d_out: is d_out per head or in total? ----------------------------------------------
 
 
-def _sizes(answer: tuple) -> tuple | None:
-    if any(value is Ellipsis for value in answer):
-        return None
-    return tuple(answer)
+def _sizes(answer: Any) -> Any:
+    """The two sizes, from the exercise's two names or a pair, as whole numbers."""
+    pair = list(answer.values()) if isinstance(answer, dict) else answer
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+        return Refused(f"expected two numbers, features per head and out features, got {pair!r}")
+    values = [whole(v) for v in pair]
+    refused = next((v for v in values if isinstance(v, Refused)), None)
+    return refused if refused is not None else tuple(values)
 
 
-@_seeded
+class _Pair(ValueExercise):
+    """Two names answered together; not attempted while both are still ``...``."""
+
+    def judge(self, answer: Any) -> Any:
+        pair = list(answer.values()) if isinstance(answer, dict) else answer
+        if isinstance(pair, (tuple, list)) and all(v is Ellipsis for v in pair):
+            answer = Ellipsis
+        return super().judge(answer)
+
+
 def _book_layer_sizes() -> tuple[int, int]:
-    module = MultiHeadAttention(3, 2, context_length=6, dropout=0.0, num_heads=2)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(123)
+        module = MultiHeadAttention(3, 2, context_length=6, dropout=0.0, num_heads=2)
     with torch.no_grad():
         return module.head_dim, module(_batch()).shape[-1]
 
 
-@_seeded
-def _wrapper_sizes() -> tuple[int, int]:
-    """What reading d_out per head gives: the wrapper's sizes for the same call."""
-    wrapper = MultiHeadAttentionWrapper(3, 2, context_length=6, dropout=0.0, num_heads=2)
-    with torch.no_grad():
-        return wrapper.heads[0].d_out, wrapper(_batch()).shape[-1]
-
-
 register(
-    Exercise(
+    _Pair(
         name="07.d_out",
-        task="set head_dim and out_features for MultiHeadAttention(3, 2, 6, 0.0, num_heads=2)",
-        run=_sizes,
+        task="set features_per_head and out_features for "
+        "MultiHeadAttention(3, 2, 6, 0.0, num_heads=2)",
+        answer_names=("features_per_head", "out_features"),
+        accept=_sizes,
         expected=_book_layer_sizes,
-        mistakes={"d_out_per_head": _wrapper_sizes},
+        mistakes={"d_out_per_head": lambda: (2, 4)},
         praise="d_out = 2 is shared by the 2 heads: 1 feature each, 2 features out.",
     )
 )
 
+
 # --- 07.split_heads ----------------------------------------------------------------------
 
 
+def _split_cases() -> list[Case]:
+    with torch.no_grad():
+        queries = _example().W_query(_batch())
+    return [
+        Case("the book's queries (2, 6, 12), 3 heads", {"x": queries, "num_heads": NUM_HEADS}),
+        Case("random (3, 4, 8), 2 heads", {"x": random_tensor(3, 4, 8, seed=100), "num_heads": 2}),
+        Case("random (1, 5, 6), 3 heads", {"x": random_tensor(1, 5, 6, seed=101), "num_heads": 3}),
+    ]
+
+
 register(
-    Exercise(
+    FunctionExercise(
         name="07.split_heads",
         task="return x cut into heads, shape (b, num_heads, num_tokens, head_dim)",
-        run=lambda split: split(_queries(), NUM_HEADS),
-        expected=lambda: split_heads(_queries(), NUM_HEADS),
-        mistakes=made(
-            "split_without_transpose", "split_transpose_last", on=lambda: (_queries(), NUM_HEADS)
-        ),
-        praise="view cuts each token's 12 features into 3 heads of 4; transpose(1, 2) puts "
-        "the heads before the tokens.",
+        answer_names=("split_heads",),
+        cases=_split_cases,
+        call=lambda split, a: split(a["x"], a["num_heads"]),
+        reference=lambda a: split_heads(a["x"], a["num_heads"]),
+        mistakes={
+            k: heads.TABLE[k]
+            for k in ("split_without_transpose", "split_transpose_last", "d_out_per_head")
+        },
+        praise="view cuts each token's features into heads; transpose(1, 2) puts the heads "
+        "before the tokens.",
     )
 )
+
 
 # --- 07.merge_heads ----------------------------------------------------------------------
 
 
+def _merge_cases() -> list[Case]:
+    module = _example()
+    with torch.no_grad():
+        module(_batch())
+        values = split_heads(module.W_value(_batch()), NUM_HEADS)
+    context = module.last_attn_weights @ values
+    return [
+        Case("the book's context (2, 3, 6, 4)", {"context_vec": context}),
+        Case("random (3, 2, 4, 5)", {"context_vec": random_tensor(3, 2, 4, 5, seed=110)}),
+        Case("random (1, 4, 3, 2)", {"context_vec": random_tensor(1, 4, 3, 2, seed=111)}),
+    ]
+
+
 register(
-    Exercise(
+    FunctionExercise(
         name="07.merge_heads",
         task="return the heads side by side again, shape (b, num_tokens, num_heads * head_dim)",
-        run=lambda merge: merge(_context()),
-        expected=lambda: _merge(_context()),
-        mistakes=made(
-            "merge_without_transpose", "view_without_contiguous", on=lambda: (_context(),)
-        ),
-        praise="Each token's row holds its 3 heads' 4 features, head 0 first.",
+        answer_names=("merge_heads",),
+        cases=_merge_cases,
+        call=lambda merge, a: merge(a["context_vec"]),
+        reference=lambda a: _merge(a["context_vec"]),
+        mistakes={
+            k: heads.TABLE[k] for k in ("merge_without_transpose", "view_without_contiguous")
+        },
+        praise="Each token's row holds its heads' features, head 0 first.",
     )
 )
+
 
 # --- 07.forward: the whole forward pass --------------------------------------------------
 
-# A layer whose mask is longer than the input (context_length 8, 6 tokens) and whose
-# d_out (4) differs from head_dim (2), so that each mistake changes the result.
-_FORWARD = {"d_in": 3, "d_out": 4, "context_length": 8, "dropout": 0.0, "num_heads": 2}
-# What torch says for the two mistakes that raise, in whichever form the reader wrote them.
-_UNCUT = re.compile(r"size of tensor a \((6|8)\) must match the size of tensor b \((8|6)\)")
-_UNCUT_TEXT = "the (8, 8) mask does not fit the (6, 6) scores: cut it to num_tokens"
-_PER_HEAD = re.compile(r"shape '\[2, 6, (2, 4|8)\]' is invalid for input of size (48|24)")
-_PER_HEAD_TEXT = "a view with head_dim = d_out asks for more numbers than there are"
 
+def _forward_cases() -> list[Case]:
+    return layer_cases(
+        MultiHeadAttention,
+        [
+            ("the book's batch, d_out 4, 2 heads, context_length 8, dropout 0",
+             (3, 4, 8, 0.0, 2), _batch()),
+            ("a random batch (3, 5, 4), d_out 6, 3 heads, context_length 7, dropout 0.25",
+             (4, 6, 7, 0.25, 3), random_tensor(3, 5, 4, seed=120)),
+            ("a random batch (1, 4, 2), d_out 8, 2 heads, context_length 4, dropout 0.5",
+             (2, 8, 4, 0.5, 2), random_tensor(1, 4, 2, seed=121)),
+        ],
+    )  # fmt: skip
 
-def _one_message(compute: Callable[[], torch.Tensor]) -> torch.Tensor:
-    """``compute()``, with the two mistakes that raise reported the same way however written."""
-    try:
-        return compute()
-    except RuntimeError as err:  # e.g. masked_fill_ and masked_fill word it differently
-        if _UNCUT.search(str(err)):
-            raise RuntimeError(_UNCUT_TEXT) from None
-        if _PER_HEAD.search(str(err)):
-            raise RuntimeError(_PER_HEAD_TEXT) from None
-        raise
-
-
-@_seeded
-def _run(cls: type) -> torch.Tensor:
-    module = cls(**_FORWARD)
-    with torch.no_grad():
-        return module(_batch())
-
-
-def _forward(cls: type) -> torch.Tensor:
-    """``cls`` built as the book builds it, right after seed 123, run on the batch."""
-    return _one_message(lambda: _run(cls))
-
-
-@_seeded
-def _mistaken(mistake: str) -> torch.Tensor:
-    """The forward pass with one ``mistake`` of :data:`MISTAKES` in it."""
-    module = MultiHeadAttention(**_FORWARD)
-    x = _batch()
-    b, num_tokens, _ = x.shape
-    num_heads, head_dim, d_out = module.num_heads, module.head_dim, module.d_out
-    splits = ("split_without_transpose", "d_out_per_head")
-    split = MISTAKES[mistake].make if mistake in splits else split_heads
-    with torch.no_grad():
-        queries, keys, values = (
-            split(layer(x), num_heads) for layer in (module.W_query, module.W_key, module.W_value)
-        )
-        attn_scores = queries @ keys.transpose(-2, -1)
-        mask = module.mask if mistake == "mask_not_cut" else module.mask[:num_tokens, :num_tokens]
-        attn_scores = attn_scores.masked_fill(mask, -torch.inf)
-        d_k = d_out if mistake == "scale_by_d_out" else head_dim
-        attn_weights = module.dropout(torch.softmax(attn_scores / d_k**0.5, dim=-1))
-        context_vec = attn_weights @ values
-        if mistake == "merge_without_transpose":
-            merged = MISTAKES[mistake].make(context_vec)
-        else:
-            merged = _merge(context_vec)
-        return merged if mistake == "no_out_proj" else module.out_proj(merged)
-
-
-def _forward_with(mistake: str) -> Callable[[], torch.Tensor]:
-    return lambda: _one_message(lambda: _mistaken(mistake))
-
-
-_FORWARD_MISTAKES = (
-    "split_without_transpose",
-    "d_out_per_head",
-    "mask_not_cut",
-    "scale_by_d_out",
-    "merge_without_transpose",
-    "no_out_proj",
-)
 
 register(
-    Exercise(
+    FunctionExercise(
         name="07.forward",
         task="write forward(self, x): steps 1 to 8, from x to the (b, num_tokens, d_out) output",
-        run=_forward,
-        expected=lambda: _forward(MultiHeadAttention),
-        mistakes={mistake: _forward_with(mistake) for mistake in _FORWARD_MISTAKES},
-        praise="Your forward pass gives attnlib's numbers: project, split, attend per head, "
-        "merge, out_proj.",
+        answer_names=("MyMultiHeadAttention",),
+        cases=_forward_cases,
+        call=run,
+        reference=lambda a: run(MultiHeadAttention, a),
+        mistakes={
+            **{
+                k: heads.TABLE[k]
+                for k in (
+                    "split_without_transpose",
+                    "d_out_per_head",
+                    "scale_by_d_out",
+                    "merge_without_transpose",
+                    "no_out_proj",
+                )  # fmt: skip
+            },
+            **{
+                k: masks.TABLE[k]
+                # not keys_transposed_whole: on 4-d keys it raises the same words as other
+                # axis mistakes, so it could not be told apart from them
+                for k in (
+                    "mask_not_cut",
+                    "mask_after_softmax",
+                    "mask_left_out",
+                    "mask_zero",
+                    "mask_diagonal",
+                )  # fmt: skip
+            },
+            "no_dropout": dropout.TABLE["no_dropout"],
+            "no_scale": trainable.TABLE["no_scale"],
+            "softmax_dim0": weights.TABLE["softmax_dim0"],
+        },
+        praise="Your forward pass gives attnlib's numbers for 1 to 3 sequences, 2 or 3 heads and "
+        "dropout up to 0.5: project, split, attend per head, merge, out_proj.",
     )
 )
+
 
 # --- 07.head_dim_one: the explorer's question --------------------------------------------
 
 _NUM_TOKENS = example_inputs().shape[0]
 
 register(
-    Exercise(
+    ValueExercise(
         name="07.head_dim_one",
         task="set most_weighted to the largest number of different tokens that can be some "
         "query's most weighted token, in one head with head_dim 1",
-        run=lambda answer: answer,
+        answer_names=("most_weighted",),
+        accept=whole,
         expected=lambda: 2,
         mistakes={
             "argmax_per_query": lambda: _NUM_TOKENS,

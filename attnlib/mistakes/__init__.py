@@ -2,8 +2,8 @@
 
 ``scores`` (dot products, loops, products), ``weights`` (softmax), ``context`` (blending,
 and the stage passed), ``tokens`` (picking a row), ``questions`` (counts, shapes, words,
-predictions), ``costs`` (slopes, bytes, growth) and ``blockwise`` (the running softmax);
-``_later`` holds notebooks 05-09's rows until they are sorted into kinds. Checkpoints and
+predictions), ``costs`` (slopes, bytes, growth), ``blockwise`` (the running softmax),
+``trainable`` (projections and scaling), ``masks``, ``dropout`` and ``heads``. Checkpoints and
 exercises read the same rows; :data:`MISTAKES` is every row by name.
 """
 
@@ -11,13 +11,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from attnlib.mistakes import _later, blockwise, context, costs, questions, scores, tokens, weights
+from attnlib.mistakes import (
+    blockwise,
+    context,
+    costs,
+    dropout,
+    heads,
+    masks,
+    questions,
+    scores,
+    tokens,
+    trainable,
+    weights,
+)
 from attnlib.mistakes._row import Mistake
 
 __all__ = ["MISTAKES", "Mistake", "hint"]
 
 MISTAKES: dict[str, Mistake] = {}
-for _table in (scores, weights, context, tokens, questions, costs, blockwise, _later):
+for _table in (
+    scores, weights, context, tokens, questions, costs, blockwise, trainable, masks, dropout, heads
+):
     assert not set(_table.TABLE) & set(MISTAKES), "a mistake has one name"
     MISTAKES.update(_table.TABLE)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 
@@ -20,14 +20,26 @@ class Mistake:
     label: str
     hint: str
     make: Callable[..., Any] | None = None
+    #: The same mistake at other stages, from other named inputs (e.g. a whole forward pass
+    #: from ``layer, x, seed`` where ``make`` takes the scores); the first that fits is used.
+    others: tuple[Callable[..., Any], ...] = ()
+
+    def _form(self, args: Mapping[str, Any]) -> Callable[..., Any] | None:
+        forms = [f for f in self.forms() if set(inspect.signature(f).parameters) <= set(args)]
+        return max(forms, key=lambda f: len(inspect.signature(f).parameters), default=None)
+
+    def forms(self) -> tuple[Callable[..., Any], ...]:
+        return () if self.make is None else (self.make, *self.others)
+
+    def variants(self) -> list[Mistake]:
+        """One row per form, for a mistake that can be made in several ways at one stage."""
+        return [replace(self, make=f, others=()) for f in self.forms()] if self.others else [self]
 
     def fits(self, args: Mapping[str, Any]) -> bool:
-        """Whether ``args`` holds every input ``make`` names."""
-        if self.make is None:
-            return False
-        return set(inspect.signature(self.make).parameters) <= set(args)
+        """Whether ``args`` holds every input ``make`` (or one of ``others``) names."""
+        return self._form(args) is not None
 
     def given(self, args: Mapping[str, Any]) -> Any:
         """What the mistake gives on ``args`` (it may raise, like the reader's code would)."""
-        names = inspect.signature(self.make).parameters
-        return self.make(**{name: args[name] for name in names})
+        form = self._form(args)
+        return form(**{name: args[name] for name in inspect.signature(form).parameters})

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import torch
 
+from attnlib.mistakes._layer import forward_with
 from attnlib.mistakes._row import Mistake
 
 TABLE: dict[str, Mistake] = {
@@ -16,6 +17,13 @@ TABLE: dict[str, Mistake] = {
         "query's row of weights is a distribution over the tokens. (On symmetric scores the same "
         "numbers also come from a row sum without keepdim=True, or from attn_weights.T.)",
         lambda x: torch.softmax(x, dim=0),
+        others=(  # the scaled scores of 05, the masked scores of 06, a whole forward pass
+            lambda attn_scores, keys: torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=0),
+            lambda attn_scores, d_k: torch.softmax(
+                attn_scores.masked_fill(_hidden(attn_scores), -torch.inf) / d_k**0.5, dim=0
+            ),
+            lambda layer, x, seed: forward_with(layer, x, seed, dim=0),
+        ),
     ),
     "no_exp": Mistake(
         "normalising without exp",
@@ -85,3 +93,8 @@ TABLE: dict[str, Mistake] = {
         lambda num_tokens: float(num_tokens),
     ),
 }
+
+
+def _hidden(attn_scores: torch.Tensor) -> torch.Tensor:
+    n = attn_scores.shape[-1]
+    return torch.ones(n, n, dtype=torch.bool).triu(diagonal=1)

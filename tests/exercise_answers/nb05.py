@@ -1,7 +1,7 @@
 """Mistaken answers to notebook 05's exercises: each replaces the stub and must be named."""
 
 _V1_INIT = '''
-class SelfAttentionV1(nn.Module):
+class MySelfAttentionV1(nn.Module):
     def __init__(self, d_in, d_out):
         super().__init__()
         self.W_query = nn.Parameter(torch.rand(d_in, d_out))
@@ -69,6 +69,6 @@ def scaled_weights(attn_scores, keys):
         ),
     },
     "05.weights_shape": {
-        "weights_sized_by_d_out": "answer = (6, 4)",
+        "weights_sized_by_d_out": "weights_shape = (6, 4)",
     },
 }

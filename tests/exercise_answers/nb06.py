@@ -1,7 +1,7 @@
 """Mistaken answers to notebook 06's exercises: each replaces the stub and must be named."""
 
 _CAUSAL_INIT = '''
-class CausalAttention(nn.Module):
+class MyCausalAttention(nn.Module):
     def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):
         super().__init__()
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
@@ -68,13 +68,14 @@ def dropout_with(attn_weights, keep, p):
     },
     "06.forward": {
         "mask_not_cut": _causal("self.mask"),
+        "keys_transposed_whole": _causal(_CUT).replace("keys.transpose(1, 2)", "keys.T"),
         "no_scale": _causal(_CUT, scale=""),
         "no_dropout": _causal(_CUT, dropout=False),
     },
     "06.unchanged_row": {
-        "causal_first_row": 'answer = "Your"',
+        "causal_first_row": 'unchanged_row = "Your"',
     },
     "06.first_row": {
-        "query_not_value": "answer = ca.W_query(inputs[0])",
+        "query_not_value": "def first_row(ca, inputs):\n    return ca.W_query(inputs[0])\n",
     },
 }

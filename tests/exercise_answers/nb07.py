@@ -38,9 +38,19 @@ class MyWrapper(modules.MultiHeadAttentionWrapper):
         return sum(head(x) for head in self.heads)
 ''',
     },
+    "07.two_features": {
+        "wrapper_d_out_total": '''
+def two_feature_wrapper(d_in, context_length, dropout):
+    return MultiHeadAttentionWrapper(d_in, 2, context_length, dropout, num_heads=2)
+''',
+        "wrapper_one_head": '''
+def two_feature_wrapper(d_in, context_length, dropout):
+    return MultiHeadAttentionWrapper(d_in, 2, context_length, dropout, num_heads=1)
+''',
+    },
     "07.d_out": {
         "d_out_per_head": '''
-head_dim = 2
+features_per_head = 2
 out_features = 4
 ''',
     },

@@ -1,0 +1,30 @@
+"""Mistakes in dropout on the attention weights (notebook 06, and the layers after it).
+
+Inputs by name: ``attn_weights``, a ``keep`` mask of the same shape (True: kept) and the
+rate ``p``; a whole forward pass from ``layer, x, seed`` (see :mod:`attnlib.mistakes._layer`).
+"""
+
+from __future__ import annotations
+
+from attnlib.mistakes._layer import forward_with
+from attnlib.mistakes._row import Mistake
+
+TABLE: dict[str, Mistake] = {
+    "dropout_by_p": Mistake(
+        "kept weights scaled by 1/p instead of 1/(1 - p)",
+        "dropout keeps a fraction 1 - p of the weights, so it scales them by 1 / (1 - p).",
+        lambda attn_weights, keep, p: attn_weights * keep / p,
+    ),
+    "dropout_unscaled": Mistake(
+        "dropout without rescaling the kept weights",
+        "after dropping a fraction p, scale what is kept by 1 / (1 - p) so the expected sum "
+        "stays the same.",
+        lambda attn_weights, keep, p: attn_weights * keep,
+    ),
+    "no_dropout": Mistake(
+        "dropout not applied to the weights",
+        "in training mode the layer drops weights: attn_weights = self.dropout(attn_weights), "
+        "after softmax and before the weights blend the values.",
+        lambda layer, x, seed: forward_with(layer, x, seed, dropout=False),
+    ),
+}

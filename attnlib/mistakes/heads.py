@@ -1,0 +1,119 @@
+"""Mistakes in multi-head attention (notebook 07): heads side by side, split and merged.
+
+Inputs by name: ``head_outputs``, the wrapper's heads' outputs, each (b, num_tokens, d_out);
+``x`` (b, num_tokens, d_out) and ``num_heads`` for a split; ``context_vec`` (b, num_heads,
+num_tokens, head_dim) for a merge; a whole forward pass from ``layer, x, seed`` (see
+:mod:`attnlib.mistakes._layer`); ``d_in, context_length, dropout`` and the ``batch`` for a
+wrapper the reader builds.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from attnlib.mistakes._layer import by_sqrt, forward_with
+from attnlib.mistakes._row import Mistake
+from attnlib.modules import MultiHeadAttentionWrapper
+
+
+def _wrapper(d_in, context_length, dropout, batch, seed, d_out, num_heads):
+    """A wrapper built right after seed 123, as the exercise builds the reader's, run on batch."""
+    with torch.random.fork_rng(devices=[]), torch.no_grad():
+        torch.manual_seed(123)
+        wrapper = MultiHeadAttentionWrapper(d_in, d_out, context_length, dropout, num_heads)
+        torch.manual_seed(seed)
+        return wrapper(batch)
+
+
+TABLE: dict[str, Mistake] = {
+    "split_without_transpose": Mistake(
+        "heads split without the transpose",
+        "view(b, num_tokens, num_heads, head_dim) cuts each token's features into heads; then "
+        "transpose(1, 2) so the heads come before the tokens. A view straight to "
+        "(b, num_heads, num_tokens, head_dim) mixes tokens between heads.",
+        lambda x, num_heads: x.reshape(x.shape[0], num_heads, x.shape[1], -1),
+        others=(lambda layer, x, seed: forward_with(layer, x, seed, split="no transpose"),),
+    ),
+    "merge_without_transpose": Mistake(
+        "heads merged without the transpose",
+        "bring the tokens back before the heads with transpose(1, 2), then "
+        ".contiguous().view(b, num_tokens, d_out).",
+        lambda context_vec: context_vec.reshape(context_vec.shape[0], context_vec.shape[2], -1),
+        others=(lambda layer, x, seed: forward_with(layer, x, seed, merge="no transpose"),),
+    ),
+    "heads_cat_wrong_axis": Mistake(
+        "the heads' outputs concatenated along the tokens axis",
+        "torch.cat(..., dim=1) puts the heads' tokens one after the other: (b, 2 * num_tokens, "
+        "d_out). Put each token's heads side by side along the last axis: dim=-1.",
+        lambda head_outputs: torch.cat(head_outputs, dim=1),
+    ),
+    "heads_summed": Mistake(
+        "the heads' outputs added instead of put side by side",
+        "adding blurs what each head found into d_out features; the wrapper keeps every head's "
+        "features: torch.cat([head(x) for head in self.heads], dim=-1).",
+        lambda head_outputs: sum(head_outputs[1:], head_outputs[0]),
+    ),
+    "split_transpose_last": Mistake(
+        "heads split with transpose(-2, -1) instead of transpose(1, 2)",
+        "after view(b, num_tokens, num_heads, head_dim), transpose(-2, -1) swaps heads and "
+        "features; transpose(1, 2) swaps tokens and heads, giving (b, num_heads, num_tokens, "
+        "head_dim).",
+        lambda x, num_heads: x.view(*x.shape[:2], num_heads, -1).transpose(-2, -1),
+    ),
+    "view_without_contiguous": Mistake(
+        "view() straight after the transpose, without .contiguous()",
+        "a transpose only swaps strides, so the heads to merge are not side by side in memory: "
+        "write context_vec.transpose(1, 2).contiguous().view(b, num_tokens, d_out) (or use "
+        ".reshape).",
+        lambda context_vec: context_vec.transpose(1, 2).view(
+            context_vec.shape[0], context_vec.shape[2], -1
+        ),
+    ),
+    "d_out_per_head": Mistake(
+        "d_out taken per head where it is the total",
+        "in MultiHeadAttention d_out is the total: each head gets head_dim = d_out // num_heads "
+        "features, and the output has d_out features (the wrapper is the one whose d_out is per "
+        "head).",
+        # heads split as if each had d_out features (raises for num_heads > 1).
+        lambda x, num_heads: x.view(*x.shape[:2], num_heads, x.shape[-1]).transpose(1, 2),
+        others=(lambda layer, x, seed: forward_with(layer, x, seed, split="per head"),),
+    ),
+    "scale_by_d_out": Mistake(
+        "scores scaled by sqrt(d_out) instead of sqrt(head_dim)",
+        "each head's dot products run over its head_dim features, so divide by "
+        "keys.shape[-1] ** 0.5 (head_dim), not by the total d_out.",
+        lambda layer, x, seed: forward_with(layer, x, seed, divisor=by_sqrt("d_out")),
+    ),
+    "no_out_proj": Mistake(
+        "the output projection forgotten",
+        "after merging the heads, pass the result through self.out_proj.",
+        lambda layer, x, seed: forward_with(layer, x, seed, out_proj=False),
+    ),
+    "wrapper_d_out_total": Mistake(
+        "d_out read as the total of the wrapper's heads",
+        "the wrapper gives every head its own d_out and puts them side by side: num_heads=2 "
+        "heads of d_out=2 give 4 features. For 2 features, each head gets d_out=1.",
+        lambda d_in, context_length, dropout, batch, seed: _wrapper(
+            d_in, context_length, dropout, batch, seed, d_out=2, num_heads=2
+        ),
+    ),
+    "wrapper_one_head": Mistake(
+        "one head of 2 features instead of two heads of 1",
+        "the exercise keeps num_heads=2: the two features must come one from each head, "
+        "MultiHeadAttentionWrapper(d_in, 1, context_length, dropout, num_heads=2).",
+        lambda d_in, context_length, dropout, batch, seed: _wrapper(
+            d_in, context_length, dropout, batch, seed, d_out=2, num_heads=1
+        ),
+    ),
+    "argmax_per_query": Mistake(
+        "each query taken to pick its own most weighted token",
+        "with head_dim 1 a score is the product q_i * k_j of two numbers. For every query with "
+        "q_i > 0 the largest score is with the largest k_j; for every query with q_i < 0, with "
+        "the smallest k_j. So all queries share at most two favourites.",
+    ),
+    "query_sign_ignored": Mistake(
+        "the queries' sign forgotten",
+        "a positive q_i ranks the keys from largest to smallest, but a negative q_i ranks them "
+        "the other way round: the smallest k_j then gives the largest score q_i * k_j.",
+    ),
+}

@@ -1,0 +1,102 @@
+"""Mistakes in hiding the future (notebook 06, and every causal forward pass after it).
+
+Inputs by name: ``attn_scores`` (num_tokens, num_tokens), not yet scaled, and ``d_k`` for the
+masked, scaled softmax; a whole forward pass from ``layer, x, seed`` (see
+:mod:`attnlib.mistakes._layer`).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from attnlib.mistakes._layer import MASK_TOO_BIG, forward_with
+from attnlib.mistakes._row import Mistake
+
+
+def _softmax_hiding(attn_scores: torch.Tensor, d_k: int, hidden: torch.Tensor, fill: float):
+    """Plain torch, as the reader writes it: a row with nothing visible becomes NaN."""
+    return torch.softmax(attn_scores.masked_fill(hidden, fill) / d_k**0.5, dim=-1)
+
+
+def _ones(attn_scores: torch.Tensor, dtype: torch.dtype = torch.bool) -> torch.Tensor:
+    n = attn_scores.shape[-1]
+    return torch.ones(n, n, dtype=dtype)
+
+
+TABLE: dict[str, Mistake] = {
+    "mask_diagonal": Mistake(
+        "a mask that hides the diagonal too",
+        "a token may attend to itself: build the mask with torch.triu(..., diagonal=1), which "
+        "starts one above the diagonal.",
+        lambda attn_scores, d_k: _softmax_hiding(
+            attn_scores, d_k, _ones(attn_scores).triu(diagonal=0), -torch.inf
+        ),
+        others=(lambda layer, x, seed: forward_with(layer, x, seed, mask="diagonal"),),
+    ),
+    "mask_zero": Mistake(
+        "masked scores set to 0 instead of -inf",
+        "exp(0) is 1, so a score of 0 still gets weight; fill with -torch.inf, whose exp is 0.",
+        lambda attn_scores, d_k: _softmax_hiding(
+            attn_scores, d_k, _ones(attn_scores).triu(diagonal=1), 0.0
+        ),
+        others=(lambda layer, x, seed: forward_with(layer, x, seed, mask="zero"),),
+    ),
+    "mask_after_softmax": Mistake(
+        "weights masked after softmax without renormalising",
+        "zeroing weights after softmax leaves rows that sum to less than 1: divide each row by "
+        "its sum again, or mask the scores with -inf before softmax.",
+        lambda attn_scores, d_k: torch.softmax(attn_scores / d_k**0.5, dim=-1).masked_fill(
+            _ones(attn_scores).triu(diagonal=1), 0.0
+        ),
+        others=(lambda layer, x, seed: forward_with(layer, x, seed, mask="after"),),
+    ),
+    "mask_left_out": Mistake(
+        "no causal mask: every token sees the later ones",
+        "fill the scores above the diagonal with -torch.inf before softmax: "
+        "attn_scores.masked_fill(self.mask[:num_tokens, :num_tokens], -torch.inf).",
+        lambda attn_scores, d_k: torch.softmax(attn_scores / d_k**0.5, dim=-1),
+        others=(lambda layer, x, seed: forward_with(layer, x, seed, mask="none"),),
+    ),
+    "mask_inverted": Mistake(
+        "the mask inverted: it hides the visible tokens",
+        "masked_fill hides the positions where the mask is True. torch.tril marks what a query "
+        "may see; the positions to hide are above the diagonal: torch.triu(..., diagonal=1).",
+        lambda attn_scores, d_k: _softmax_hiding(
+            attn_scores, d_k, _ones(attn_scores).tril(), -torch.inf
+        ),
+    ),
+    "mask_not_bool": Mistake(
+        "a mask of 0/1 floats given to masked_fill",
+        "masked_fill needs a bool mask (True = hidden): build it with dtype=torch.bool, or call "
+        ".bool() on the 0/1 mask.",
+        lambda attn_scores, d_k: _softmax_hiding(
+            attn_scores, d_k, _ones(attn_scores, torch.float32).triu(diagonal=1), -torch.inf
+        ),
+    ),
+    "mask_not_cut": Mistake(
+        "the causal mask not cut to num_tokens",
+        "the buffer is (context_length, context_length); for a shorter input use "
+        "self.mask[:num_tokens, :num_tokens].",
+        lambda layer, x, seed: forward_with(layer, x, seed, mask="uncut"),
+    ),
+    "keys_transposed_whole": Mistake(
+        "keys.T on a batch",
+        "on a 3-d tensor .T reverses every axis, (b, num_tokens, d_out) -> (d_out, num_tokens, "
+        "b), so the batch axis moves too. Swap only the last two: keys.transpose(1, 2) (or "
+        "keys.transpose(-2, -1)).",
+        lambda layer, x, seed: forward_with(layer, x, seed, keys_reversed=True),
+    ),
+    "causal_first_row": Mistake(
+        "the first row, which the mask changes most",
+        "'Your' may see only itself, so the mask hides 5 of its 6 weights. Look for the query "
+        "that already sees every token.",
+    ),
+    "query_not_value": Mistake(
+        "the query of 'Your' instead of its value",
+        "attention weights blend value vectors. With all its weight on itself, 'Your' gets its "
+        "own value vector: ca.W_value(inputs[0]).",
+        lambda ca, inputs: ca.W_query(inputs[0]).detach(),
+    ),
+}
+
+__all__ = ["MASK_TOO_BIG", "TABLE"]
