@@ -100,13 +100,13 @@ REFUSALS = [
             lambda: A.attention_weights(torch.ones(2, 5, 3), torch.ones(3, 5, 3)),
             "expected batch axes that broadcast together, got queries (2,), keys (3,)"),
     refusal("weights-mask-too-big",
-            lambda: A.attention_weights(F32, F32, mask=torch.ones(5, 5, dtype=torch.bool)),
-            "mask: expected a shape broadcastable to the scores' (4, 4), got (5, 5); slice a "
+            lambda: A.attention_weights(F32, F32, hidden=torch.ones(5, 5, dtype=torch.bool)),
+            "hidden: expected a shape broadcastable to the scores' (4, 4), got (5, 5); slice a "
             "longer mask with mask[:num_tokens, :num_tokens]"),
     refusal("sdpa-float-mask",
-            lambda: A.scaled_dot_product_attention(F32, F32, F32, mask=torch.ones(4, 4)),
-            "mask: expected a bool tensor (True = hidden), got a tensor of shape (4, 4) and "
-            "dtype torch.float32"),
+            lambda: A.scaled_dot_product_attention(F32, F32, F32, attn_mask=torch.ones(4, 4)),
+            "attn_mask: expected a bool tensor (True = attend, as torch's), got a tensor of "
+            "shape (4, 4) and dtype torch.float32"),
     refusal("weights-overflow", lambda: A.attention_weights(F32, F32, scale=1e300),
             f"attn_weights: got inf or NaN; either {OVERFLOW}, or a mask hides every key of a "
             "query (an inverted mask?)"),
@@ -168,7 +168,7 @@ def test_a_mask_of_one_row_hides_the_same_keys_from_every_query(shape):
     queries, keys = torch.rand(3, 2, generator=gen), torch.rand(4, 2, generator=gen)
     mask = torch.tensor([False, True, False, True]).reshape(shape)
     scores = (queries @ keys.T).masked_fill(torch.tensor([False, True, False, True]), -math.inf)
-    got = A.attention_weights(queries, keys, scale=1.0, mask=mask)
+    got = A.attention_weights(queries, keys, scale=1.0, hidden=mask)
     torch.testing.assert_close(got, torch.softmax(scores, dim=-1))
     assert (got[:, [1, 3]] == 0).all()
 
@@ -179,7 +179,7 @@ def test_a_batch_of_queries_over_shared_keys_takes_a_mask_per_sequence():
     mask = torch.zeros(2, 5, 5, dtype=torch.bool)
     mask[0, :, 4] = True  # sequence 0 hides key 4, sequence 1 hides nothing
     scores = (queries @ keys.T).masked_fill(mask, -math.inf)
-    got = A.attention_weights(queries, keys, scale=1.0, mask=mask)
+    got = A.attention_weights(queries, keys, scale=1.0, hidden=mask)
     torch.testing.assert_close(got, torch.softmax(scores, dim=-1))
 
 
@@ -198,7 +198,7 @@ def test_batch_axes_beyond_numpys_64_broadcast_as_torch_broadcasts_them():
     gen = torch.Generator().manual_seed(3)
     queries = torch.rand((1,) * 68 + (3, 4), generator=gen)
     keys = torch.rand((1,) * 67 + (2, 5, 4), generator=gen)
-    got = A.attention_weights(queries, keys, scale=1.0, mask=torch.zeros(5, dtype=torch.bool))
+    got = A.attention_weights(queries, keys, scale=1.0, hidden=torch.zeros(5, dtype=torch.bool))
     assert got.shape == (1,) * 67 + (2, 3, 5)
     expected = torch.softmax(queries @ keys.transpose(-2, -1), dim=-1)
     torch.testing.assert_close(got.reshape(2, 3, 5), expected.reshape(2, 3, 5))  # its 64-axis cap

@@ -166,7 +166,7 @@ def _reference(train: bool = True, scale: float | None = None) -> torch.Tensor:
             keys,
             values,
             scale=scale,
-            mask=layer.mask[:num_tokens, :num_tokens],
+            attn_mask=~layer.mask[:num_tokens, :num_tokens],  # torch's meaning: True = attend
             dropout=layer.dropout,
         )
         return context_vecs
