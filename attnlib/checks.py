@@ -57,7 +57,8 @@ def close(result: torch.Tensor, expected: torch.Tensor) -> bool:
 def _reference(inputs: Any, tokens: Any) -> tuple[torch.Tensor, list[str]]:
     """The inputs ``(num_tokens, d_in)`` as float32, and the name of each token in messages."""
     if inputs is None:
-        inputs, tokens = example_inputs(), TOKENS if tokens is None else tokens
+        inputs = example_inputs()
+        tokens = TOKENS if tokens is None else tokens
     validate.readable(validate.tensor(inputs, "inputs", "(num_tokens, d_in)", (2,)), "inputs")
     tokens = None if tokens is None else validate.tokens(tokens, inputs.shape[0])
     names = [str(i) if tokens is None else f"{i} ({tokens[i]!r})" for i in range(len(inputs))]

@@ -208,7 +208,9 @@ def heatmap(
     row_labels, col_labels, highlights = _check_grid(values, (row_labels, col_labels), highlights)
     names = {"xlabel": xlabel, "ylabel": ylabel, "colorbar_label": colorbar_label, "title": title}
     texts = {k: validate.text("" if v is None and k == "title" else v, k) for k, v in names.items()}
-    fmt, cmap, norm = _check_fmt(fmt), _get_cmap(cmap), _color_norm(values, vmin, vmax)
+    fmt = _check_fmt(fmt)
+    cmap = _get_cmap(cmap)
+    norm = _color_norm(values, vmin, vmax)
     rows, cols = values.shape
     fig, ax = _figure_and_axes(ax, figsize=(min(2.5 + 0.8 * cols, 16), min(1.8 + 0.6 * rows, 14)))
     _draw_cells(ax, values, norm, cmap, fmt, texts["colorbar_label"])
@@ -275,7 +277,8 @@ def vectors_3d(
     weights = _vector(weights, "weights", len(points), ", one per input")
 
     fig, ax = _figure_and_axes(ax, (6, 5), projection="3d")
-    labels, widths = tokens, [1.5] * len(tokens)
+    labels = tokens
+    widths = [1.5] * len(tokens)
     if weights is not None:
         labels = [f"{token} ({weight:.2f})" for token, weight in zip(tokens, weights, strict=True)]
         widths = 0.8 + 3.0 * np.abs(weights) / (float(np.abs(weights).max()) or 1.0)
@@ -294,7 +297,8 @@ def vectors_3d(
 
 def _frame_3d(ax: Axes, tips: np.ndarray, query_token: str | None, with_context: bool) -> None:
     """Equal limits around the origin and every arrow's tip; axis names, legend and title."""
-    lo, hi = min(float(tips.min()), 0.0), max(float(tips.max()), 0.0)
+    lo = min(float(tips.min()), 0.0)
+    hi = max(float(tips.max()), 0.0)
     pad = 0.1 * ((hi - lo) or 1.0)
     ax.set(xlim=(lo - pad, hi + pad), ylim=(lo - pad, hi + pad), zlim=(lo - pad, hi + pad))
     ax.set(xlabel="dim 0", ylabel="dim 1", zlabel="dim 2")

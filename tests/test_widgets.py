@@ -13,7 +13,6 @@ import subprocess
 import sys
 
 import book
-import ipywidgets
 import numpy as np
 import pytest
 import torch
@@ -23,7 +22,6 @@ from PIL import Image
 
 from attnlib import widgets
 from attnlib.widgets import frontend
-from attnlib.widgets.base import kernel_round_trip
 
 INPUTS = torch.tensor(book.BOOK_INPUTS)
 SCORES = INPUTS @ INPUTS.T
@@ -236,14 +234,6 @@ def test_the_axis_toggle_reaches_the_browser_by_its_index():
         "dim_index",
     )
     assert [value for _, value in explorer.dim.options] == [-1, 0]  # the front end's DIMS
-
-
-def test_kernel_round_trip_moves_the_view_only_through_the_kernel():
-    explorer = widgets.QueryExplorer()
-    kernel_round_trip(explorer)
-    assert not any(isinstance(link, ipywidgets.Widget) for link in explorer._links)
-    explorer.query.value = 3
-    assert explorer.frontend.query == 3
 
 
 def test_the_front_end_is_one_module_from_the_package_files():
