@@ -16,6 +16,9 @@ import torch
 MAX_NUM_TOKENS = 16_384
 MAX_DIM = 65_536  #: the widest embedding or projection anything here creates
 MAX_TEXT = 100  #: the longest text drawn or sent as one label (a token, a title, a format)
+MAX_BYTES = 2 * 1024**3  #: the most memory one call or constructor may ask for: 2 GiB
+MAX_LOOP_TOKENS = 256  #: the loops' limit: num_tokens**2 Python steps, about 2 s at 256
+MAX_ELEMENTWISE_AXES = 64  #: torch's elementwise operations (exp, amax) take at most 64 axes
 
 
 def describe(x: Any) -> str:
@@ -47,6 +50,9 @@ def tensor(
     names the expected shape in the course's words for messages, e.g. ``"(num_tokens, d_in)"``."""
     if not isinstance(x, torch.Tensor):
         raise invalid(name, "a torch.Tensor of floats", describe(x))
+    if x.layout != torch.strided or x.is_nested:
+        got = "a nested tensor" if x.is_nested else f"layout {x.layout}; use {name}.to_dense()"
+        raise invalid(name, "a dense tensor (layout torch.strided)", got)
     if not x.is_floating_point():
         fix = f"; convert with {name}.float()"
         raise invalid(name, "a floating-point dtype (e.g. torch.float32)", f"{x.dtype}{fix}")
@@ -257,12 +263,50 @@ NO_FINITE_ENTRY = (
     "every slice needs a finite entry and no +inf or NaN (is a mask hiding everything?)"
 )
 ALL_HIDDEN = f"either {OVERFLOW}, or a mask hides every key of a query (an inverted mask?)"
+UNREADABLE_INPUTS = "a checkpoint needs finite inputs that float32 holds (|x| < 3.4e38)"
+
+
+def memory(shape: Sequence[int], itemsize: int, what: str) -> None:
+    """Refuse to build ``what``, a tensor of ``shape`` with ``itemsize``-byte entries (or as many
+    bytes in all), if it needs more than ``MAX_BYTES``: checked before anything is allocated."""
+    num_bytes = math.prod(shape) * itemsize
+    if num_bytes > MAX_BYTES:
+        limit = f"the limit of {MAX_BYTES:,} bytes (2 GiB)"
+        raise ValueError(f"{what}: shape {tuple(shape)} needs {num_bytes:,} bytes, over {limit}")
+
+
+def at_most_axes(x: torch.Tensor, name: str, limit: int = MAX_ELEMENTWISE_AXES) -> None:
+    """``x`` if it has at most ``limit`` axes."""
+    if x.dim() > limit:
+        why = "torch's elementwise operations take no more"
+        raise invalid(name, f"at most {limit} axes ({why})", f"{x.dim()}-d shape {tuple(x.shape)}")
 
 
 def tensor_and_axis(x: Any, dim: Any) -> int:
     """``dim`` as an axis of ``x``, a non-empty float tensor ``(..., n)`` (softmax's arguments)."""
     tensor(x, "x", "(..., n)")
+    at_most_axes(x, "x")
+    memory(x.shape, x.element_size(), "softmax(x)")
     return tensor_axis(dim, x.dim())
+
+
+def checkpoint_inputs(inputs: Any) -> None:
+    """``inputs`` ``(num_tokens, d_in)`` with values to read, whose float32 copy and grid of
+    scores each fit in ``MAX_BYTES`` (a checkpoint recomputes every stage from them)."""
+    token_grid(inputs)
+    readable(inputs, "inputs")
+    memory(inputs.shape, 4, "inputs (as float32)")
+
+
+def token_grid(inputs: Any, loop: bool = False) -> None:
+    """``inputs`` ``(num_tokens, d_in)`` whose ``(num_tokens, num_tokens)`` grid of scores fits in
+    ``MAX_BYTES``, and for the loop, at most ``MAX_LOOP_TOKENS`` tokens."""
+    tensor(inputs, "inputs", "(num_tokens, d_in)", (2,))
+    num_tokens = inputs.shape[0]
+    if loop and num_tokens > MAX_LOOP_TOKENS:
+        why = "the loop takes num_tokens**2 Python steps; use attention_scores"
+        raise invalid("inputs", f"at most {MAX_LOOP_TOKENS} tokens ({why})", num_tokens)
+    memory((num_tokens, num_tokens), inputs.element_size(), "attn_scores")
 
 
 def query_weights(inputs: Any, weights: Any) -> None:
@@ -279,7 +323,9 @@ def weights_and_inputs(attn_weights: Any, inputs: Any) -> None:
     tensor(inputs, "inputs", "(..., num_tokens, d)", min_rank=2)
     size(attn_weights, "attn_weights", -1, inputs.shape[-2], "one column per input token")
     like(attn_weights, "attn_weights", inputs, "inputs")
-    batch_shape(attn_weights=attn_weights, inputs=inputs)
+    batch = batch_shape(attn_weights=attn_weights, inputs=inputs)
+    shape = batch + (attn_weights.shape[-2], inputs.shape[-1])
+    memory(shape, inputs.element_size(), "context_vecs")
 
 
 def grid_size(num_tokens: Any, num_keys: Any, device_: Any) -> tuple[int, int, torch.device | None]:
@@ -298,11 +344,12 @@ def queries_keys_values(queries: Any, keys: Any, values: Any = None) -> tuple[in
     size(keys, "keys", -1, queries.shape[-1], "the queries' last dimension d_k")
     like(keys, "keys", queries, "queries")
     if values is None:
-        return batch_shape(queries=queries, keys=keys) + (queries.shape[-2], keys.shape[-2])
-    tensor(values, "values", "(..., num_keys, d_v)", min_rank=2)
-    size(values, "values", -2, keys.shape[-2], "one row per key, num_keys")
-    like(values, "values", queries, "queries")
-    batch = batch_shape(queries=queries, keys=keys, values=values)
+        batch = batch_shape(queries=queries, keys=keys)
+    else:
+        tensor(values, "values", "(..., num_keys, d_v)", min_rank=2)
+        size(values, "values", -2, keys.shape[-2], "one row per key, num_keys")
+        like(values, "values", queries, "queries")
+        batch = batch_shape(queries=queries, keys=keys, values=values)
     return batch + (queries.shape[-2], keys.shape[-2])
 
 
@@ -329,6 +376,7 @@ def weights_arguments(
 ) -> tuple[float, int]:
     """The arguments of ``attention_weights``; returns its ``scale`` and softmax axis."""
     scores_shape = queries_keys_values(queries, keys)
+    memory(scores_shape, queries.element_size(), "attn_scores")
     flag(causal, "causal")
     mask(hidden, "hidden", "True = hidden", scores_shape)
     return scale_for(scale, keys), softmax_axis(dim, len(scores_shape))
@@ -339,6 +387,7 @@ def sdpa_arguments(
 ) -> float:
     """The arguments of ``scaled_dot_product_attention``; returns its ``scale``."""
     scores_shape = queries_keys_values(queries, keys, values)
+    memory(scores_shape, queries.element_size(), "attn_scores")
     flag(causal, "causal")
     mask(attn_mask, "attn_mask", "True = attend, as torch's", scores_shape)
     if dropout is not None and not callable(dropout):
@@ -355,8 +404,14 @@ def dropout_result(dropped: Any, attn_weights: torch.Tensor) -> torch.Tensor:
 
 def blockwise_arguments(queries: Any, keys: Any, values: Any, block_size: Any) -> int:
     """The arguments of ``blockwise_attention``; returns ``block_size``."""
-    queries_keys_values(queries, keys, values)
-    return integer(block_size, "block_size", 1)
+    scores_shape = queries_keys_values(queries, keys, values)
+    block_size = integer(block_size, "block_size", 1)
+    if len(scores_shape) > MAX_ELEMENTWISE_AXES:  # its running sums are elementwise
+        expected = f"scores of at most {MAX_ELEMENTWISE_AXES} axes, torch's elementwise limit"
+        raise invalid("queries, keys", expected, f"{len(scores_shape)}-d {scores_shape}")
+    block_shape = scores_shape[:-1] + (min(block_size, scores_shape[-1]),)
+    memory(block_shape, queries.element_size(), "a block of attn_scores")
+    return block_size
 
 
 # --- modules.py's arguments ---------------------------------------------------------------------
@@ -389,10 +444,30 @@ def num_heads(value: Any, d_out: int) -> int:
     return heads
 
 
-def layer_input(x: Any, d_in: int, context_length: int | None, weight: torch.Tensor) -> None:
+def layer_memory(
+    layer: str, weights: Sequence[tuple[int, int]], context_length: int = 0, copies: int = 1
+) -> None:
+    """Refuse to build ``layer`` if its weights (their shapes, in torch's default dtype) and its
+    causal mask (``context_length ** 2`` bools), ``copies`` times over, need over ``MAX_BYTES``."""
+    itemsize = torch.get_default_dtype().itemsize
+    one = sum(math.prod(shape) for shape in weights) * itemsize + context_length**2
+    if copies * one > MAX_BYTES:
+        parts = " + ".join(f"weights {shape}" for shape in weights)
+        mask_part = f" + mask ({context_length}, {context_length})" if context_length else ""
+        times = f", {copies} times" if copies > 1 else ""
+        limit = f"the limit of {MAX_BYTES:,} bytes (2 GiB)"
+        raise ValueError(
+            f"{layer}: {parts}{mask_part}{times} need {copies * one:,} bytes, over {limit}"
+        )
+
+
+def layer_input(
+    x: Any, d_in: int, context_length: int | None, weight: torch.Tensor, num_heads: int = 1
+) -> None:
     """``x`` for a layer of width ``d_in`` whose parameters are like ``weight``: one sequence
     ``(num_tokens, d_in)`` if ``context_length`` is ``None``, else a batch ``(b, num_tokens,
-    d_in)`` of at most ``context_length`` tokens."""
+    d_in)`` of at most ``context_length`` tokens; its scores, ``num_heads`` grids of
+    ``(num_tokens, num_tokens)`` per sequence, must fit in ``MAX_BYTES``."""
     rank = 2 if context_length is None else 3
     shape = "(num_tokens, d_in)" if rank == 2 else "(b, num_tokens, d_in)"
     try:
@@ -404,6 +479,8 @@ def layer_input(x: Any, d_in: int, context_length: int | None, weight: torch.Ten
         got = f"num_tokens ({x.shape[1]}) exceeds context_length ({context_length})"
         raise ValueError(f"x: {got}; the causal mask was built for at most context_length tokens")
     like(x, "x", weight, "the module's parameters")
+    num_tokens = x.shape[-2]
+    memory(x.shape[:-2] + (num_heads, num_tokens, num_tokens), x.element_size(), "attn_scores")
 
 
 def heads_of(x: Any, heads: Any) -> int:

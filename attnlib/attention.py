@@ -14,7 +14,7 @@ from attnlib import _validate as validate
 
 def attention_scores_loop(inputs: torch.Tensor) -> torch.Tensor:
     """``attn_scores[i, j] = dot(x_i, x_j)``, one cell at a time: ``(num_tokens, num_tokens)``."""
-    validate.tensor(inputs, "inputs", "(num_tokens, d_in)", (2,))
+    validate.token_grid(inputs, loop=True)
 
     attn_scores = inputs.new_empty(inputs.shape[0], inputs.shape[0])
     for i, x_i in enumerate(inputs):
@@ -25,7 +25,7 @@ def attention_scores_loop(inputs: torch.Tensor) -> torch.Tensor:
 
 def attention_scores(inputs: torch.Tensor) -> torch.Tensor:
     """The grid of :func:`attention_scores_loop` as one matrix product, same shapes."""
-    validate.tensor(inputs, "inputs", "(num_tokens, d_in)", (2,))
+    validate.token_grid(inputs)
 
     attn_scores = inputs @ inputs.T
     return validate.finite(attn_scores, "attn_scores", validate.OVERFLOW)

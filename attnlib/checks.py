@@ -59,10 +59,11 @@ def _reference(inputs: Any, tokens: Any) -> tuple[torch.Tensor, list[str]]:
     if inputs is None:
         inputs = example_inputs()
         tokens = TOKENS if tokens is None else tokens
-    validate.readable(validate.tensor(inputs, "inputs", "(num_tokens, d_in)", (2,)), "inputs")
+    validate.checkpoint_inputs(inputs)
     tokens = None if tokens is None else validate.tokens(tokens, inputs.shape[0])
     names = [str(i) if tokens is None else f"{i} ({tokens[i]!r})" for i in range(len(inputs))]
-    return inputs.detach().cpu().float(), names
+    reference = inputs.detach().cpu().float()  # float32, as the reader's cells compute
+    return validate.finite(reference, "inputs", validate.UNREADABLE_INPUTS), names
 
 
 def _no_values(x: Any) -> str:

@@ -21,11 +21,9 @@ class _Layer(nn.Module):
     #: ``(b, num_tokens, d_in)`` of at most that many tokens (the causal mask's size).
     context_length: int | None = None
 
-    def __init__(self, d_in: object, d_out: object, context_length: object = None) -> None:
+    def __init__(self, d_in: object, d_out: object) -> None:
         super().__init__()
         self.d_in, self.d_out = validate.layer_sizes(d_in, d_out)
-        if context_length is not None:
-            self.context_length = validate.context_length(context_length)
         self.last_attn_weights: torch.Tensor | None = None
 
     def extra_repr(self) -> str:
@@ -38,6 +36,7 @@ class SelfAttentionV1(_Layer):
 
     def __init__(self, d_in: int, d_out: int) -> None:
         super().__init__(d_in, d_out)
+        validate.layer_memory("SelfAttentionV1", [(self.d_in, self.d_out)] * 3)
         self.W_query = nn.Parameter(torch.rand(d_in, d_out))
         self.W_key = nn.Parameter(torch.rand(d_in, d_out))
         self.W_value = nn.Parameter(torch.rand(d_in, d_out))
@@ -62,6 +61,7 @@ class SelfAttentionV2(_Layer):
 
     def __init__(self, d_in: int, d_out: int, qkv_bias: bool = False) -> None:
         super().__init__(d_in, d_out)
+        validate.layer_memory("SelfAttentionV2", [(self.d_out, self.d_in)] * 3)
         qkv_bias = validate.flag(qkv_bias, "qkv_bias")
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
@@ -88,7 +88,10 @@ class CausalAttention(_Layer):
     def __init__(
         self, d_in: int, d_out: int, context_length: int, dropout: float, qkv_bias: bool = False
     ) -> None:
-        super().__init__(d_in, d_out, context_length)
+        super().__init__(d_in, d_out)
+        self.context_length = validate.context_length(context_length)
+        weights = [(self.d_out, self.d_in)] * 3
+        validate.layer_memory("CausalAttention", weights, self.context_length)
         qkv_bias = validate.flag(qkv_bias, "qkv_bias")
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
@@ -127,8 +130,12 @@ class MultiHeadAttentionWrapper(_Layer):
         num_heads: int,
         qkv_bias: bool = False,
     ) -> None:
-        super().__init__(d_in, d_out, context_length)
+        super().__init__(d_in, d_out)
+        self.context_length = validate.context_length(context_length)
         self.num_heads = validate.integer(num_heads, "num_heads", 1, validate.MAX_DIM // self.d_out)
+        weights = [(self.d_out, self.d_in)] * 3
+        heads = self.num_heads
+        validate.layer_memory("MultiHeadAttentionWrapper", weights, self.context_length, heads)
         self.heads = nn.ModuleList(
             [
                 CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)
@@ -156,9 +163,12 @@ class MultiHeadAttention(_Layer):
         num_heads: int,
         qkv_bias: bool = False,
     ) -> None:
-        super().__init__(d_in, d_out, context_length)
+        super().__init__(d_in, d_out)
+        self.context_length = validate.context_length(context_length)
         self.num_heads = validate.num_heads(num_heads, self.d_out)
         self.head_dim = self.d_out // self.num_heads
+        weights = [(self.d_out, self.d_in)] * 3 + [(self.d_out, self.d_out)]
+        validate.layer_memory("MultiHeadAttention", weights, self.context_length)
         qkv_bias = validate.flag(qkv_bias, "qkv_bias")
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
@@ -168,7 +178,8 @@ class MultiHeadAttention(_Layer):
         self.register_buffer("mask", causal_mask(context_length))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        validate.layer_input(x, self.d_in, self.context_length, self.W_query.weight)
+        weight = self.W_query.weight
+        validate.layer_input(x, self.d_in, self.context_length, weight, self.num_heads)
 
         b, num_tokens, d_in = x.shape
         queries = self.W_query(x)  # (b, num_tokens, d_out)

@@ -223,3 +223,120 @@ def test_blockwise_attention_of_queries_far_apart_matches_torch(block_size):
     values = torch.tensor([[1.0], [2.0]])
     got = A.blockwise_attention(queries, keys, values, block_size=block_size)
     torch.testing.assert_close(got, F.scaled_dot_product_attention(queries, keys, values))
+
+
+# --- sizes refused before they are tried: one rule, bytes against a 2 GiB limit ------------------
+
+LIMIT = "over the limit of 2,147,483,648 bytes (2 GiB)"
+BIG = torch.zeros(1, 1).expand(100_000, 1)  # 100,000 tokens in 4 bytes of storage
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        pytest.param(
+            lambda: A.attention_scores(torch.zeros(1, 1).expand(200_000, 1)),
+            f"attn_scores: shape (200000, 200000) needs 160,000,000,000 bytes, {LIMIT}",
+            id="scores-200000-tokens",
+        ),
+        pytest.param(
+            lambda: A.softmax(torch.zeros(1).expand(100_000, 100_000)),
+            f"softmax(x): shape (100000, 100000) needs 40,000,000,000 bytes, {LIMIT}",
+            id="softmax-expanded",
+        ),
+        pytest.param(
+            lambda: A.softmax_naive(torch.zeros(1, dtype=torch.float64).expand(30_000, 10_000)),
+            f"softmax(x): shape (30000, 10000) needs 2,400,000,000 bytes, {LIMIT}",
+            id="softmax_naive-float64",
+        ),
+        pytest.param(
+            lambda: A.attention_weights(BIG, BIG),
+            f"attn_scores: shape (100000, 100000) needs 40,000,000,000 bytes, {LIMIT}",
+            id="weights",
+        ),
+        pytest.param(
+            lambda: A.scaled_dot_product_attention(BIG, BIG, BIG),
+            f"attn_scores: shape (100000, 100000) needs 40,000,000,000 bytes, {LIMIT}",
+            id="sdpa",
+        ),
+        pytest.param(
+            lambda: A.blockwise_attention(BIG, BIG, BIG, block_size=10**5),
+            f"a block of attn_scores: shape (100000, 100000) needs 40,000,000,000 bytes, {LIMIT}",
+            id="blockwise-one-big-block",
+        ),
+        pytest.param(
+            lambda: A.context_vectors(BIG, torch.zeros(1, 1).expand(1, 100_000)),
+            f"context_vecs: shape (100000, 100000) needs 40,000,000,000 bytes, {LIMIT}",
+            id="context_vectors",
+        ),
+    ],
+)
+def test_a_call_that_needs_more_than_the_memory_limit_is_refused_naming_its_bytes(call, message):
+    with pytest.raises(ValueError) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_blockwise_attention_in_small_blocks_is_not_held_to_the_whole_grid():
+    queries = torch.zeros(1, 1).expand(3_000, 1)
+    # 3,000 x 3,000 scores would be 36 MB; blocks of 16 keys hold 192 KB at a time.
+    assert A.blockwise_attention(queries, queries, queries[:, :1], block_size=16).shape == (3000, 1)
+
+
+def test_the_loop_has_its_own_limit_on_tokens():
+    with pytest.raises(ValueError) as info:
+        A.attention_scores_loop(torch.zeros(1, 3).expand(400, 3))
+    assert str(info.value) == (
+        "inputs: expected at most 256 tokens (the loop takes num_tokens**2 Python steps; "
+        "use attention_scores), got 400"
+    )
+
+
+# --- no raw exception from torch: what torch cannot take is refused in words -------------------
+
+AXES_65 = torch.ones((1,) * 63 + (2, 3))  # 65 axes, one more than torch's elementwise operations
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        pytest.param(
+            lambda: A.softmax(AXES_65),
+            "x: expected at most 64 axes (torch's elementwise operations take no more), got 65-d",
+            id="softmax",
+        ),
+        pytest.param(
+            lambda: A.softmax_naive(AXES_65),
+            "x: expected at most 64 axes (torch's elementwise operations take no more), got 65-d",
+            id="softmax_naive",
+        ),
+        pytest.param(
+            lambda: A.blockwise_attention(AXES_65, AXES_65, AXES_65),
+            "queries, keys: expected scores of at most 64 axes, torch's elementwise limit, "
+            "got 65-d",
+            id="blockwise",
+        ),
+        pytest.param(
+            lambda: A.attention_scores(torch.ones(3, 3).to_sparse()),
+            "inputs: expected a dense tensor (layout torch.strided), got layout torch.sparse_coo; "
+            "use inputs.to_dense()",
+            id="sparse-scores",
+        ),
+        pytest.param(
+            lambda: A.softmax(torch.ones(3, 3).to_sparse_csr()),
+            "x: expected a dense tensor (layout torch.strided), got layout torch.sparse_csr; "
+            "use x.to_dense()",
+            id="sparse-softmax",
+        ),
+        pytest.param(
+            lambda: A.scaled_dot_product_attention(F32, F32, F32, dropout=lambda w: w.double()),
+            "dropout(attn_weights): expected dtype torch.float32 on cpu (as attn_weights), got "
+            "dtype torch.float64 on cpu",
+            id="dropout-returns-float64",
+        ),
+    ],
+)
+def test_what_torch_would_refuse_with_its_own_error_is_refused_in_words(call, message):
+    with pytest.raises(ValueError) as info:
+        call()
+    assert str(info.value).startswith(message)
