@@ -335,21 +335,24 @@ def grid_size(num_tokens: Any, num_keys: Any, device_: Any) -> tuple[int, int, t
     return num_tokens, integer(num_keys, "num_keys", 1, MAX_NUM_TOKENS), device(device_)
 
 
-def queries_keys_values(queries: Any, keys: Any, values: Any = None) -> tuple[int, ...]:
-    """``queries`` ``(..., num_queries, d_k)``, ``keys`` ``(..., num_keys, d_k)`` and, if given,
-    ``values`` ``(..., num_keys, d_v)``, alike and with batch axes that broadcast together;
-    returns the shape of the scores ``(..., num_queries, num_keys)``."""
+def queries_keys(queries: Any, keys: Any) -> tuple[int, ...]:
+    """``queries`` ``(..., num_queries, d_k)`` and ``keys`` ``(..., num_keys, d_k)``, alike and
+    with batch axes that broadcast together; returns the scores' shape
+    ``(..., num_queries, num_keys)``."""
     tensor(queries, "queries", "(..., num_queries, d_k)", min_rank=2)
     tensor(keys, "keys", "(..., num_keys, d_k)", min_rank=2)
     size(keys, "keys", -1, queries.shape[-1], "the queries' last dimension d_k")
     like(keys, "keys", queries, "queries")
-    if values is None:
-        batch = batch_shape(queries=queries, keys=keys)
-    else:
-        tensor(values, "values", "(..., num_keys, d_v)", min_rank=2)
-        size(values, "values", -2, keys.shape[-2], "one row per key, num_keys")
-        like(values, "values", queries, "queries")
-        batch = batch_shape(queries=queries, keys=keys, values=values)
+    return batch_shape(queries=queries, keys=keys) + (queries.shape[-2], keys.shape[-2])
+
+
+def queries_keys_values(queries: Any, keys: Any, values: Any) -> tuple[int, ...]:
+    """:func:`queries_keys`, and ``values`` ``(..., num_keys, d_v)`` alike, one row per key."""
+    queries_keys(queries, keys)
+    tensor(values, "values", "(..., num_keys, d_v)", min_rank=2)
+    size(values, "values", -2, keys.shape[-2], "one row per key, num_keys")
+    like(values, "values", queries, "queries")
+    batch = batch_shape(queries=queries, keys=keys, values=values)
     return batch + (queries.shape[-2], keys.shape[-2])
 
 
@@ -375,7 +378,7 @@ def weights_arguments(
     queries: Any, keys: Any, scale: Any, causal: Any, hidden: Any, dim: Any
 ) -> tuple[float, int]:
     """The arguments of ``attention_weights``; returns its ``scale`` and softmax axis."""
-    scores_shape = queries_keys_values(queries, keys)
+    scores_shape = queries_keys(queries, keys)
     memory(scores_shape, queries.element_size(), "attn_scores")
     flag(causal, "causal")
     mask(hidden, "hidden", "True = hidden", scores_shape)

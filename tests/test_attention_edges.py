@@ -134,6 +134,8 @@ VALUES = [
      "on cpu; convert with values.to(torch.float32) (or .to('cpu'))"),
     ("batches", lambda: (torch.ones(2, 5, 3), torch.ones(5, 3), torch.ones(3, 5, 3)),
      "expected batch axes that broadcast together, got queries (2,), keys (), values (3,)"),
+    ("none", lambda: (F32, F32, None),
+     "values: expected a torch.Tensor of floats, got NoneType None"),
     ("nan", lambda: (F32, F32, torch.full((4, 3), NAN)),
      f"context_vecs: got inf or NaN; {BAD_VALUES}"),
 ]  # fmt: skip
