@@ -133,9 +133,8 @@ class MultiHeadAttentionWrapper(_Layer):
         super().__init__(d_in, d_out)
         self.context_length = validate.context_length(context_length)
         self.num_heads = validate.integer(num_heads, "num_heads", 1, validate.MAX_DIM // self.d_out)
-        weights = [(self.d_out, self.d_in)] * 3
-        heads = self.num_heads
-        validate.layer_memory("MultiHeadAttentionWrapper", weights, self.context_length, heads)
+        weights = [(self.d_out, self.d_in)] * 3  # each head's, as in CausalAttention
+        validate.layer_memory("MultiHeadAttentionWrapper", weights, self.context_length, num_heads)
         self.heads = nn.ModuleList(
             [
                 CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)
