@@ -319,6 +319,11 @@ AXES_65 = torch.ones((1,) * 63 + (2, 3))  # 65 axes, one more than torch's eleme
             id="blockwise",
         ),
         pytest.param(
+            lambda: A.scaled_dot_product_attention(AXES_65, AXES_65, AXES_65 * NAN),
+            f"context_vecs: got inf or NaN; {BAD_VALUES}",
+            id="sdpa-65-axes-nan",
+        ),
+        pytest.param(
             lambda: A.attention_scores(torch.ones(3, 3).to_sparse()),
             "inputs: expected a dense tensor (layout torch.strided), got layout torch.sparse_coo; "
             "use inputs.to_dense()",
