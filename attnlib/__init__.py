@@ -32,12 +32,27 @@ __version__ = "0.1.0"
 
 # Every name imported above, by module, in course order.
 __all__ = [
-    "TOKENS", "example_inputs", "embed", "tokenize",
-    "attention_scores_loop", "attention_scores", "softmax_naive", "softmax", "context_vector",
-    "context_vectors", "causal_mask", "attention_weights", "scaled_dot_product_attention",
+    "TOKENS",
+    "example_inputs",
+    "embed",
+    "tokenize",
+    "attention_scores_loop",
+    "attention_scores",
+    "softmax_naive",
+    "softmax",
+    "context_vector",
+    "context_vectors",
+    "causal_mask",
+    "attention_weights",
+    "scaled_dot_product_attention",
     "blockwise_attention",
-    "CheckpointError", "Diagnosis", "check_scores", "check_weights", "check_context", "diagnose",
-]  # fmt: skip
+    "CheckpointError",
+    "Diagnosis",
+    "check_scores",
+    "check_weights",
+    "check_context",
+    "diagnose",
+]
 
 
 def __getattr__(name: str) -> Any:

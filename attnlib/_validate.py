@@ -16,6 +16,9 @@ import torch
 MAX_NUM_TOKENS = 16_384
 MAX_DIM = 65_536  #: the widest embedding or projection anything here creates
 MAX_TEXT = 100  #: the longest text drawn or sent as one label (a token, a title, a format)
+MAX_BYTES = 2 * 1024**3  #: the most memory one call or constructor may ask for: 2 GiB
+MAX_LOOP_TOKENS = 256  #: the loops' limit: num_tokens**2 Python steps, about 2 s at 256
+MAX_ELEMENTWISE_AXES = 64  #: torch's elementwise operations (exp, amax) take at most 64 axes
 
 
 def describe(x: Any) -> str:
@@ -40,12 +43,16 @@ def is_real(value: Any) -> bool:
     return real and (not isinstance(value, numbers.Integral) or abs(int(value)) < 2**1023)
 
 
-def tensor(x: Any, name: str, shape: str, ranks: Sequence[int] = (),
-           *, min_rank: int = 1) -> torch.Tensor:  # fmt: skip
+def tensor(
+    x: Any, name: str, shape: str, ranks: Sequence[int] = (), *, min_rank: int = 1
+) -> torch.Tensor:
     """``x`` if a non-empty float tensor of rank in ``ranks`` (or >= ``min_rank``); ``shape``
     names the expected shape in the course's words for messages, e.g. ``"(num_tokens, d_in)"``."""
     if not isinstance(x, torch.Tensor):
         raise invalid(name, "a torch.Tensor of floats", describe(x))
+    if x.layout != torch.strided or x.is_nested:
+        got = "a nested tensor" if x.is_nested else f"layout {x.layout}; use {name}.to_dense()"
+        raise invalid(name, "a dense tensor (layout torch.strided)", got)
     if not x.is_floating_point():
         fix = f"; convert with {name}.float()"
         raise invalid(name, "a floating-point dtype (e.g. torch.float32)", f"{x.dtype}{fix}")
@@ -105,7 +112,9 @@ def batch_shape(**named: torch.Tensor) -> tuple[int, ...]:
 def finite(x: torch.Tensor, name: str, fix: str) -> torch.Tensor:
     """``x`` if every entry is finite, else a ``ValueError`` saying what to do (``fix``)."""
     # A meta tensor has no values; a finite sum proves all finite (an inf sum may be overflow).
-    if x.device.type == "meta" or math.isfinite(x.sum().item()) or torch.isfinite(x).all():
+    if x.device.type == "meta" or math.isfinite(x.sum().item()):
+        return x
+    if torch.isfinite(x.reshape(-1)).all():  # flat: isfinite takes 64 axes, a matmul gives more
         return x
     raise ValueError(f"{name}: got inf or NaN; {fix}")
 
@@ -169,17 +178,17 @@ positive = functools.partial(real, low=0.0, high=math.inf, closed_low=False)  #:
 probability = functools.partial(real, low=0.0, high=1.0)  #: dropout: 1 would drop all, / by 0
 
 
-def axis(value: Any, ndim: int, name: str = "dim") -> int:
-    """``value`` if it indexes an axis of a tensor with ``ndim`` dimensions."""
+def tensor_axis(value: Any, ndim: int, name: str = "dim") -> int:
+    """``value`` if it indexes an axis of a tensor with ``ndim`` dimensions (or counts back)."""
     if not (_is_int(value) and -ndim <= value < ndim):
         raise invalid(name, f"an int in [{-ndim}, {ndim - 1}]", describe(value))
     return int(value)
 
 
-def dim(value: Any, ndim: int, name: str = "dim") -> int:
-    """``value`` as ``-1`` or ``-2``, the axis softmax normalises. The course's convention: a
-    grid's row is one query's weights, so ``dim=-1`` normalises each query over the keys;
-    ``dim=-2`` (``dim=0`` of a 2-d grid) normalises each key's column over the queries."""
+def softmax_axis(value: Any, ndim: int, name: str = "dim") -> int:
+    """``value`` as ``-1`` or ``-2``, the axis softmax normalises in a grid of scores with ``ndim``
+    dimensions. The course's convention: a grid's row is one query's weights, so ``dim=-1``
+    normalises each query over the keys; ``dim=-2`` (``dim=0`` of a 2-d grid) each key's column."""
     if not (_is_int(value) and value in (-1, -2, ndim - 1, ndim - 2) and -ndim <= value < ndim):
         allowed = "-1 (rows)" if ndim == 1 else f"-1 (rows) or -2 (columns; {ndim - 2} here)"
         raise invalid(name, allowed, describe(value))
@@ -244,3 +253,292 @@ def finite_array(values: np.ndarray, name: str) -> np.ndarray:
         count = f"({int(bad.sum())} of {values.size} not finite)"
         raise invalid(name, "finite numbers", f"{values[first]} at index {where} {count}")
     return values
+
+
+# --- attention.py's arguments: one call per public function -----------------------------------
+
+#: What to do when a result holds inf or NaN, by cause.
+OVERFLOW = "the numbers overflowed; use smaller inputs (or scale)"
+BAD_VALUES = "the values hold inf or NaN, or their blend overflowed; use finite, smaller values"
+EXP_OVERFLOW = "exp overflowed (scores above ~88 in float32); use softmax, which subtracts the max"
+NO_FINITE_ENTRY = (
+    "every slice needs a finite entry and no +inf or NaN (is a mask hiding everything?)"
+)
+ALL_HIDDEN = f"either {OVERFLOW}, or a mask hides every key of a query (an inverted mask?)"
+UNREADABLE_INPUTS = "a checkpoint needs finite inputs that float32 holds (|x| < 3.4e38)"
+
+
+def memory(shape: Sequence[int], itemsize: int, what: str) -> None:
+    """Refuse to build ``what``, a tensor of ``shape`` with ``itemsize``-byte entries (or as many
+    bytes in all), if it needs more than ``MAX_BYTES``: checked before anything is allocated."""
+    num_bytes = math.prod(shape) * itemsize
+    if num_bytes > MAX_BYTES:
+        limit = f"the limit of {MAX_BYTES:,} bytes (2 GiB)"
+        raise ValueError(f"{what}: shape {tuple(shape)} needs {num_bytes:,} bytes, over {limit}")
+
+
+def at_most_axes(x: torch.Tensor, name: str, limit: int = MAX_ELEMENTWISE_AXES) -> None:
+    """``x`` if it has at most ``limit`` axes."""
+    if x.dim() > limit:
+        why = "torch's elementwise operations take no more"
+        raise invalid(name, f"at most {limit} axes ({why})", f"{x.dim()}-d shape {tuple(x.shape)}")
+
+
+def tensor_and_axis(x: Any, dim: Any) -> int:
+    """``dim`` as an axis of ``x``, a non-empty float tensor ``(..., n)`` (softmax's arguments)."""
+    tensor(x, "x", "(..., n)")
+    at_most_axes(x, "x")
+    memory(x.shape, x.element_size(), "softmax(x)")
+    return tensor_axis(dim, x.dim())
+
+
+def checkpoint_inputs(inputs: Any) -> None:
+    """``inputs`` ``(num_tokens, d_in)`` with values to read, whose float32 copy and grid of
+    scores each fit in ``MAX_BYTES`` (a checkpoint recomputes every stage from them)."""
+    token_grid(inputs)
+    readable(inputs, "inputs")
+    memory(inputs.shape, 4, "inputs (as float32)")
+
+
+def token_grid(inputs: Any, loop: bool = False) -> None:
+    """``inputs`` ``(num_tokens, d_in)`` whose ``(num_tokens, num_tokens)`` grid of scores fits in
+    ``MAX_BYTES``, and for the loop, at most ``MAX_LOOP_TOKENS`` tokens."""
+    tensor(inputs, "inputs", "(num_tokens, d_in)", (2,))
+    num_tokens = inputs.shape[0]
+    if loop and num_tokens > MAX_LOOP_TOKENS:
+        why = "the loop takes num_tokens**2 Python steps; use attention_scores"
+        raise invalid("inputs", f"at most {MAX_LOOP_TOKENS} tokens ({why})", num_tokens)
+    memory((num_tokens, num_tokens), inputs.element_size(), "attn_scores")
+
+
+def query_weights(inputs: Any, weights: Any) -> None:
+    """``inputs`` ``(num_tokens, d_in)`` and one query's ``weights`` ``(num_tokens,)``."""
+    tensor(inputs, "inputs", "(num_tokens, d_in)", (2,))
+    tensor(weights, "weights", "(num_tokens,)", (1,))
+    size(weights, "weights", 0, inputs.shape[0], "one weight per input, num_tokens")
+    like(weights, "weights", inputs, "inputs")
+
+
+def weights_and_inputs(attn_weights: Any, inputs: Any) -> None:
+    """``attn_weights`` ``(..., num_queries, num_tokens)``, ``inputs`` ``(..., num_tokens, d)``."""
+    tensor(attn_weights, "attn_weights", "(..., num_queries, num_tokens)", min_rank=2)
+    tensor(inputs, "inputs", "(..., num_tokens, d)", min_rank=2)
+    size(attn_weights, "attn_weights", -1, inputs.shape[-2], "one column per input token")
+    like(attn_weights, "attn_weights", inputs, "inputs")
+    batch = batch_shape(attn_weights=attn_weights, inputs=inputs)
+    shape = batch + (attn_weights.shape[-2], inputs.shape[-1])
+    memory(shape, inputs.element_size(), "context_vecs")
+
+
+def grid_size(num_tokens: Any, num_keys: Any, device_: Any) -> tuple[int, int, torch.device | None]:
+    """A causal mask's rows, columns (``num_tokens`` if ``None``) and device."""
+    num_tokens = integer(num_tokens, "num_tokens", 1, MAX_NUM_TOKENS)
+    num_keys = num_tokens if num_keys is None else num_keys
+    return num_tokens, integer(num_keys, "num_keys", 1, MAX_NUM_TOKENS), device(device_)
+
+
+def queries_keys(queries: Any, keys: Any) -> tuple[int, ...]:
+    """``queries`` ``(..., num_queries, d_k)`` and ``keys`` ``(..., num_keys, d_k)``, alike and
+    with batch axes that broadcast together; returns the scores' shape
+    ``(..., num_queries, num_keys)``."""
+    tensor(queries, "queries", "(..., num_queries, d_k)", min_rank=2)
+    tensor(keys, "keys", "(..., num_keys, d_k)", min_rank=2)
+    size(keys, "keys", -1, queries.shape[-1], "the queries' last dimension d_k")
+    like(keys, "keys", queries, "queries")
+    return batch_shape(queries=queries, keys=keys) + (queries.shape[-2], keys.shape[-2])
+
+
+def queries_keys_values(queries: Any, keys: Any, values: Any) -> tuple[int, ...]:
+    """:func:`queries_keys`, and ``values`` ``(..., num_keys, d_v)`` alike, one row per key."""
+    queries_keys(queries, keys)
+    tensor(values, "values", "(..., num_keys, d_v)", min_rank=2)
+    size(values, "values", -2, keys.shape[-2], "one row per key, num_keys")
+    like(values, "values", queries, "queries")
+    batch = batch_shape(queries=queries, keys=keys, values=values)
+    return batch + (queries.shape[-2], keys.shape[-2])
+
+
+def mask(value: Any, name: str, meaning: str, scores_shape: tuple[int, ...]) -> None:
+    """``None``, or bools that broadcast to ``scores_shape`` without growing it; ``meaning`` says
+    what ``True`` means, e.g. ``"True = hidden"``."""
+    if value is None:
+        return
+    if not isinstance(value, torch.Tensor) or value.dtype != torch.bool:
+        raise invalid(name, f"a bool tensor ({meaning})", describe(value))
+    if broadcast(value.shape, scores_shape) != scores_shape:
+        fix = "slice a longer mask with mask[:num_tokens, :num_tokens]"
+        expected = f"a shape broadcastable to the scores' {scores_shape}"
+        raise invalid(name, expected, f"{tuple(value.shape)}; {fix}")
+
+
+def scale_for(value: Any, keys: torch.Tensor) -> float:
+    """``value``, a positive scale, or ``1 / sqrt(d_k)`` for ``None``."""
+    return 1 / math.sqrt(keys.shape[-1]) if value is None else positive(value, "scale")
+
+
+def weights_arguments(
+    queries: Any, keys: Any, scale: Any, causal: Any, hidden: Any, dim: Any
+) -> tuple[float, int]:
+    """The arguments of ``attention_weights``; returns its ``scale`` and softmax axis."""
+    scores_shape = queries_keys(queries, keys)
+    memory(scores_shape, queries.element_size(), "attn_scores")
+    flag(causal, "causal")
+    mask(hidden, "hidden", "True = hidden", scores_shape)
+    return scale_for(scale, keys), softmax_axis(dim, len(scores_shape))
+
+
+def sdpa_arguments(
+    queries: Any, keys: Any, values: Any, causal: Any, scale: Any, attn_mask: Any, dropout: Any
+) -> float:
+    """The arguments of ``scaled_dot_product_attention``; returns its ``scale``."""
+    scores_shape = queries_keys_values(queries, keys, values)
+    memory(scores_shape, queries.element_size(), "attn_scores")
+    flag(causal, "causal")
+    mask(attn_mask, "attn_mask", "True = attend, as torch's", scores_shape)
+    if dropout is not None and not callable(dropout):
+        raise invalid("dropout", "a callable such as torch.nn.Dropout(p)", describe(dropout))
+    return scale_for(scale, keys)
+
+
+def dropout_result(dropped: Any, attn_weights: torch.Tensor) -> torch.Tensor:
+    """``dropped`` if a dropout gave back a tensor like ``attn_weights``: same shape and dtype."""
+    if not isinstance(dropped, torch.Tensor) or dropped.shape != attn_weights.shape:
+        raise invalid("dropout", "it to return the weights' shape", describe(dropped))
+    return like(dropped, "dropout(attn_weights)", attn_weights, "attn_weights")
+
+
+def blockwise_arguments(queries: Any, keys: Any, values: Any, block_size: Any) -> int:
+    """The arguments of ``blockwise_attention``; returns ``block_size``."""
+    scores_shape = queries_keys_values(queries, keys, values)
+    block_size = integer(block_size, "block_size", 1)
+    if len(scores_shape) > MAX_ELEMENTWISE_AXES:  # its running sums are elementwise
+        expected = f"scores of at most {MAX_ELEMENTWISE_AXES} axes, torch's elementwise limit"
+        raise invalid("queries, keys", expected, f"{len(scores_shape)}-d {scores_shape}")
+    block_shape = scores_shape[:-1] + (min(block_size, scores_shape[-1]),)
+    memory(block_shape, queries.element_size(), "a block of attn_scores")
+    return block_size
+
+
+# --- modules.py's arguments ---------------------------------------------------------------------
+
+_RANK_HINTS = {  # (rank expected, rank given): what to do
+    (3, 2): "; add a batch axis with x.unsqueeze(0)",
+    (2, 3): "; this module takes one sequence at a time, "
+    "CausalAttention and the multi-head modules take batches",
+}
+
+
+def layer_sizes(d_in: Any, d_out: Any) -> tuple[int, int]:
+    """A layer's ``d_in`` and ``d_out``, each an int in ``[1, MAX_DIM]``."""
+    return integer(d_in, "d_in", 1, MAX_DIM), integer(d_out, "d_out", 1, MAX_DIM)
+
+
+def context_length(value: Any) -> int:
+    """A causal layer's ``context_length``, its mask's size: an int in ``[1, MAX_NUM_TOKENS]``."""
+    return integer(value, "context_length", 1, MAX_NUM_TOKENS)
+
+
+def num_heads(value: Any, d_out: int) -> int:
+    """``value`` heads that split ``d_out`` evenly."""
+    heads = integer(value, "num_heads", 1, d_out)
+    if d_out % heads:
+        divisible = f"d_out ({d_out}) must be divisible by num_heads ({heads})"
+        raise ValueError(
+            f"{divisible}: each of the {heads} heads gets d_out // num_heads dimensions"
+        )
+    return heads
+
+
+def layer_memory(
+    layer: str, weights: Sequence[tuple[int, int]], context_length: int = 0, copies: int = 1
+) -> None:
+    """Refuse to build ``layer`` if its weights (their shapes, in torch's default dtype) and its
+    causal mask (``context_length ** 2`` bools), ``copies`` times over, need over ``MAX_BYTES``."""
+    itemsize = torch.get_default_dtype().itemsize
+    one = sum(math.prod(shape) for shape in weights) * itemsize + context_length**2
+    if copies * one > MAX_BYTES:
+        parts = " + ".join(f"weights {shape}" for shape in weights)
+        mask_part = f" + mask ({context_length}, {context_length})" if context_length else ""
+        times = f", {copies} times" if copies > 1 else ""
+        limit = f"the limit of {MAX_BYTES:,} bytes (2 GiB)"
+        raise ValueError(
+            f"{layer}: {parts}{mask_part}{times} need {copies * one:,} bytes, over {limit}"
+        )
+
+
+def layer_input(
+    x: Any, d_in: int, context_length: int | None, weight: torch.Tensor, num_heads: int = 1
+) -> None:
+    """``x`` for a layer of width ``d_in`` whose parameters are like ``weight``: one sequence
+    ``(num_tokens, d_in)`` if ``context_length`` is ``None``, else a batch ``(b, num_tokens,
+    d_in)`` of at most ``context_length`` tokens; its scores, ``num_heads`` grids of
+    ``(num_tokens, num_tokens)`` per sequence, must fit in ``MAX_BYTES``."""
+    rank = 2 if context_length is None else 3
+    shape = "(num_tokens, d_in)" if rank == 2 else "(b, num_tokens, d_in)"
+    try:
+        tensor(x, "x", shape, (rank,))
+    except ValueError as err:
+        raise ValueError(f"{err}{_RANK_HINTS.get((rank, getattr(x, 'ndim', None)), '')}") from None
+    size(x, "x", -1, d_in, "last dimension d_in")
+    if context_length is not None and x.shape[1] > context_length:
+        got = f"num_tokens ({x.shape[1]}) exceeds context_length ({context_length})"
+        raise ValueError(f"x: {got}; the causal mask was built for at most context_length tokens")
+    like(x, "x", weight, "the module's parameters")
+    num_tokens = x.shape[-2]
+    memory(x.shape[:-2] + (num_heads, num_tokens, num_tokens), x.element_size(), "attn_scores")
+
+
+def heads_of(x: Any, heads: Any) -> int:
+    """``heads`` as a count that splits the last axis of ``x`` ``(b, num_tokens, d_out)``."""
+    tensor(x, "x", "(b, num_tokens, d_out)", (3,))
+    heads = integer(heads, "num_heads", 1)
+    if x.shape[-1] % heads:
+        raise invalid("x", f"d_out divisible by num_heads ({heads})", x.shape[-1])
+    return heads
+
+
+def unbiased_multi_head(module: Any, cls: type) -> None:
+    """``module`` if a ``cls`` (MultiHeadAttention) built with ``qkv_bias=False``."""
+    if not isinstance(module, cls) or module.W_query.bias is not None:
+        expected = "an attnlib.modules.MultiHeadAttention with qkv_bias=False"
+        raise invalid("module", expected, describe(module))
+
+
+# --- the explorers' arguments: an explorer draws every token and every coordinate ------------
+
+MAX_TOKENS = 32  #: the longest sentence ``embed`` accepts and an explorer shows
+MAX_D = 64  #: the widest vector an explorer writes out coordinate by coordinate
+MAX_HEADS = 16  #: the most heads the AttentionExplorer offers (one slider position each)
+
+
+def _at_most(count: int, name: str, limit: int, what: str) -> None:
+    if count > limit:
+        raise invalid(name, f"at most {limit} {what}", count)
+
+
+def explorer_inputs(x: Any, name: str = "inputs") -> torch.Tensor:
+    """A detached copy of ``x`` ``(num_tokens, d_in)`` (tensor or numpy array): finite floats,
+    at most ``MAX_TOKENS`` rows and ``MAX_D`` columns."""
+    x = torch.from_numpy(x) if isinstance(x, np.ndarray) else x
+    readable(tensor(x, name, "(num_tokens, d_in)", (2,)), name)
+    _at_most(x.shape[0], name, MAX_TOKENS, "tokens (rows)")
+    _at_most(x.shape[1], name, MAX_D, "dimensions (columns)")
+    finite(x, name, "expected finite numbers")
+    # A copy, so a reader editing their tensor in place cannot change what is shown.
+    return x.detach().clone()
+
+
+def explorer_scores(x: Any, name: str = "attn_scores") -> torch.Tensor:
+    """A detached copy of square ``x`` ``(num_tokens, num_tokens)``; -inf (masked) allowed."""
+    x = torch.from_numpy(x) if isinstance(x, np.ndarray) else x
+    readable(tensor(x, name, "(num_tokens, num_tokens)", (2,)), name)
+    if x.shape[0] != x.shape[1]:
+        raise invalid(name, "a square shape (num_tokens, num_tokens)", tuple(x.shape))
+    _at_most(x.shape[0], name, MAX_TOKENS, "tokens (rows)")
+    if torch.isnan(x).any() or (x == torch.inf).any():
+        raise invalid(name, "finite numbers or -inf (masked)", "NaN or +inf")
+    finite_entries = torch.isfinite(x)
+    if not finite_entries.any(dim=1).all() or not finite_entries.any(dim=0).all():
+        expected = "a finite score in every row and every column"
+        raise ValueError(f"{name}: expected {expected} (a row or column of -inf has no softmax)")
+    return x.detach().clone()

@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from attnlib import _validate as check
+from attnlib import _validate as validate
 from attnlib.data import TOKENS, example_inputs
 from attnlib.mistakes import MISTAKES, hint
 
@@ -57,18 +57,20 @@ def close(result: torch.Tensor, expected: torch.Tensor) -> bool:
 def _reference(inputs: Any, tokens: Any) -> tuple[torch.Tensor, list[str]]:
     """The inputs ``(num_tokens, d_in)`` as float32, and the name of each token in messages."""
     if inputs is None:
-        inputs, tokens = example_inputs(), TOKENS if tokens is None else tokens
-    check.readable(check.tensor(inputs, "inputs", "(num_tokens, d_in)", (2,)), "inputs")
-    tokens = None if tokens is None else check.tokens(tokens, inputs.shape[0])
+        inputs = example_inputs()
+        tokens = TOKENS if tokens is None else tokens
+    validate.checkpoint_inputs(inputs)
+    tokens = None if tokens is None else validate.tokens(tokens, inputs.shape[0])
     names = [str(i) if tokens is None else f"{i} ({tokens[i]!r})" for i in range(len(inputs))]
-    return inputs.detach().cpu().float(), names
+    reference = inputs.detach().cpu().float()  # float32, as the reader's cells compute
+    return validate.finite(reference, "inputs", validate.UNREADABLE_INPUTS), names
 
 
 def _no_values(x: Any) -> str:
     """What ``x`` is if it has no real numbers to read (a meta tensor has none), else ''."""
     if isinstance(x, torch.Tensor) and x.device.type == "meta":
-        return check.describe(x) + " on the meta device"
-    return "" if isinstance(x, torch.Tensor) and not x.is_complex() else check.describe(x)
+        return validate.describe(x) + " on the meta device"
+    return "" if isinstance(x, torch.Tensor) and not x.is_complex() else validate.describe(x)
 
 
 def _candidates(inputs: torch.Tensor, query: int | None):
@@ -92,12 +94,16 @@ def _candidates(inputs: torch.Tensor, query: int | None):
             yield "context_vec", "wrong_pairing", weights[query, list(order)] @ inputs, query
 
 
-def diagnose(result: torch.Tensor, inputs: torch.Tensor | None = None, query: int | None = None,
-             tokens: Sequence[str] | None = None) -> Diagnosis:  # fmt: skip
+def diagnose(
+    result: torch.Tensor,
+    inputs: torch.Tensor | None = None,
+    query: int | None = None,
+    tokens: Sequence[str] | None = None,
+) -> Diagnosis:
     """Name what ``result`` is: scores or weights ``(num_tokens, num_tokens)``, context vectors
     ``(num_tokens, d_in)`` or the one ``(d_in,)`` of ``query``, correct or a known mistake."""
     inputs, names = _reference(inputs, tokens)
-    query = None if query is None else check.index(query, "query", inputs.shape[0])
+    query = None if query is None else validate.index(query, "query", inputs.shape[0])
     if got := _no_values(result):
         return Diagnosis(None, "unknown", f"expected a real tensor with values, got {got}")
     return _identify(result.detach().cpu(), inputs, names, query)
@@ -151,8 +157,11 @@ def _judge(what: str, stage: str, result, expected, inputs, names, query=None) -
     raise CheckpointError(f"{what} checkpoint failed: {detail}", "unknown", detail)
 
 
-def check_scores(attn_scores: torch.Tensor, inputs: torch.Tensor | None = None,
-                 tokens: Sequence[str] | None = None) -> None:  # fmt: skip
+def check_scores(
+    attn_scores: torch.Tensor,
+    inputs: torch.Tensor | None = None,
+    tokens: Sequence[str] | None = None,
+) -> None:
     """Checkpoint for the scores: shape ``(num_tokens, num_tokens)``, symmetric, ``X @ X.T``."""
     (inputs, names), result = _reference(inputs, tokens), _as_result(attn_scores, "Scores")
     _judge("Scores", "scores", result, inputs @ inputs.T, inputs, names)
@@ -161,8 +170,11 @@ def check_scores(attn_scores: torch.Tensor, inputs: torch.Tensor | None = None,
     print(f"✓ scores checkpoint passed: shape {tuple(result.shape)}, {entries}, symmetric{pair}")
 
 
-def check_weights(attn_weights: torch.Tensor, inputs: torch.Tensor | None = None,
-                  tokens: Sequence[str] | None = None) -> None:  # fmt: skip
+def check_weights(
+    attn_weights: torch.Tensor,
+    inputs: torch.Tensor | None = None,
+    tokens: Sequence[str] | None = None,
+) -> None:
     """Checkpoint for the weights: shape ``(num_tokens, num_tokens)``, rows sum to 1, softmax."""
     (inputs, names), result = _reference(inputs, tokens), _as_result(attn_weights, "Weights")
     _judge("Weights", "weights", result, torch.softmax(inputs @ inputs.T, dim=-1), inputs, names)
@@ -170,20 +182,23 @@ def check_weights(attn_weights: torch.Tensor, inputs: torch.Tensor | None = None
     print(f"✓ weights checkpoint passed: shape {tuple(result.shape)}, every row sums to 1{pair}")
 
 
-def check_context(context: torch.Tensor, query: int | None = None,
-                  inputs: torch.Tensor | None = None,
-                  tokens: Sequence[str] | None = None) -> None:  # fmt: skip
+def check_context(
+    context: torch.Tensor,
+    query: int | None = None,
+    inputs: torch.Tensor | None = None,
+    tokens: Sequence[str] | None = None,
+) -> None:
     """Checkpoint for one context vector ``(d_in,)`` of ``query``, or all ``(num_tokens, d_in)``."""
     (inputs, names), result = _reference(inputs, tokens), _as_result(context, "Context")
     (t, d), weights = inputs.shape, torch.softmax(inputs @ inputs.T, dim=-1)
     if query is None and result.dim() == 1:
         expected = f"the index of the query token for a single context vector of shape ({d},)"
-        raise check.invalid("query", expected, None)
+        raise validate.invalid("query", expected, None)
     if query is None:
         _judge("Context vectors", "context_vecs", result, weights @ inputs, inputs, names)
         passed = f"shape ({t}, {d}), row i blends every input for query i"
     else:
-        query = check.index(query, "query", t)
+        query = validate.index(query, "query", t)
         what = f"Context vector of query {names[query]}"
         _judge(what, "context_vec", result, weights[query] @ inputs, inputs, names, query)
         passed = f"query {names[query]} -> [{', '.join(f'{v:.4f}' for v in result.tolist())}]"

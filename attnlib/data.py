@@ -7,12 +7,14 @@ import zlib
 
 import torch
 
-from attnlib import _validate as check
+from attnlib import _validate as validate
 
 #: The six tokens of the running example, in order (index 1 is "journey").
 TOKENS: tuple[str, ...] = ("Your", "journey", "starts", "with", "one", "step")
 EXAMPLE_SENTENCE = " ".join(TOKENS)  #: sentence_inputs gives it, in any case, the book's inputs
-MAX_TOKENS = 32  #: the longest sentence ``embed`` accepts, so heatmaps stay readable
+MAX_TOKENS = (
+    validate.MAX_TOKENS
+)  #: the longest sentence ``embed`` accepts, so heatmaps stay readable
 
 # The 3-d embeddings printed in chapter 3 of Raschka's book (credited in the README).
 _EXAMPLE = (
@@ -32,7 +34,7 @@ def example_inputs() -> torch.Tensor:
 
 def tokenize(sentence: str) -> list[str]:
     """Words (letters, digits, ``_``) and single marks: ``"Hi, you!"`` -> ``Hi , you !``."""
-    check.text(sentence, "sentence", limit=MAX_TOKENS * check.MAX_TEXT)
+    validate.text(sentence, "sentence", limit=MAX_TOKENS * validate.MAX_TEXT)
     return re.findall(r"\w+|[^\w\s]", sentence)
 
 
@@ -46,15 +48,15 @@ def _vector(word: str, d: int, seed: int) -> torch.Tensor:
 def embed(sentence: str, d: int = 3, seed: int = 123) -> tuple[list[str], torch.Tensor]:
     """The :func:`tokenize` tokens of ``sentence`` and their ``inputs`` ``(num_tokens, d)``; a
     token's vector depends only on ``seed`` and the lower-cased token: one word, one vector."""
-    d = check.integer(d, "d", 1, check.MAX_DIM)
-    seed = check.integer(seed, "seed", 0, 2**63 - 1)
+    d = validate.integer(d, "d", 1, validate.MAX_DIM)
+    seed = validate.integer(seed, "seed", 0, 2**63 - 1)
     tokens = tokenize(sentence)
     if not tokens:
-        raise check.invalid("sentence", "at least one word", repr(sentence))
+        raise validate.invalid("sentence", "at least one word", repr(sentence))
     if len(tokens) > MAX_TOKENS:
         why = "shorten it so the heatmap stays readable"
-        raise check.invalid("sentence", f"at most {MAX_TOKENS} tokens", f"{len(tokens)}; {why}")
-    check.tokens(tokens, len(tokens))
+        raise validate.invalid("sentence", f"at most {MAX_TOKENS} tokens", f"{len(tokens)}; {why}")
+    validate.tokens(tokens, len(tokens))
     return tokens, torch.stack([_vector(token.lower(), d, seed) for token in tokens])
 
 

@@ -16,7 +16,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.patheffects import withStroke
 
-from attnlib import _validate as check
+from attnlib import _validate as validate
 
 MASKED_COLOR = "#d9d9d9"  #: +-inf (masked) cells are this grey, with the text "-inf"
 HIGHLIGHT_COLOR = "black"  #: with a white halo, visible on the darkest and lightest cells
@@ -33,10 +33,10 @@ _CURVED = ("polar", "aitoff", "hammer", "lambert", "mollweide")  # x, y not Cart
 
 def _drawable(values: np.ndarray, name: str, to: str = "draw") -> np.ndarray:
     """``values`` if finite and within ±1e300; a heatmap's (``to="colour"``) may be NaN or ±inf."""
-    finite = check.finite_array(values, name) if to == "draw" else values[np.isfinite(values)]
+    finite = validate.finite_array(values, name) if to == "draw" else values[np.isfinite(values)]
     largest = float(finite.flat[np.abs(finite).argmax()]) if finite.size else 0.0
     if abs(largest) > _LARGEST:
-        raise check.invalid(name, f"values within ±1e300 to {to}", largest)
+        raise validate.invalid(name, f"values within ±1e300 to {to}", largest)
     return values
 
 
@@ -44,21 +44,21 @@ def _vector(x: Any, name: str, size: int, why: str = "") -> np.ndarray | None:
     """``None``, or ``x`` as a drawable ``(size,)`` array; ``why`` says where the size is from."""
     if x is None:
         return None
-    values = check.array(x, name, 1, f"({size},)")
+    values = validate.array(x, name, 1, f"({size},)")
     if values.shape != (size,):
-        raise check.invalid(name, f"shape ({size},){why}", f"shape {values.shape}")
+        raise validate.invalid(name, f"shape ({size},){why}", f"shape {values.shape}")
     return _drawable(values, name)
 
 
 def _check_fmt(fmt: Any) -> str:
     """A format for one number whose output stays short enough to fit in a cell."""
     try:
-        if len(check.text(fmt, "fmt", 32).format(-0.5)) <= 32:
+        if len(validate.text(fmt, "fmt", 32).format(-0.5)) <= 32:
             return fmt
     except (TypeError, ValueError, IndexError, KeyError, AttributeError):
         pass
     expected = "a format string such as '{:.2f}' (32 characters out at most)"
-    raise check.invalid("fmt", expected, check.describe(fmt))
+    raise validate.invalid("fmt", expected, validate.describe(fmt))
 
 
 def _get_cmap(cmap: Any) -> Colormap:
@@ -66,7 +66,7 @@ def _get_cmap(cmap: Any) -> Colormap:
         return cmap if isinstance(cmap, Colormap) else matplotlib.colormaps[cmap]
     except (KeyError, TypeError):
         expected = "a matplotlib colormap or its name (e.g. 'viridis')"
-        raise check.invalid("cmap", expected, check.describe(cmap)) from None
+        raise validate.invalid("cmap", expected, validate.describe(cmap)) from None
 
 
 def new_figure(figsize: tuple[float, float]) -> Figure:
@@ -74,9 +74,9 @@ def new_figure(figsize: tuple[float, float]) -> Figure:
     ``left, right = new_figure((12, 4.6)).subplots(1, 2)``: made by pyplot, so that Jupyter's
     inline backend renders it, and closed at once, so that pyplot never shows it twice."""
     sizes = figsize if isinstance(figsize, (tuple, list)) and len(figsize) == 2 else [None]
-    if not all(check.is_real(x) and 0 < x < np.inf for x in sizes):
+    if not all(validate.is_real(x) and 0 < x < np.inf for x in sizes):
         expected = "a pair (width, height) of positive finite inches"
-        raise check.invalid("figsize", expected, check.describe(figsize))
+        raise validate.invalid("figsize", expected, validate.describe(figsize))
     import matplotlib.pyplot as plt
 
     fig = plt.figure(figsize=tuple(float(x) for x in figsize), layout="constrained")
@@ -91,43 +91,45 @@ def _figure_and_axes(ax: Axes | None, figsize: tuple, projection: str | None = N
         return fig, fig.add_subplot(projection=projection)
     if not isinstance(ax, Axes):
         kind = "a 3-d Axes" if projection else "a matplotlib Axes"
-        raise check.invalid("ax", f"None or {kind}", check.describe(ax))
+        raise validate.invalid("ax", f"None or {kind}", validate.describe(ax))
     if (ax.name == "3d") != (projection == "3d") or ax.name in _CURVED:
         kind, how = ("3-d", "projection='3d'") if projection else ("2-d", "")
-        raise check.invalid("ax", f"a {kind} Axes (fig.add_subplot({how}))", f"a {ax.name!r} Axes")
+        raise validate.invalid(
+            "ax", f"a {kind} Axes (fig.add_subplot({how}))", f"a {ax.name!r} Axes"
+        )
     return ax.figure, ax
 
 
 def _check_grid(values: np.ndarray, labels: tuple, highlights: tuple) -> tuple[list, list, tuple]:
     """The checked labels and highlights ``(row, col, cell)`` of a matrix it can draw."""
     (rows, cols), of = values.shape, f"of matrix, shape {values.shape}"
-    row_labels = check.labels(labels[0], "row_labels", rows, f"one per row {of}")
-    col_labels = check.labels(labels[1], "col_labels", cols, f"one per column {of}")
+    row_labels = validate.labels(labels[0], "row_labels", rows, f"one per row {of}")
+    col_labels = validate.labels(labels[1], "col_labels", cols, f"one per column {of}")
     if max(rows, cols) > MAX_CELLS:
         expected = f"at most {MAX_CELLS} rows and columns (each cell shows its number)"
-        raise check.invalid("matrix", expected, f"shape {values.shape}; draw a slice")
+        raise validate.invalid("matrix", expected, f"shape {values.shape}; draw a slice")
     _drawable(values, "matrix", to="colour")
     row, col, cell = highlights
-    row = check.optional_index(row, "highlight_row", rows)
-    col = check.optional_index(col, "highlight_col", cols)
+    row = validate.optional_index(row, "highlight_row", rows)
+    col = validate.optional_index(col, "highlight_col", cols)
     if cell is not None:  # a pair (row, col)
         if not isinstance(cell, (tuple, list)) or len(cell) != 2 or None in cell:
             expected = "None or a pair of ints (row, col)"
-            raise check.invalid("highlight_cell", expected, check.describe(cell))
-        at = check.optional_index(cell[0], "highlight_cell[0]", rows)
-        cell = at, check.optional_index(cell[1], "highlight_cell[1]", cols)
+            raise validate.invalid("highlight_cell", expected, validate.describe(cell))
+        at = validate.optional_index(cell[0], "highlight_cell[0]", rows)
+        cell = at, validate.optional_index(cell[1], "highlight_cell[1]", cols)
     return row_labels, col_labels, (row, col, cell)
 
 
 def _color_norm(values: np.ndarray, vmin: Any, vmax: Any) -> Normalize:
     """The colour scale ``vmin .. vmax``: given limits kept, missing ones from the finite values."""
     for name, limit in (("vmin", vmin), ("vmax", vmax)):
-        if limit is not None and not (check.is_real(limit) and abs(float(limit)) <= _LARGEST):
-            got = limit if check.is_real(limit) else check.describe(limit)
-            raise check.invalid(name, "None or a finite number within ±1e300", got)
+        if limit is not None and not (validate.is_real(limit) and abs(float(limit)) <= _LARGEST):
+            got = limit if validate.is_real(limit) else validate.describe(limit)
+            raise validate.invalid(name, "None or a finite number within ±1e300", got)
     vmin, vmax = (None if limit is None else float(limit) for limit in (vmin, vmax))
     if vmin is not None and vmax is not None and not vmin < vmax:
-        raise check.invalid("vmin, vmax", "vmin < vmax", f"vmin={vmin}, vmax={vmax}")
+        raise validate.invalid("vmin, vmax", "vmin < vmax", f"vmin={vmin}, vmax={vmax}")
     finite = values[np.isfinite(values)]
     lo = vmin if vmin is not None else (float(finite.min()) if finite.size else 0.0)
     hi = vmax if vmax is not None else (float(finite.max()) if finite.size else 1.0)
@@ -138,8 +140,9 @@ def _color_norm(values: np.ndarray, vmin: Any, vmax: Any) -> Normalize:
     return Normalize(hi - 1.0, hi) if vmin is None else Normalize(lo, lo + 1.0)
 
 
-def _draw_cells(ax: Axes, values: np.ndarray, norm: Normalize, cmap: Colormap, fmt: str,
-                colorbar_label: str) -> None:  # fmt: skip
+def _draw_cells(
+    ax: Axes, values: np.ndarray, norm: Normalize, cmap: Colormap, fmt: str, colorbar_label: str
+) -> None:
     """The coloured grid with its colorbar, and every cell's number in black or white, whichever
     reads better on the cell's colour (WCAG relative luminance; +-inf cells are grey)."""
     transparent = cmap.with_extremes(bad=(0, 0, 0, 0))
@@ -178,23 +181,36 @@ def _draw_highlights(ax: Axes, highlights: tuple, rows: int, cols: int) -> None:
             ax.add_patch(outline)
 
 
-def heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *,
-            ax: Axes | None = None, title: str | None = None,
-            vmin: float | None = None, vmax: float | None = None,
-            highlight_row: int | None = None, highlight_col: int | None = None,
-            highlight_cell: tuple[int, int] | None = None,
-            cmap: str | Colormap = "viridis", fmt: str = "{:.2f}", colorbar_label: str = "value",
-            xlabel: str = "key", ylabel: str = "query") -> Figure:  # fmt: skip
+def heatmap(
+    matrix: Any,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    ax: Axes | None = None,
+    title: str | None = None,
+    vmin: float | None = None,
+    vmax: float | None = None,
+    highlight_row: int | None = None,
+    highlight_col: int | None = None,
+    highlight_cell: tuple[int, int] | None = None,
+    cmap: str | Colormap = "viridis",
+    fmt: str = "{:.2f}",
+    colorbar_label: str = "value",
+    xlabel: str = "key",
+    ylabel: str = "query",
+) -> Figure:
     """Draw ``matrix`` ``(rows, cols)``, e.g. ``attn_weights`` ``(num_tokens, num_tokens)``: rows
     are queries, columns keys, each cell shows its value (``fmt``) on ``cmap`` from ``vmin`` to
     ``vmax`` (default: the finite extremes). NaN cells are blank, ``-inf`` (masked) ones grey;
     highlights outline a row, a column or a cell."""
-    values = check.array(matrix, "matrix", 2, "(rows, cols)")
+    values = validate.array(matrix, "matrix", 2, "(rows, cols)")
     highlights = (highlight_row, highlight_col, highlight_cell)
     row_labels, col_labels, highlights = _check_grid(values, (row_labels, col_labels), highlights)
     names = {"xlabel": xlabel, "ylabel": ylabel, "colorbar_label": colorbar_label, "title": title}
-    texts = {k: check.text("" if v is None and k == "title" else v, k) for k, v in names.items()}
-    fmt, cmap, norm = _check_fmt(fmt), _get_cmap(cmap), _color_norm(values, vmin, vmax)
+    texts = {k: validate.text("" if v is None and k == "title" else v, k) for k, v in names.items()}
+    fmt = _check_fmt(fmt)
+    cmap = _get_cmap(cmap)
+    norm = _color_norm(values, vmin, vmax)
     rows, cols = values.shape
     fig, ax = _figure_and_axes(ax, figsize=(min(2.5 + 0.8 * cols, 16), min(1.8 + 0.6 * rows, 14)))
     _draw_cells(ax, values, norm, cmap, fmt, texts["colorbar_label"])
@@ -207,16 +223,22 @@ def heatmap(matrix: Any, row_labels: Sequence[str], col_labels: Sequence[str], *
     return fig
 
 
-def weights_bar(weights: Any, tokens: Sequence[str], *, ax: Axes | None = None,
-                query: int | None = None, title: str | None = None) -> Figure:  # fmt: skip
+def weights_bar(
+    weights: Any,
+    tokens: Sequence[str],
+    *,
+    ax: Axes | None = None,
+    query: int | None = None,
+    title: str | None = None,
+) -> Figure:
     """One query's attention weights ``(num_tokens,)`` over ``tokens`` as labelled bars, with their
     sum (1 for softmax weights); ``query``'s own bar is hatched, and the default title names it."""
-    values = _drawable(check.array(weights, "weights", 1, "(num_tokens,)"), "weights")
+    values = _drawable(validate.array(weights, "weights", 1, "(num_tokens,)"), "weights")
     num_tokens = values.shape[0]
-    tokens = check.labels(tokens, "tokens", num_tokens, f"one per weight, shape {values.shape}")
-    query = check.optional_index(query, "query", num_tokens)
+    tokens = validate.labels(tokens, "tokens", num_tokens, f"one per weight, shape {values.shape}")
+    query = validate.optional_index(query, "query", num_tokens)
     named = "" if query is None else f" of query {query} ({tokens[query]!r})"
-    title = check.text(f"attention weights{named}" if title is None else title, "title")
+    title = validate.text(f"attention weights{named}" if title is None else title, "title")
 
     fig, ax = _figure_and_axes(ax, figsize=(min(2.5 + 0.8 * num_tokens, 16), 3.2))
     bars = ax.bar(range(num_tokens), values, color=INPUT_COLOR, edgecolor="black", linewidth=0.6)
@@ -233,22 +255,30 @@ def weights_bar(weights: Any, tokens: Sequence[str], *, ax: Axes | None = None,
     return fig
 
 
-def vectors_3d(inputs: Any, tokens: Sequence[str], context_vec: Any = None, weights: Any = None,
-               *, ax: Axes | None = None, query: int | None = None) -> Figure:  # fmt: skip
+def vectors_3d(
+    inputs: Any,
+    tokens: Sequence[str],
+    context_vec: Any = None,
+    weights: Any = None,
+    *,
+    ax: Axes | None = None,
+    query: int | None = None,
+) -> Figure:
     """Arrows from the origin for ``inputs`` ``(num_tokens, 3)`` and one ``context_vec`` ``(3,)``,
     labelled with their token (and weight: heavier ``weights`` ``(num_tokens,)``: thicker arrows);
     the context vector is ``z``, ``z(token)`` with ``query``, whose input gets its own colour."""
-    points = _drawable(check.array(inputs, "inputs", 2, "(num_tokens, 3)"), "inputs")
+    points = _drawable(validate.array(inputs, "inputs", 2, "(num_tokens, 3)"), "inputs")
     if points.shape[1] != 3:
         expected = "shape (num_tokens, 3), 3-d embeddings"
-        raise check.invalid("inputs", expected, f"shape {points.shape}")
-    tokens = check.labels(tokens, "tokens", len(points), f"one per input, shape {points.shape}")
-    query = check.optional_index(query, "query", len(points))
+        raise validate.invalid("inputs", expected, f"shape {points.shape}")
+    tokens = validate.labels(tokens, "tokens", len(points), f"one per input, shape {points.shape}")
+    query = validate.optional_index(query, "query", len(points))
     context_vec = _vector(context_vec, "context_vec", 3)
     weights = _vector(weights, "weights", len(points), ", one per input")
 
     fig, ax = _figure_and_axes(ax, (6, 5), projection="3d")
-    labels, widths = tokens, [1.5] * len(tokens)
+    labels = tokens
+    widths = [1.5] * len(tokens)
     if weights is not None:
         labels = [f"{token} ({weight:.2f})" for token, weight in zip(tokens, weights, strict=True)]
         widths = 0.8 + 3.0 * np.abs(weights) / (float(np.abs(weights).max()) or 1.0)
@@ -267,7 +297,8 @@ def vectors_3d(inputs: Any, tokens: Sequence[str], context_vec: Any = None, weig
 
 def _frame_3d(ax: Axes, tips: np.ndarray, query_token: str | None, with_context: bool) -> None:
     """Equal limits around the origin and every arrow's tip; axis names, legend and title."""
-    lo, hi = min(float(tips.min()), 0.0), max(float(tips.max()), 0.0)
+    lo = min(float(tips.min()), 0.0)
+    hi = max(float(tips.max()), 0.0)
     pad = 0.1 * ((hi - lo) or 1.0)
     ax.set(xlim=(lo - pad, hi + pad), ylim=(lo - pad, hi + pad), zlim=(lo - pad, hi + pad))
     ax.set(xlabel="dim 0", ylabel="dim 1", zlabel="dim 2")

@@ -4,7 +4,7 @@
 
 JupyterLab runs a notebook that shows each explorer twice: drawn in the browser
 (as shipped: the controls reach the drawing through ``jsdlink``) and through the
-kernel (``attnlib.widgets.base.kernel_round_trip``: each move goes to the kernel,
+kernel (``kernel_round_trip`` of ``benchmarks/round_trip.py``: each move goes to the kernel,
 which sends the new value back to the drawing, as the explorers worked before).
 For each control, ``N`` key presses are timed from the key event that acts (the
 ``keydown`` of an arrow or of Enter on a toggle button; the ``keyup`` of Space on
@@ -58,8 +58,9 @@ WAYS = ("browser", "kernel")
 
 # One explorer of each kind per way; the root of each carries the class "bench-<way>".
 CELLS = [
+    (Path(__file__).resolve().parent / "round_trip.py").read_text(),  # defines kernel_round_trip
     "from attnlib.widgets import AttentionExplorer, LoopStepper, QueryExplorer, "
-    "SoftmaxAxisExplorer\nfrom attnlib.widgets.base import kernel_round_trip",
+    "SoftmaxAxisExplorer",
     """def explorers(way):
     made = [LoopStepper(), SoftmaxAxisExplorer(), QueryExplorer(), AttentionExplorer(num_heads=2)]
     for explorer in made:

@@ -174,7 +174,7 @@ def test_sdpa_causal_equals_a_causal_mask_and_dropout_sees_the_weights():
     inputs = example_inputs()
     causal, _ = A.scaled_dot_product_attention(inputs, inputs, inputs, causal=True)
     masked, _ = A.scaled_dot_product_attention(
-        inputs, inputs, inputs, mask=A.causal_mask(8)[:6, :6]
+        inputs, inputs, inputs, attn_mask=~A.causal_mask(8)[:6, :6]
     )
     torch.testing.assert_close(causal, masked)
     ctx, w = A.scaled_dot_product_attention(inputs, inputs, inputs, scale=1.0)
@@ -189,8 +189,19 @@ def test_mask_may_carry_the_batch_of_the_keys():
     queries, keys = torch.rand(5, 3), torch.rand(2, 5, 3)
     mask = torch.zeros(2, 5, 5, dtype=torch.bool)
     mask[1, :, 0] = True
-    _, w = A.scaled_dot_product_attention(queries, keys, keys, mask=mask)
+    _, w = A.scaled_dot_product_attention(queries, keys, keys, attn_mask=~mask)
     assert w.shape == (2, 5, 5) and (w[1, :, 0] == 0).all() and (w[0, :, 0] > 0).all()
+
+
+def test_attn_mask_means_what_torchs_means_true_attends():
+    gen = torch.Generator().manual_seed(4)
+    queries, keys, values = (torch.rand(2, 5, 3, generator=gen) for _ in range(3))
+    attn_mask = torch.rand(2, 5, 5, generator=gen) > 0.4
+    attn_mask[..., 0] = True  # every query attends to at least one key
+    got, weights = A.scaled_dot_product_attention(queries, keys, values, attn_mask=attn_mask)
+    expected = F.scaled_dot_product_attention(queries, keys, values, attn_mask=attn_mask)
+    torch.testing.assert_close(got, expected)
+    assert (weights[~attn_mask] == 0).all() and (weights[attn_mask] > 0).all()
 
 
 def test_attention_weights_along_columns():
@@ -258,7 +269,7 @@ EVERY_FUNCTION = {
         lambda: torch.ones(6, 6, dtype=torch.bool).triu(1),
     ),
     "attention_weights": (
-        lambda x: A.attention_weights(x, x, scale=1.0, causal=True, mask=_mask_like(x)),
+        lambda x: A.attention_weights(x, x, scale=1.0, causal=True, hidden=_mask_like(x)),
         _masked_reference,
     ),
     "scaled_dot_product_attention": (
@@ -363,10 +374,10 @@ BAD_INPUTS = [
     refused("sdpa-causal-str", lambda: A.scaled_dot_product_attention(F32, F32, F32, "yes"),
             "causal: expected True or False"),
     refused("sdpa-float-mask",
-            lambda: A.scaled_dot_product_attention(F32, F32, F32, mask=torch.ones(4, 4)),
-            "mask: expected a bool tensor"),
+            lambda: A.scaled_dot_product_attention(F32, F32, F32, attn_mask=torch.ones(4, 4)),
+            "attn_mask: expected a bool tensor"),
     refused("sdpa-long-mask",
-            lambda: A.scaled_dot_product_attention(F32, F32, F32, mask=A.causal_mask(6)),
+            lambda: A.scaled_dot_product_attention(F32, F32, F32, attn_mask=A.causal_mask(6)),
             "slice a longer mask with mask[:num_tokens"),
     refused("sdpa-scale-negative", lambda: A.scaled_dot_product_attention(F32, F32, F32, scale=-1),
             "scale: expected a float > 0, a positive finite number, got -1"),
@@ -415,7 +426,7 @@ NON_FINITE = [
     refused("sdpa-1e20", lambda: A.scaled_dot_product_attention(HUGE, HUGE, HUGE), "overflowed"),
     refused("blockwise-1e20", lambda: A.blockwise_attention(HUGE, HUGE, HUGE), "overflowed"),
     refused("sdpa-mask-hides-every-key",  # an inverted causal mask leaves the last query nothing
-            lambda: A.scaled_dot_product_attention(F32, F32, F32, mask=~A.causal_mask(4)),
+            lambda: A.scaled_dot_product_attention(F32, F32, F32, attn_mask=A.causal_mask(4)),
             "a mask hides every key of a query"),
     # The module promises this for every function, blends included.
     refused("context_vector-overflow",

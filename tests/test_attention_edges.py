@@ -100,13 +100,13 @@ REFUSALS = [
             lambda: A.attention_weights(torch.ones(2, 5, 3), torch.ones(3, 5, 3)),
             "expected batch axes that broadcast together, got queries (2,), keys (3,)"),
     refusal("weights-mask-too-big",
-            lambda: A.attention_weights(F32, F32, mask=torch.ones(5, 5, dtype=torch.bool)),
-            "mask: expected a shape broadcastable to the scores' (4, 4), got (5, 5); slice a "
+            lambda: A.attention_weights(F32, F32, hidden=torch.ones(5, 5, dtype=torch.bool)),
+            "hidden: expected a shape broadcastable to the scores' (4, 4), got (5, 5); slice a "
             "longer mask with mask[:num_tokens, :num_tokens]"),
     refusal("sdpa-float-mask",
-            lambda: A.scaled_dot_product_attention(F32, F32, F32, mask=torch.ones(4, 4)),
-            "mask: expected a bool tensor (True = hidden), got a tensor of shape (4, 4) and "
-            "dtype torch.float32"),
+            lambda: A.scaled_dot_product_attention(F32, F32, F32, attn_mask=torch.ones(4, 4)),
+            "attn_mask: expected a bool tensor (True = attend, as torch's), got a tensor of "
+            "shape (4, 4) and dtype torch.float32"),
     refusal("weights-overflow", lambda: A.attention_weights(F32, F32, scale=1e300),
             f"attn_weights: got inf or NaN; either {OVERFLOW}, or a mask hides every key of a "
             "query (an inverted mask?)"),
@@ -134,6 +134,8 @@ VALUES = [
      "on cpu; convert with values.to(torch.float32) (or .to('cpu'))"),
     ("batches", lambda: (torch.ones(2, 5, 3), torch.ones(5, 3), torch.ones(3, 5, 3)),
      "expected batch axes that broadcast together, got queries (2,), keys (), values (3,)"),
+    ("none", lambda: (F32, F32, None),
+     "values: expected a torch.Tensor of floats, got NoneType None"),
     ("nan", lambda: (F32, F32, torch.full((4, 3), NAN)),
      f"context_vecs: got inf or NaN; {BAD_VALUES}"),
 ]  # fmt: skip
@@ -168,7 +170,7 @@ def test_a_mask_of_one_row_hides_the_same_keys_from_every_query(shape):
     queries, keys = torch.rand(3, 2, generator=gen), torch.rand(4, 2, generator=gen)
     mask = torch.tensor([False, True, False, True]).reshape(shape)
     scores = (queries @ keys.T).masked_fill(torch.tensor([False, True, False, True]), -math.inf)
-    got = A.attention_weights(queries, keys, scale=1.0, mask=mask)
+    got = A.attention_weights(queries, keys, scale=1.0, hidden=mask)
     torch.testing.assert_close(got, torch.softmax(scores, dim=-1))
     assert (got[:, [1, 3]] == 0).all()
 
@@ -179,7 +181,7 @@ def test_a_batch_of_queries_over_shared_keys_takes_a_mask_per_sequence():
     mask = torch.zeros(2, 5, 5, dtype=torch.bool)
     mask[0, :, 4] = True  # sequence 0 hides key 4, sequence 1 hides nothing
     scores = (queries @ keys.T).masked_fill(mask, -math.inf)
-    got = A.attention_weights(queries, keys, scale=1.0, mask=mask)
+    got = A.attention_weights(queries, keys, scale=1.0, hidden=mask)
     torch.testing.assert_close(got, torch.softmax(scores, dim=-1))
 
 
@@ -198,7 +200,7 @@ def test_batch_axes_beyond_numpys_64_broadcast_as_torch_broadcasts_them():
     gen = torch.Generator().manual_seed(3)
     queries = torch.rand((1,) * 68 + (3, 4), generator=gen)
     keys = torch.rand((1,) * 67 + (2, 5, 4), generator=gen)
-    got = A.attention_weights(queries, keys, scale=1.0, mask=torch.zeros(5, dtype=torch.bool))
+    got = A.attention_weights(queries, keys, scale=1.0, hidden=torch.zeros(5, dtype=torch.bool))
     assert got.shape == (1,) * 67 + (2, 3, 5)
     expected = torch.softmax(queries @ keys.transpose(-2, -1), dim=-1)
     torch.testing.assert_close(got.reshape(2, 3, 5), expected.reshape(2, 3, 5))  # its 64-axis cap
@@ -223,3 +225,125 @@ def test_blockwise_attention_of_queries_far_apart_matches_torch(block_size):
     values = torch.tensor([[1.0], [2.0]])
     got = A.blockwise_attention(queries, keys, values, block_size=block_size)
     torch.testing.assert_close(got, F.scaled_dot_product_attention(queries, keys, values))
+
+
+# --- sizes refused before they are tried: one rule, bytes against a 2 GiB limit ------------------
+
+LIMIT = "over the limit of 2,147,483,648 bytes (2 GiB)"
+BIG = torch.zeros(1, 1).expand(100_000, 1)  # 100,000 tokens in 4 bytes of storage
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        pytest.param(
+            lambda: A.attention_scores(torch.zeros(1, 1).expand(200_000, 1)),
+            f"attn_scores: shape (200000, 200000) needs 160,000,000,000 bytes, {LIMIT}",
+            id="scores-200000-tokens",
+        ),
+        pytest.param(
+            lambda: A.softmax(torch.zeros(1).expand(100_000, 100_000)),
+            f"softmax(x): shape (100000, 100000) needs 40,000,000,000 bytes, {LIMIT}",
+            id="softmax-expanded",
+        ),
+        pytest.param(
+            lambda: A.softmax_naive(torch.zeros(1, dtype=torch.float64).expand(30_000, 10_000)),
+            f"softmax(x): shape (30000, 10000) needs 2,400,000,000 bytes, {LIMIT}",
+            id="softmax_naive-float64",
+        ),
+        pytest.param(
+            lambda: A.attention_weights(BIG, BIG),
+            f"attn_scores: shape (100000, 100000) needs 40,000,000,000 bytes, {LIMIT}",
+            id="weights",
+        ),
+        pytest.param(
+            lambda: A.scaled_dot_product_attention(BIG, BIG, BIG),
+            f"attn_scores: shape (100000, 100000) needs 40,000,000,000 bytes, {LIMIT}",
+            id="sdpa",
+        ),
+        pytest.param(
+            lambda: A.blockwise_attention(BIG, BIG, BIG, block_size=10**5),
+            f"a block of attn_scores: shape (100000, 100000) needs 40,000,000,000 bytes, {LIMIT}",
+            id="blockwise-one-big-block",
+        ),
+        pytest.param(
+            lambda: A.context_vectors(BIG, torch.zeros(1, 1).expand(1, 100_000)),
+            f"context_vecs: shape (100000, 100000) needs 40,000,000,000 bytes, {LIMIT}",
+            id="context_vectors",
+        ),
+    ],
+)
+def test_a_call_that_needs_more_than_the_memory_limit_is_refused_naming_its_bytes(call, message):
+    with pytest.raises(ValueError) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_blockwise_attention_in_small_blocks_is_not_held_to_the_whole_grid():
+    queries = torch.zeros(1, 1).expand(3_000, 1)
+    # 3,000 x 3,000 scores would be 36 MB; blocks of 16 keys hold 192 KB at a time.
+    assert A.blockwise_attention(queries, queries, queries[:, :1], block_size=16).shape == (3000, 1)
+
+
+def test_the_loop_has_its_own_limit_on_tokens():
+    with pytest.raises(ValueError) as info:
+        A.attention_scores_loop(torch.zeros(1, 3).expand(400, 3))
+    assert str(info.value) == (
+        "inputs: expected at most 256 tokens (the loop takes num_tokens**2 Python steps; "
+        "use attention_scores), got 400"
+    )
+
+
+# --- no raw exception from torch: what torch cannot take is refused in words -------------------
+
+AXES_65 = torch.ones((1,) * 63 + (2, 3))  # 65 axes, one more than torch's elementwise operations
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        pytest.param(
+            lambda: A.softmax(AXES_65),
+            "x: expected at most 64 axes (torch's elementwise operations take no more), got 65-d",
+            id="softmax",
+        ),
+        pytest.param(
+            lambda: A.softmax_naive(AXES_65),
+            "x: expected at most 64 axes (torch's elementwise operations take no more), got 65-d",
+            id="softmax_naive",
+        ),
+        pytest.param(
+            lambda: A.blockwise_attention(AXES_65, AXES_65, AXES_65),
+            "queries, keys: expected scores of at most 64 axes, torch's elementwise limit, "
+            "got 65-d",
+            id="blockwise",
+        ),
+        pytest.param(
+            lambda: A.scaled_dot_product_attention(AXES_65, AXES_65, AXES_65 * NAN),
+            f"context_vecs: got inf or NaN; {BAD_VALUES}",
+            id="sdpa-65-axes-nan",
+        ),
+        pytest.param(
+            lambda: A.attention_scores(torch.ones(3, 3).to_sparse()),
+            "inputs: expected a dense tensor (layout torch.strided), got layout torch.sparse_coo; "
+            "use inputs.to_dense()",
+            id="sparse-scores",
+        ),
+        pytest.param(
+            lambda: A.softmax(torch.ones(3, 3).to_sparse_csr()),
+            "x: expected a dense tensor (layout torch.strided), got layout torch.sparse_csr; "
+            "use x.to_dense()",
+            id="sparse-softmax",
+        ),
+        pytest.param(
+            lambda: A.scaled_dot_product_attention(F32, F32, F32, dropout=lambda w: w.double()),
+            "dropout(attn_weights): expected dtype torch.float32 on cpu (as attn_weights), got "
+            "dtype torch.float64 on cpu",
+            id="dropout-returns-float64",
+        ),
+    ],
+)
+def test_what_torch_would_refuse_with_its_own_error_is_refused_in_words(call, message):
+    with pytest.raises(ValueError) as info:
+        call()
+    assert str(info.value).startswith(message)

@@ -295,3 +295,19 @@ def test_a_long_sentence_still_names_a_reversed_or_shifted_pairing(pair):
     weights = torch.softmax(inputs @ inputs.T, dim=-1)[2]
     result = running_sum(weights, inputs, pair=pair)
     assert diagnose(result, inputs=inputs, query=2).mistake == "wrong_pairing"
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        torch.tensor([[0.1, float("nan")], [0.3, 0.4]]),
+        torch.tensor([[1e200, 0.0], [0.0, 1.0]], dtype=torch.float64),  # inf in float32
+    ],
+    ids=["nan", "1e200-float64"],
+)
+def test_a_checkpoint_refuses_inputs_it_cannot_compute_with_as_inputs(inputs):
+    with pytest.raises(ValueError) as info:
+        check_scores(torch.zeros(2, 2), inputs=inputs)
+    assert str(info.value) == (
+        "inputs: got inf or NaN; a checkpoint needs finite inputs that float32 holds (|x| < 3.4e38)"
+    )

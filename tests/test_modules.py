@@ -473,7 +473,7 @@ def test_numpy_sizes_build_the_same_module_with_plain_int_sizes(name):
     module, x = book_module(name)
     assert_close(from_numpy(x), module(x).detach())
     for size in ("d_in", "d_out", "context_length", "num_heads", "head_dim"):
-        if hasattr(module, size):
+        if getattr(module, size, None) is not None:
             assert type(getattr(from_numpy, size)) is int, size
 
 
@@ -599,3 +599,59 @@ def test_single_sequence_forward_errors(name, x, message):
 def test_batched_forward_errors(name, x, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         book_module(name)[0](x)
+
+
+# --- sizes refused before they are tried; the output checked as the input is ------------------
+
+MODULE_LIMIT = "over the limit of 2,147,483,648 bytes (2 GiB)"
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        pytest.param(
+            lambda: SelfAttentionV1(65536, 65536),
+            "SelfAttentionV1: weights (65536, 65536) + weights (65536, 65536) + weights "
+            f"(65536, 65536) need 51,539,607,552 bytes, {MODULE_LIMIT}",
+            id="v1-65536",
+        ),
+        pytest.param(
+            lambda: MultiHeadAttention(1, 65536, 2, 0.0, 65536),
+            "MultiHeadAttention: weights (65536, 1) + weights (65536, 1) + weights (65536, 1) + "
+            f"weights (65536, 65536) + mask (2, 2) need 17,180,655,620 bytes, {MODULE_LIMIT}",
+            id="mha-d_out-65536",
+        ),
+        pytest.param(
+            lambda: MultiHeadAttentionWrapper(1, 1, 16384, 0.0, 65536),
+            "MultiHeadAttentionWrapper: weights (1, 1) + weights (1, 1) + weights (1, 1) + mask "
+            f"(16384, 16384), 65536 times need 17,592,186,830,848 bytes, {MODULE_LIMIT}",
+            id="wrapper-65536-masks",
+        ),
+        pytest.param(
+            lambda: CausalAttention(3, 2, None, 0.0),
+            "context_length: expected an int >= 1, got NoneType None",
+            id="causal-context_length-None",
+        ),
+    ],
+)
+def test_a_layer_too_big_for_memory_is_refused_before_it_is_built(make, message):
+    with pytest.raises(ValueError) as info:
+        make()
+    assert str(info.value) == message
+
+
+def test_a_batch_whose_scores_exceed_the_memory_limit_is_refused():
+    module = MultiHeadAttention(3, 4, 64, 0.0, num_heads=2)
+    x = torch.zeros(1, 64, 3).expand(100_000, 64, 3)  # 2 heads of 64 x 64 scores each: 3.3 GB
+    with pytest.raises(ValueError) as info:
+        module(x)
+    expected = f"attn_scores: shape (100000, 2, 64, 64) needs 3,276,800,000 bytes, {MODULE_LIMIT}"
+    assert str(info.value) == expected
+
+
+def test_multi_head_attention_checks_its_output_after_the_projection(batch):
+    module = MultiHeadAttention(3, 4, 6, 0.0, num_heads=2)
+    with torch.no_grad():
+        module.out_proj.bias[0] = float("nan")
+    with pytest.raises(ValueError, match="^context_vec: got inf or NaN"):
+        module(batch)

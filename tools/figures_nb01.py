@@ -21,8 +21,6 @@ from matplotlib.patches import FancyBboxPatch  # noqa: E402
 
 import attnlib  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-FIGURES = ROOT / "notebooks" / "figures"
 QUERY = 1  # "journey", the book's x^(2)
 QUERY_COLOR, OTHER_COLOR, ARC_COLOR = "#f2a541", "#dfe7f2", "#2f6db5"
 

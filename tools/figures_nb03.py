@@ -20,8 +20,6 @@ from matplotlib.patches import FancyArrowPatch, Rectangle  # noqa: E402
 
 import attnlib  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-FIGURES = ROOT / "notebooks" / "figures"
 ROW = COLUMN = 1  # "journey": its row and its column are the two walks drawn
 ROW_COLOR, COLUMN_COLOR, BOTH_COLOR = "#fbe3c0", "#d4e4f5", "#e8dccc"
 ROW_ARROW, COLUMN_ARROW = "#c46a00", "#1f5fa8"

@@ -21,8 +21,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 import attnlib  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-FIGURES = ROOT / "notebooks" / "figures"
 QUERY = 1  # "journey", the book's z^(2)
 # Okabe-Ito colours, distinguishable with the common colour-vision deficiencies.
 COLORS = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00")

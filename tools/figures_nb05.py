@@ -26,8 +26,6 @@ from matplotlib.patches import FancyArrowPatch, Rectangle  # noqa: E402
 
 import attnlib  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-FIGURES = ROOT / "notebooks" / "figures"
 QUERY = 1  # "journey", the book's x^(2)
 CELL = 0.34  # side of one matrix cell, in data units
 QUERY_COLOR, ARROW_COLOR, TEXT_COLOR = "#e8891c", "#555555", "#222222"
@@ -217,7 +215,7 @@ def trainable_attention(path: Path) -> None:
     _arrow(ax, (k_box[1] + 0.1, k_box[3] + tall / 2), (s_left - 0.1, s_bottom + 2 * CELL))
     _note(ax, (s_left + s_right) / 2, y_s + 0.35, "queries @ keys.T")
 
-    w_left, w_right, w_top, w_bottom = _grid(
+    w_left, w_right, _, _ = _grid(
         ax, m["attn_weights"], x_w2, y_s, CMAPS["weights"], "attn_weights"
     )
     _arrow(ax, (s_right + 0.1, y_s - tall / 2), (w_left - 0.1, y_s - tall / 2))

@@ -29,8 +29,6 @@ import attnlib  # noqa: E402
 from attnlib.exercises.nb06 import DROPOUT_P, KEEP  # noqa: E402
 from attnlib.modules import SelfAttentionV2  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-FIGURES = ROOT / "notebooks" / "figures"
 HIDDEN_COLOR, DROPPED_COLOR, TEXT_COLOR = "#d9d9d9", "#f4f4f4", "#222222"
 
 

@@ -68,8 +68,8 @@ def token_labels(ax, x: float, y: float) -> None:
 
 def head_label(ax, x: float, top: float, h: int) -> None:
     """"head h" centred at ``x`` under a block whose top is ``top``, in the head's colour."""
-    ax.text(x, top - HEIGHT - 0.12, f"head {h}", ha="center", va="top", fontsize=8.5,
-            color=HEAD_TEXT[h])  # fmt: skip
+    label_y = top - HEIGHT - 0.12
+    ax.text(x, label_y, f"head {h}", ha="center", va="top", fontsize=8.5, color=HEAD_TEXT[h])
 
 
 def caption(ax, x: float, y: float, title: str, shape: str) -> None:

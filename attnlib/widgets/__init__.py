@@ -40,7 +40,7 @@ control carries the class ``attnlib-control-<attribute>``.
 
 from __future__ import annotations
 
-from attnlib.widgets._checks import MAX_D, MAX_HEADS
+from attnlib._validate import MAX_D, MAX_HEADS
 from attnlib.widgets.attention_explorer import (
     DEFAULT_SENTENCE,
     TEMPERATURE_RANGE,

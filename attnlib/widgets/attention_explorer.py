@@ -11,11 +11,10 @@ import ipywidgets as widgets
 import torch
 from matplotlib.figure import Figure
 
-from attnlib import _validate as check
+from attnlib import _validate as validate
 from attnlib.data import EXAMPLE_SENTENCE, MAX_TOKENS, sentence_inputs
 from attnlib.modules import HeadProjections, MultiHeadAttention, head_projections
 from attnlib.widgets import _text, figures
-from attnlib.widgets._checks import MAX_D, MAX_HEADS
 from attnlib.widgets.attention_view import AttentionView, attention_view, head_qkv
 from attnlib.widgets.base import Control, Explorer, message_for
 from attnlib.widgets.explorers import axis_toggle
@@ -31,15 +30,15 @@ def build_heads(
     num_heads: int, d_out: int | None, seed: int
 ) -> tuple[MultiHeadAttention | None, HeadProjections | None]:
     """The seeded MultiHeadAttention and its per-head weights; ``(None, None)`` for one head."""
-    num_heads = check.integer(num_heads, "num_heads", 1, MAX_HEADS)
+    num_heads = validate.integer(num_heads, "num_heads", 1, validate.MAX_HEADS)
     if num_heads == 1:
         if d_out is not None:
             raise ValueError(
                 "d_out: expected None with num_heads=1 (simplified self-attention has no "
-                f"projections), got {check.describe(d_out)}"
+                f"projections), got {validate.describe(d_out)}"
             )
         return None, None
-    d_out = check.integer(2 * num_heads if d_out is None else d_out, "d_out", 1, MAX_D)
+    d_out = validate.integer(2 * num_heads if d_out is None else d_out, "d_out", 1, validate.MAX_D)
     if d_out % num_heads:
         raise ValueError(
             f"d_out: expected a multiple of num_heads={num_heads} (each head gets "
@@ -105,7 +104,7 @@ class AttentionExplorer(Explorer):
         causal: bool = False,
         temperature: float = 1.0,
     ):
-        self._seed = check.integer(seed, "seed", 0, 2**63 - 1)
+        self._seed = validate.integer(seed, "seed", 0, 2**63 - 1)
         self.module, self.projections = build_heads(num_heads, d_out, seed)
         self._tokens, self._inputs = sentence_inputs(sentence, self._seed)
         _check_query(query, len(self._tokens))

@@ -13,10 +13,10 @@ from typing import Any
 
 import torch
 
-from attnlib import _validate as check
+from attnlib import _validate as validate
 from attnlib.attention import attention_weights, causal_mask
 from attnlib.modules import HeadProjections
-from attnlib.widgets import _checks, _text
+from attnlib.widgets import _text
 from attnlib.widgets.views import SUM_TOL
 
 
@@ -66,11 +66,11 @@ class AttentionView:
 def projections_of(projections: Any, d_in: int) -> HeadProjections:
     """``projections`` if it holds three float tensors ``(num_heads, d_in, head_dim)`` alike."""
     if not isinstance(projections, HeadProjections):
-        got = check.describe(projections)
+        got = validate.describe(projections)
         raise ValueError(f"projections: expected None or a modules.HeadProjections, got {got}")
     shape = "(num_heads, d_in, head_dim)"
     for name, weight in zip(HeadProjections._fields, projections, strict=True):
-        check.tensor(weight, name, shape, (3,))
+        validate.tensor(weight, name, shape, (3,))
         if weight.shape != projections.W_query.shape:
             raise ValueError(f"{name}: expected the shape of W_query, got {tuple(weight.shape)}")
     if projections.W_query.shape[1] != d_in:
@@ -96,7 +96,7 @@ def head_qkv(
 
 def softmax_factor(attn_scores: torch.Tensor, scale: float, temperature: Any) -> float:
     """``scale / temperature``, refused (naming the temperature) if the scores would overflow."""
-    temperature = check.positive(temperature, "temperature")
+    temperature = validate.positive(temperature, "temperature")
     factor = scale / temperature
     largest = attn_scores.abs().max().item() * factor
     if not math.isfinite(factor) or largest > torch.finfo(attn_scores.dtype).max:
@@ -121,7 +121,7 @@ def _attend(
     """The tensors of an :class:`AttentionView` (and the head's ``scale``), for checked settings."""
     queries, keys, values, scale = head_qkv(inputs, projections, head)
     attn_scores = queries @ keys.T  # (num_tokens, num_tokens), before scaling and masking
-    check.finite(attn_scores, "inputs", "their dot products overflow; scale the inputs down")
+    validate.finite(attn_scores, "inputs", "their dot products overflow; scale the inputs down")
     factor = softmax_factor(attn_scores, scale, temperature)
     masked = causal_mask(len(inputs)) if causal else torch.zeros_like(attn_scores, dtype=torch.bool)
     attn_weights = attention_weights(
@@ -166,18 +166,18 @@ def attention_view(
     temperature sharpens, a large one flattens), computed by
     :func:`attnlib.attention.attention_weights`; ``context = attn_weights[query] @ values``.
     """
-    inputs = _checks.inputs(inputs)
+    inputs = validate.explorer_inputs(inputs)
     num_tokens = inputs.shape[0]
     num_heads = 1
     if projections is not None:
         num_heads = projections_of(projections, inputs.shape[1]).W_query.shape[0]
     settings = {
-        "tokens": check.tokens(tokens, num_tokens),
-        "query": check.index(query, "query", num_tokens),
-        "dim": _checks.axis(dim),
-        "causal": check.flag(causal, "causal"),
-        "temperature": float(check.positive(temperature, "temperature")),
-        "head": check.index(head, "head", num_heads),
+        "tokens": validate.tokens(tokens, num_tokens),
+        "query": validate.index(query, "query", num_tokens),
+        "dim": -1 if validate.softmax_axis(dim, 2) == -1 else 0,
+        "causal": validate.flag(causal, "causal"),
+        "temperature": float(validate.positive(temperature, "temperature")),
+        "head": validate.index(head, "head", num_heads),
         "num_heads": num_heads,
     }
     tensors = _attend(inputs, projections, **settings)

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as widgets
-import traitlets
 from matplotlib.figure import Figure
 
 from attnlib.widgets import figures
@@ -141,18 +140,3 @@ class Explorer:
         # Where no widget code runs (GitHub), this picture of the current view is shown.
         data["image/png"] = figures.png(self.figure())
         return data
-
-
-def kernel_round_trip(explorer: Explorer) -> None:
-    """Draw ``explorer`` only after the kernel has seen each move, as the explorers once did.
-
-    For benchmarks: the browser links are removed and the kernel copies each
-    control's value to the view instead, so every move pays the round trip.
-    """
-    for link in explorer._links:
-        link.close()
-    explorer._links = [
-        traitlets.dlink((c.widget, c.attr), (explorer.frontend, c.trait))
-        for c in explorer._controls
-        if c.trait
-    ]

@@ -13,9 +13,10 @@ import ipywidgets as widgets
 import torch
 from matplotlib.figure import Figure
 
+from attnlib import _validate as validate
 from attnlib.attention import attention_scores
+from attnlib.data import TOKENS, example_inputs
 from attnlib.widgets import _text, figures
-from attnlib.widgets._checks import resolve
 from attnlib.widgets.base import Control, Explorer
 from attnlib.widgets.frontend import ExplorerView
 from attnlib.widgets.views import (
@@ -26,6 +27,25 @@ from attnlib.widgets.views import (
     query_view,
     softmax_view,
 )
+
+
+def resolve(
+    given: object, labels: Sequence[str] | None, source: str
+) -> tuple[torch.Tensor, tuple[str, ...]]:
+    """Checked inputs (or scores) and their tokens, with the book's as defaults.
+
+    Without ``given``: the book's inputs (``source == "inputs"``) or their scores,
+    and the book's six tokens. Given without ``labels``: ``t0, t1, ...``.
+    """
+    if given is None:
+        book = example_inputs()
+        matrix = book if source == "inputs" else book @ book.T
+        default: tuple[str, ...] = TOKENS
+    else:
+        explorer_data = validate.explorer_inputs if source == "inputs" else validate.explorer_scores
+        matrix = explorer_data(given)
+        default = tuple(f"t{k}" for k in range(matrix.shape[0]))
+    return matrix, validate.tokens(default if labels is None else labels, matrix.shape[0])
 
 
 def _rows(grid: torch.Tensor) -> list[list[float | None]]:

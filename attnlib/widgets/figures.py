@@ -62,8 +62,16 @@ def _with_bars(
     """A weights heatmap with the query's row outlined, and that row as bars beside it."""
     fig = plots.new_figure((11, 4.4))
     left, right = fig.subplots(1, 2, width_ratios=[1.2, 1])
-    _grid(matrix, tokens, limits, "attention weight", ax=left, highlight_row=query, title=title,
-          xlabel=xlabel)  # fmt: skip
+    _grid(
+        matrix,
+        tokens,
+        limits,
+        "attention weight",
+        ax=left,
+        highlight_row=query,
+        title=title,
+        xlabel=xlabel,
+    )
     token = tokens[query]
     named = None if len(token) <= TITLE_TOKEN else f"attention weights of query {query}"
     plots.weights_bar(weights, tokens, ax=right, query=query, title=named)
@@ -75,9 +83,14 @@ def query_figure(view: QueryView, tokens: Sequence[str]) -> Figure:
     limits = (view.attn_weights.min().item(), view.attn_weights.max().item())
     # Notebook 04 comes before keys are defined (05): its columns are the tokens compared.
     fig = _with_bars(
-        view.attn_weights, tokens, view.weights, view.query, "attention weights", limits,
+        view.attn_weights,
+        tokens,
+        view.weights,
+        view.query,
+        "attention weights",
+        limits,
         xlabel=COMPARED,
-    )  # fmt: skip
+    )
     fig.suptitle(view.text, fontsize=8, wrap=True)
     return fig
 
@@ -92,8 +105,15 @@ def softmax_figure(view: SoftmaxView, tokens: Sequence[str], limits: tuple[float
 def loop_figure(view: LoopView, tokens: Sequence[str], limits: tuple[float, float]) -> Figure:
     """The LoopStepper's grid so far, the current cell outlined, its dot product above."""
     title = f"attn_scores[{view.i}, {view.j}]"
-    fig = _grid(view.scores, tokens, limits, "attention score", highlight_cell=(view.i, view.j),
-                xlabel=COMPARED, title=title)  # fmt: skip
+    fig = _grid(
+        view.scores,
+        tokens,
+        limits,
+        "attention score",
+        highlight_cell=(view.i, view.j),
+        xlabel=COMPARED,
+        title=title,
+    )
     # Above the grid, wrapped: with long tokens the dot product is longer than a title may be.
     fig.suptitle(view.text, fontsize=8, wrap=True)
     return fig

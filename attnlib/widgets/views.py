@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import torch
 
-from attnlib import _validate as check
+from attnlib import _validate as validate
 from attnlib.attention import attention_scores, context_vector, softmax
-from attnlib.widgets import _checks, _text
+from attnlib.widgets import _text
 
 # Tolerance for "this row sums to 1" in float32.
 SUM_TOL = 1e-4
@@ -45,9 +45,9 @@ def query_view(inputs: torch.Tensor, tokens: Sequence[str], query: int) -> Query
     softmax over the tokens (``dim=-1``), context vector ``sum_i weights[i] * x_i``.
     Raises ``ValueError`` if the scores overflow (the weights would be NaN).
     """
-    inputs = _checks.inputs(inputs)
-    tokens = check.tokens(tokens, inputs.shape[0])
-    query = check.index(query, "query", inputs.shape[0])
+    inputs = validate.explorer_inputs(inputs)
+    tokens = validate.tokens(tokens, inputs.shape[0])
+    query = validate.index(query, "query", inputs.shape[0])
     attn_weights = softmax(attention_scores(inputs), dim=-1)
     weights = attn_weights[query]
     context = context_vector(inputs, weights)
@@ -85,9 +85,9 @@ def softmax_view(attn_scores: torch.Tensor, tokens: Sequence[str], dim: int) -> 
 
     ``-inf`` scores (masked) get weight 0.
     """
-    attn_scores = _checks.scores(attn_scores)
-    check.tokens(tokens, attn_scores.shape[0])
-    dim = _checks.axis(dim)
+    attn_scores = validate.explorer_scores(attn_scores)
+    validate.tokens(tokens, attn_scores.shape[0])
+    dim = -1 if validate.softmax_axis(dim, 2) == -1 else 0
     attn_weights = softmax(attn_scores, dim=dim)
     row_sums, col_sums = attn_weights.sum(dim=1), attn_weights.sum(dim=0)
     rows_ok, cols_ok = _all_one(row_sums), _all_one(col_sums)
@@ -124,10 +124,10 @@ def loop_view(inputs: torch.Tensor, tokens: Sequence[str], step: int) -> LoopVie
     ``inputs``: ``(num_tokens, d_in)``; ``step`` in ``[0, num_tokens**2 - 1]``;
     the outer loop runs over rows ``i``, the inner over columns ``j``.
     """
-    inputs = _checks.inputs(inputs)
+    inputs = validate.explorer_inputs(inputs)
     num_tokens = inputs.shape[0]
-    tokens = check.tokens(tokens, num_tokens)
-    step = check.index(step, "step", num_tokens * num_tokens)
+    tokens = validate.tokens(tokens, num_tokens)
+    step = validate.index(step, "step", num_tokens * num_tokens)
     all_scores = attention_scores(inputs)
     i, j = divmod(step, num_tokens)
     filled = (torch.arange(num_tokens * num_tokens) <= step).reshape(num_tokens, num_tokens)
