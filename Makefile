@@ -1,5 +1,6 @@
 # attention, step by step: two commands, `make lab` and `make test`.
 # Both create .venv on first use with the exact versions in requirements-lock.txt.
+# `make check-all` runs what `make test` leaves out as too slow; CI runs both.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -15,7 +16,7 @@ ISOLATED := JUPYTER_CONFIG_DIR=$(STATE)/jupyter-config JUPYTER_DATA_DIR=$(STATE)
 	JUPYTER_RUNTIME_DIR=$(STATE)/jupyter-runtime IPYTHONDIR=$(STATE)/ipython \
 	MPLCONFIGDIR=$(STATE)/matplotlib npm_config_cache=$(STATE)/npm
 
-.PHONY: lab test lint notebooks bench site npm lock clean mutants
+.PHONY: lab test check-all lint notebooks bench site npm lock clean mutants
 
 $(STAMP): requirements-lock.txt pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10) and "Python 3.10 or newer is needed")'
@@ -45,8 +46,24 @@ $(NPM_STAMP): tools/build_site.py | $(STAMP)
 
 npm: $(NPM_STAMP)  ## fetch the exported pages' scripts (npm pack, pinned versions)
 
+# pytest on two workers, a test file each at a time (nbval runs a notebook's cells in order
+# in one kernel), one torch thread per process: the workers and the kernels they start share
+# two cores, and more threads than cores make torch wait on itself.
+WORKERS ?= 2
+PYTEST := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(ISOLATED) $(BIN)/python -m pytest \
+	-n $(WORKERS) --dist loadfile
+# check-all's hypothesis search over every public function: fresh draws, this many per test.
+FUZZ_EXAMPLES ?= 2000
+
 test: lint $(NPM_STAMP)  ## ruff, attnlib units, widgets, nbval over every notebook, browser
-	$(ISOLATED) $(BIN)/python -m pytest --nbval
+	$(PYTEST) --nbval -m "not check_all"
+
+# What `make test` leaves out: tests marked check_all (full re-runs that repeat what nbval
+# already checks, long sweeps), and a longer fuzz search. Exit code 5 is pytest's "no tests
+# collected", not a failure.
+check-all: $(STAMP) $(NPM_STAMP)  ## the slow checks make test leaves out (CI runs both)
+	$(PYTEST) -m check_all || [ $$? -eq 5 ]
+	ATTNLIB_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PYTEST) tests/test_any_argument.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -73,14 +73,26 @@ def test_lock_pins_every_dependency_exactly_and_torch_to_the_cpu_wheel():
     assert _pyproject_names() <= set(pins), _pyproject_names() - set(pins)
 
 
-def test_readme_gives_the_two_commands_and_ci_runs_the_test_one():
+def test_readme_gives_the_two_commands_and_ci_runs_the_test_one_then_check_all():
     readme = (ROOT / "README.md").read_text()
-    assert "make lab" in readme and "make test" in readme
+    assert "make lab" in readme and "make test" in readme and "make check-all" in readme
     ci = (ROOT / ".ci" / "run").read_text()
-    assert re.search(r"^make test$", ci, re.M)
+    assert re.search(r"^make test\nmake check-all$", ci, re.M)
     makefile = (ROOT / "Makefile").read_text()
-    for target in ("lab:", "test:", "notebooks:", "bench:"):
+    for target in ("lab:", "test:", "check-all:", "notebooks:", "bench:"):
         assert re.search(rf"^{target}", makefile, re.M), target
+
+
+def test_make_test_and_check_all_split_the_tests_by_the_check_all_marker():
+    # A test marked check_all leaves `make test` for `make check-all`; nothing is in neither.
+    makefile = (ROOT / "Makefile").read_text()
+    test = re.search(r"^test:.*\n((?:\t.*\n)+)", makefile, re.M).group(1)
+    check_all = re.search(r"^check-all:.*\n((?:\t.*\n)+)", makefile, re.M).group(1)
+    assert '-m "not check_all"' in test and "--nbval" in test
+    assert re.search(r"-m check_all \|\| \[ \$\$\? -eq 5 \]", check_all)
+    markers = PYPROJECT["tool"]["pytest"]["ini_options"]["markers"]
+    assert any(m.startswith("check_all:") for m in markers)
+    assert "--strict-markers" in PYPROJECT["tool"]["pytest"]["ini_options"]["addopts"]
 
 
 def test_import_attnlib_stays_light():
