@@ -138,7 +138,7 @@ def test_binder_badge_and_links_are_built_from_the_one_repository_address():
         assert found == owner_name
 
 
-def test_ci_workflow_runs_the_readme_test_command_with_a_browser():
+def test_ci_workflow_runs_the_readme_test_command_then_check_all_with_a_browser():
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "tests.yml").read_text())
     (job,) = workflow["jobs"].values()
     assert job["strategy"]["matrix"]["python-version"] == ["3.10", "3.12"]
@@ -146,6 +146,9 @@ def test_ci_workflow_runs_the_readme_test_command_with_a_browser():
     assert "make test" in runs
     test_step = next(s for s in job["steps"] if s.get("run", "").strip() == "make test")
     assert test_step["env"]["CI"] and "ATTNLIB_CHROMIUM" in test_step["env"]
+    assert runs.index("make check-all") > runs.index("make test")
+    check_all_step = job["steps"][runs.index("make check-all")]
+    assert check_all_step["env"] == test_step["env"]
     assert any("chrom" in (s.get("uses", "") + s.get("name", "")).lower() for s in job["steps"])
 
 
