@@ -48,22 +48,24 @@ npm: $(NPM_STAMP)  ## fetch the exported pages' scripts (npm pack, pinned versio
 
 # pytest on two workers with one torch thread per process: the workers and the kernels
 # they start share two cores, and more threads than cores make torch wait on itself.
-# `--dist loadfile` keeps a file on one worker: nbval runs a notebook's cells in order in
-# one kernel, and the browser tests share their servers within a file.
+# `--dist loadfile` keeps a file's tests on one worker, but for the few files conftest.py
+# lets spread (its SPREAD); files are handed out in collection order, so the few long
+# browser files start first instead of last (xdist would order them by number of tests).
 WORKERS ?= 2
-PYTEST := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(ISOLATED) $(BIN)/python -m pytest -n $(WORKERS)
+PYTEST := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(ISOLATED) $(BIN)/python -m pytest \
+	-n $(WORKERS) --dist loadfile --no-loadscope-reorder
 # check-all's hypothesis search over every public function: fresh draws, this many per test.
 FUZZ_EXAMPLES ?= 1000
 
 test: lint $(NPM_STAMP)  ## ruff, attnlib units, widgets, nbval over every notebook, browser
-	$(PYTEST) --dist loadfile --nbval -m "not check_all"
+	$(PYTEST) --nbval -m "not check_all"
 
 # What `make test` leaves out: tests marked check_all (full re-runs that repeat what nbval
 # already checks, long sweeps), and a longer fuzz search. Exit code 5 is pytest's "no tests
 # collected", not a failure.
 check-all: $(STAMP) $(NPM_STAMP)  ## the slow checks make test leaves out (CI runs both)
-	$(PYTEST) --dist loadfile -m check_all || [ $$? -eq 5 ]
-	ATTNLIB_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PYTEST) --dist load tests/test_any_argument.py
+	$(PYTEST) -m check_all || [ $$? -eq 5 ]
+	ATTNLIB_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PYTEST) tests/test_any_argument.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
