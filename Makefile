@@ -18,9 +18,29 @@ ISOLATED := JUPYTER_CONFIG_DIR=$(STATE)/jupyter-config JUPYTER_DATA_DIR=$(STATE)
 
 .PHONY: lab test check-all lint notebooks bench site npm lock clean mutants
 
+# PyPI's torch for Linux is the CUDA build, with gigabytes of nvidia-* wheels a CPU never
+# uses. PyTorch's CPU index has the same release as 2.13.0+cpu, which `==2.13.0` matches and
+# pip prefers (a local version sorts after the plain one). On Linux torch is installed on its
+# own first, with that index asked too; then the build that came is named, in words if it
+# is not the CPU one (the index unreachable, or without a wheel for this Python).
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
+TORCH_INDEX := $(if $(filter Linux,$(shell uname -s)),--extra-index-url $(TORCH_CPU_INDEX))
+define TORCH_BUILD
+import platform, torch
+where = f"PyTorch {torch.__version__} on Python {platform.python_version()}"
+if torch.version.cuda:
+    print(f"{where}: the CUDA {torch.version.cuda} build, not the CPU one, as PyTorch's CPU"
+          " index ($(TORCH_CPU_INDEX)) could not be reached or has no wheel for this Python."
+          " It computes on the CPU all the same, with gigabytes more installed.")
+else:
+    print(f"{where}: the CPU build.")
+endef
+export TORCH_BUILD
+
 $(STAMP): requirements-lock.txt pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10) and "Python 3.10 or newer is needed")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet torch==2.13.0 --no-deps $(TORCH_INDEX)
 	@# The lock is for Python 3.11; elsewhere take the newest versions pyproject allows,
 	@# with torch still pinned so that every printed value stays the same.
 	if $(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then \
@@ -29,6 +49,7 @@ $(STAMP): requirements-lock.txt pyproject.toml
 		$(BIN)/python -m pip install --quiet torch==2.13.0 -e '.[dev]'; \
 	fi
 	$(BIN)/python -m pip install --quiet --no-deps -e .
+	@$(BIN)/python -c "$$TORCH_BUILD"
 	touch $(STAMP)
 
 lab: $(STAMP)  ## open the course in JupyterLab

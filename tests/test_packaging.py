@@ -19,6 +19,8 @@ except ModuleNotFoundError:  # Python 3.10
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+# The Pythons the README promises and the workflow runs.
+SUPPORTED_PYTHONS = ("3.10", "3.11", "3.12", "3.13")
 # conda-forge names that differ from PyPI's
 CONDA_TO_PYPI = {"pytorch": "torch"}
 
@@ -141,7 +143,7 @@ def test_binder_badge_and_links_are_built_from_the_one_repository_address():
 def test_ci_workflow_runs_the_readme_test_command_then_check_all_with_a_browser():
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "tests.yml").read_text())
     (job,) = workflow["jobs"].values()
-    assert job["strategy"]["matrix"]["python-version"] == ["3.10", "3.12"]
+    assert job["strategy"]["matrix"]["python-version"] == list(SUPPORTED_PYTHONS)
     runs = [step.get("run", "").strip() for step in job["steps"]]
     assert "make test" in runs
     test_step = next(s for s in job["steps"] if s.get("run", "").strip() == "make test")
@@ -169,8 +171,20 @@ def test_ci_installs_pytorch_from_its_cpu_index_and_checks_the_build():
     runs = [step.get("run", "").strip() for step in job["steps"]]
     checks = [i for i, run in enumerate(runs) if "torch.version.cuda" in run]
     assert checks and checks[0] < runs.index("make test"), "check the CPU build before the tests"
-    # The Makefile pins torch exactly, a pin that the CPU wheel, 2.13.0+cpu, satisfies.
-    assert re.search(r"-m pip install --quiet torch==2\.13\.0 ", (ROOT / "Makefile").read_text())
+    # The Makefile pins torch exactly, a pin that the CPU wheel, 2.13.0+cpu, satisfies, and
+    # asks the CPU index for it on Linux before anything else is installed.
+    makefile = (ROOT / "Makefile").read_text()
+    torch_first = "-m pip install --quiet torch==2.13.0 --no-deps $(TORCH_INDEX)"
+    assert makefile.index(torch_first) < makefile.index("-r requirements-lock.txt")
+    assert "--extra-index-url $(TORCH_CPU_INDEX)" in makefile
+    assert f"TORCH_CPU_INDEX := {CPU_INDEX}" in makefile
+
+
+def test_readme_names_the_pythons_the_workflow_runs():
+    readme = (ROOT / "README.md").read_text()
+    listed = re.search(r"Python (3\.\d+(?:, 3\.\d+)*) (?:and|or) (3\.\d+)", readme)
+    assert listed, "README should name the supported Pythons"
+    assert (*listed.group(1).split(", "), listed.group(2)) == SUPPORTED_PYTHONS
 
 
 def test_no_function_in_attnlib_is_longer_than_40_lines():
