@@ -1,5 +1,6 @@
 # attention, step by step: two commands, `make lab` and `make test`.
 # Both create .venv on first use with the exact versions in requirements-lock.txt.
+# `make check-all` runs what `make test` leaves out as too slow; CI runs both.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -15,11 +16,31 @@ ISOLATED := JUPYTER_CONFIG_DIR=$(STATE)/jupyter-config JUPYTER_DATA_DIR=$(STATE)
 	JUPYTER_RUNTIME_DIR=$(STATE)/jupyter-runtime IPYTHONDIR=$(STATE)/ipython \
 	MPLCONFIGDIR=$(STATE)/matplotlib npm_config_cache=$(STATE)/npm
 
-.PHONY: lab test lint notebooks bench site npm bundle lock clean mutants
+.PHONY: lab test check-all lint notebooks bench site npm bundle lock clean mutants
+
+# PyPI's torch for Linux is the CUDA build, with gigabytes of nvidia-* wheels a CPU never
+# uses. PyTorch's CPU index has the same release as 2.13.0+cpu, which `==2.13.0` matches and
+# pip prefers (a local version sorts after the plain one). On Linux torch is installed on its
+# own first, with that index asked too; then the build that came is named, in words if it
+# is not the CPU one (the index unreachable, or without a wheel for this Python).
+TORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
+TORCH_INDEX := $(if $(filter Linux,$(shell uname -s)),--extra-index-url $(TORCH_CPU_INDEX))
+define TORCH_BUILD
+import platform, torch
+where = f"PyTorch {torch.__version__} on Python {platform.python_version()}"
+if torch.version.cuda:
+    print(f"{where}: the CUDA {torch.version.cuda} build, not the CPU one, as PyTorch's CPU"
+          " index ($(TORCH_CPU_INDEX)) could not be reached or has no wheel for this Python."
+          " It computes on the CPU all the same, with gigabytes more installed.")
+else:
+    print(f"{where}: the CPU build.")
+endef
+export TORCH_BUILD
 
 $(STAMP): requirements-lock.txt pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10) and "Python 3.10 or newer is needed")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet torch==2.13.0 --no-deps $(TORCH_INDEX)
 	@# The lock is for Python 3.11; elsewhere take the newest versions pyproject allows,
 	@# with torch still pinned so that every printed value stays the same.
 	if $(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then \
@@ -28,6 +49,7 @@ $(STAMP): requirements-lock.txt pyproject.toml
 		$(BIN)/python -m pip install --quiet torch==2.13.0 -e '.[dev]'; \
 	fi
 	$(BIN)/python -m pip install --quiet --no-deps -e .
+	@$(BIN)/python -c "$$TORCH_BUILD"
 	touch $(STAMP)
 
 lab: $(STAMP)  ## open the course in JupyterLab
@@ -52,8 +74,26 @@ node_modules/.package-lock.json: package.json package-lock.json
 bundle: node_modules/.package-lock.json  ## rebuild attnlib/widgets/static/explorer.js from static/src
 	npm run --silent build > attnlib/widgets/static/explorer.js
 
+# pytest on two workers with one torch thread per process: the workers and the kernels
+# they start share two cores, and more threads than cores make torch wait on itself.
+# `--dist loadfile` keeps a file's tests on one worker, but for the few files conftest.py
+# lets spread (its SPREAD); files are handed out in collection order, so the few long
+# browser files start first instead of last (xdist would order them by number of tests).
+WORKERS ?= 2
+PYTEST := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(ISOLATED) $(BIN)/python -m pytest \
+	-n $(WORKERS) --dist loadfile --no-loadscope-reorder
+# check-all's hypothesis search over every public function: fresh draws, this many per test.
+FUZZ_EXAMPLES ?= 1000
+
 test: lint $(NPM_STAMP)  ## ruff, attnlib units, widgets, nbval over every notebook, browser
-	$(ISOLATED) $(BIN)/python -m pytest --nbval
+	$(PYTEST) --nbval -m "not check_all"
+
+# What `make test` leaves out: tests marked check_all (full re-runs that repeat what nbval
+# already checks, long sweeps), and a longer fuzz search. Exit code 5 is pytest's "no tests
+# collected", not a failure.
+check-all: $(STAMP) $(NPM_STAMP)  ## the slow checks make test leaves out (CI runs both)
+	$(PYTEST) -m check_all || [ $$? -eq 5 ]
+	ATTNLIB_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PYTEST) tests/test_any_argument.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,10 +1,13 @@
-"""Keep Jupyter, IPython and matplotlib state of every test run inside the repo.
+"""Keep Jupyter, IPython and matplotlib state of every test run inside the repo; share the
+tests between pytest-xdist's workers.
 
 Loaded by pytest for tests/ and notebooks/ alike, before any kernel starts.
 """
 
 import os
 from pathlib import Path
+
+import pytest
 
 _STATE = Path(__file__).parent / ".cache" / "test-home"
 for var, sub in {
@@ -18,3 +21,24 @@ for var, sub in {
 }.items():
     os.environ.setdefault(var, str(_STATE / sub))
     Path(os.environ[var]).mkdir(parents=True, exist_ok=True)
+
+
+# Under `--dist loadfile` (make test), a file's tests run together on one worker: nbval runs
+# a notebook's cells in order in one kernel, and the browser tests share servers within a
+# file. The tests of these files stand alone and are long together (a kernel or a hypothesis
+# search each): they go to whichever worker is free, one by one.
+SPREAD = {"test_exercises.py", "test_any_argument.py", "test_notebooks.py", "test_figures.py"}
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, unknown without it
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None  # pytest-xdist's own scheduler for that mode
+    from xdist.scheduler import LoadFileScheduling
+
+    class FilesButSpread(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            file = nodeid.split("::", 1)[0]
+            return nodeid if Path(file).name in SPREAD else file
+
+    return FilesButSpread(config, log)

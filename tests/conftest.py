@@ -2,17 +2,27 @@
 
 The Agg backend is chosen here, before any test module imports pyplot, so that no
 test opens a window or needs a display; a figure a test leaves registered with
-pyplot is closed when the test ends, so none leaks into the next one.
+pyplot is closed when the test ends, so none leaks into the next one. Under
+pytest-xdist each worker computes with one torch thread.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 import matplotlib
 import pytest
 
 matplotlib.use("Agg")
+
+if "PYTEST_XDIST_WORKER" in os.environ:
+    # Two workers on two cores: more threads than cores makes torch wait on itself. Set
+    # before any test module imports torch; the kernels nbval and the tests start inherit it.
+    for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[_var] = "1"
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
 
 
 @pytest.fixture(autouse=True)

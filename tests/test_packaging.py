@@ -18,6 +18,8 @@ except ModuleNotFoundError:  # Python 3.10
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+# The Pythons the README promises and the workflow runs.
+SUPPORTED_PYTHONS = ("3.10", "3.11", "3.12", "3.13")
 # conda-forge names that differ from PyPI's
 CONDA_TO_PYPI = {"pytorch": "torch"}
 
@@ -72,14 +74,26 @@ def test_lock_pins_every_dependency_exactly_and_torch_to_the_cpu_wheel():
     assert _pyproject_names() <= set(pins), _pyproject_names() - set(pins)
 
 
-def test_readme_gives_the_two_commands_and_ci_runs_the_test_one():
+def test_readme_gives_the_two_commands_and_ci_runs_the_test_one_then_check_all():
     readme = (ROOT / "README.md").read_text()
-    assert "make lab" in readme and "make test" in readme
+    assert "make lab" in readme and "make test" in readme and "make check-all" in readme
     ci = (ROOT / ".ci" / "run").read_text()
-    assert re.search(r"^make test$", ci, re.M)
+    assert re.search(r"^make test\nmake check-all$", ci, re.M)
     makefile = (ROOT / "Makefile").read_text()
-    for target in ("lab:", "test:", "notebooks:", "bench:"):
+    for target in ("lab:", "test:", "check-all:", "notebooks:", "bench:"):
         assert re.search(rf"^{target}", makefile, re.M), target
+
+
+def test_make_test_and_check_all_split_the_tests_by_the_check_all_marker():
+    # A test marked check_all leaves `make test` for `make check-all`; nothing is in neither.
+    makefile = (ROOT / "Makefile").read_text()
+    test = re.search(r"^test:.*\n((?:\t.*\n)+)", makefile, re.M).group(1)
+    check_all = re.search(r"^check-all:.*\n((?:\t.*\n)+)", makefile, re.M).group(1)
+    assert '-m "not check_all"' in test and "--nbval" in test
+    assert re.search(r"-m check_all \|\| \[ \$\$\? -eq 5 \]", check_all)
+    markers = PYPROJECT["tool"]["pytest"]["ini_options"]["markers"]
+    assert any(m.startswith("check_all:") for m in markers)
+    assert "--strict-markers" in PYPROJECT["tool"]["pytest"]["ini_options"]["addopts"]
 
 
 def test_import_attnlib_stays_light():
@@ -125,14 +139,17 @@ def test_binder_badge_and_links_are_built_from_the_one_repository_address():
         assert found == owner_name
 
 
-def test_ci_workflow_runs_the_readme_test_command_with_a_browser():
+def test_ci_workflow_runs_the_readme_test_command_then_check_all_with_a_browser():
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "tests.yml").read_text())
     (job,) = workflow["jobs"].values()
-    assert job["strategy"]["matrix"]["python-version"] == ["3.10", "3.12"]
+    assert job["strategy"]["matrix"]["python-version"] == list(SUPPORTED_PYTHONS)
     runs = [step.get("run", "").strip() for step in job["steps"]]
     assert "make test" in runs
     test_step = next(s for s in job["steps"] if s.get("run", "").strip() == "make test")
     assert test_step["env"]["CI"] and "ATTNLIB_CHROMIUM" in test_step["env"]
+    assert runs.index("make check-all") > runs.index("make test")
+    check_all_step = job["steps"][runs.index("make check-all")]
+    assert check_all_step["env"] == test_step["env"]
     assert any("chrom" in (s.get("uses", "") + s.get("name", "")).lower() for s in job["steps"])
 
 
@@ -153,5 +170,17 @@ def test_ci_installs_pytorch_from_its_cpu_index_and_checks_the_build():
     runs = [step.get("run", "").strip() for step in job["steps"]]
     checks = [i for i, run in enumerate(runs) if "torch.version.cuda" in run]
     assert checks and checks[0] < runs.index("make test"), "check the CPU build before the tests"
-    # The Makefile pins torch exactly, a pin that the CPU wheel, 2.13.0+cpu, satisfies.
-    assert re.search(r"-m pip install --quiet torch==2\.13\.0 ", (ROOT / "Makefile").read_text())
+    # The Makefile pins torch exactly, a pin that the CPU wheel, 2.13.0+cpu, satisfies, and
+    # asks the CPU index for it on Linux before anything else is installed.
+    makefile = (ROOT / "Makefile").read_text()
+    torch_first = "-m pip install --quiet torch==2.13.0 --no-deps $(TORCH_INDEX)"
+    assert makefile.index(torch_first) < makefile.index("-r requirements-lock.txt")
+    assert "--extra-index-url $(TORCH_CPU_INDEX)" in makefile
+    assert f"TORCH_CPU_INDEX := {CPU_INDEX}" in makefile
+
+
+def test_readme_names_the_pythons_the_workflow_runs():
+    readme = (ROOT / "README.md").read_text()
+    listed = re.search(r"Python (3\.\d+(?:, 3\.\d+)*) (?:and|or) (3\.\d+)", readme)
+    assert listed, "README should name the supported Pythons"
+    assert (*listed.group(1).split(", "), listed.group(2)) == SUPPORTED_PYTHONS
