@@ -30,7 +30,17 @@ __all__ = ["MISTAKES", "Mistake", "hint"]
 
 MISTAKES: dict[str, Mistake] = {}
 for _table in (
-    scores, weights, context, tokens, questions, costs, blockwise, trainable, masks, dropout, heads
+    scores,
+    weights,
+    context,
+    tokens,
+    questions,
+    costs,
+    blockwise,
+    trainable,
+    masks,
+    dropout,
+    heads,
 ):
     assert not set(_table.TABLE) & set(MISTAKES), "a mistake has one name"
     MISTAKES.update(_table.TABLE)
