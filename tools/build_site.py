@@ -97,9 +97,6 @@ def copy_scripts(static: Path, npm_dir: Path = NPM_DIR) -> None:
     shutil.copy(package_dir("requirejs", npm_dir) / "require.js", static / "require.js")
     manager = package_dir(MANAGER, npm_dir) / "dist"
     shutil.copy(manager / "embed-amd.js", static / "embed-amd.js")
-    # Its stylesheet's icon fonts, looked for beside the script; browsers take the woff2.
-    for font in manager.glob("*.woff2"):
-        shutil.copy(font, static / font.name)
     # MathJax: the TeX-to-HTML component and the fonts it loads from its own folder.
     mathjax = package_dir("mathjax", npm_dir) / "es5"
     shutil.copy(mathjax / "tex-chtml.js", static / "mathjax" / "tex-chtml.js")
@@ -199,13 +196,20 @@ def lay_out_sources(src: Path, notebooks: Path = NOTEBOOKS, npm_dir: Path = NPM_
         shutil.rmtree(src)
     (src / "_static" / "mathjax").mkdir(parents=True)
     shutil.copy(SITE_FILES / "conf.py", src / "conf.py")
-    shutil.copy(SITE_FILES / "course.css", src / "_static" / "course.css")
+    for name in ("course.css", "course.js"):
+        shutil.copy(SITE_FILES / name, src / "_static" / name)
+    shutil.copytree(SITE_FILES / "_templates", src / "_templates")
     copy_scripts(src / "_static", npm_dir)
     # The manager asks require.js for "anywidget", which looks beside the page first: the
     # pages are all at the site's root, and so is this file (conf.py's html_extra_path).
     (src / "_extra").mkdir()
     anywidget = package_dir("anywidget", npm_dir) / "dist" / "index.js"
     shutil.copy(anywidget, src / "_extra" / "anywidget.js")
+    # The manager's stylesheet looks for its icon fonts in @jupyter-widgets/ beside the page;
+    # browsers take the woff2.
+    (src / "_extra" / "@jupyter-widgets").mkdir()
+    for font in (package_dir(MANAGER, npm_dir) / "dist").glob("*.woff2"):
+        shutil.copy(font, src / "_extra" / "@jupyter-widgets" / font.name)
     if (notebooks / "figures").is_dir():
         shutil.copytree(notebooks / "figures", src / "figures")
     stems = []

@@ -20,7 +20,7 @@ myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
 # The saved widget state renders the explorers; these scripts (in _static/) run it, on the
 # pages that have explorers only. The manager loads anywidget through require.js.
-nb_ipywidgets_js = {"require.js": {}, "embed-amd.js": {}}
+nb_ipywidgets_js = {"require.js": {"defer": "defer"}, "embed-amd.js": {"defer": "defer"}}
 # MathJax from _static/ (npm `mathjax`, pinned in build_site.NPM_PACKAGES).
 mathjax_path = "mathjax/tex-chtml.js"
 
@@ -31,6 +31,9 @@ html_extra_path = ["_extra"]
 # The theme follows the reader's system until the reader picks light or dark.
 html_context = {"default_mode": "auto"}
 html_css_files = ["course.css"]
+# Loaded before MathJax: it configures it (see the file).
+html_js_files = [("course.js", {"priority": 200})]
+templates_path = ["_templates"]
 html_theme_options = {
     "show_navbar_depth": 1,
     "show_toc_level": 2,
