@@ -36,3 +36,19 @@ window.FontAwesomeConfig = { autoReplaceSvg: "nest" };
   });
   current.Hub = Hub;
 })();
+
+// A code block or table that scrolls sideways (on a phone, say) takes keyboard focus, so it
+// can be scrolled without a mouse; checked again when the window changes size.
+(() => {
+  const scrollers = () =>
+    document.querySelectorAll(".bd-article pre, .bd-article table, .bd-article .cell_output");
+  const update = () => {
+    for (const element of scrollers()) {
+      if (element.closest(".attnlib-explorer")) continue;
+      if (element.scrollWidth > element.clientWidth + 1) element.setAttribute("tabindex", "0");
+      else element.removeAttribute("tabindex");
+    }
+  };
+  window.addEventListener("DOMContentLoaded", update);
+  window.addEventListener("resize", update);
+})();
