@@ -242,6 +242,11 @@ def _check_page(page, errors: list, refused: list, name: str, look: str) -> None
         assert page.locator("mjx-container").count() > 0, f"{where}: no formula typeset"
     dark = page.evaluate("() => document.documentElement.dataset.theme")
     assert dark == ("dark" if "dark" in look else "light"), f"{where}: theme {dark}"
+    # The explorers take the page's background: the theme once painted them light in dark.
+    painted = page.locator(".cell_output .widget-subarea").evaluate_all(
+        "(areas) => areas.map((a) => getComputedStyle(a).backgroundColor)"
+    )
+    assert all(c == "rgba(0, 0, 0, 0)" for c in painted), f"{where}: widget areas {painted}"
     assert not page.evaluate(_CLIPPED, list(CHROME)), where
     violations = _axe(page)
     assert not violations, f"{where}: axe-core: {violations}"
