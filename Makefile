@@ -55,8 +55,8 @@ $(STAMP): requirements-lock.txt pyproject.toml
 lab: $(STAMP)  ## open the course in JupyterLab
 	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) --notebook-dir=notebooks $(ROOT_FLAG)
 
-# The scripts an exported page runs (require.js, the widgets' HTML manager, anywidget), at
-# the versions pinned in tools/build_site.py: for `make site` and the offline browser tests.
+# The scripts the site's pages run (MathJax, require.js, the widgets' HTML manager, anywidget)
+# and axe-core for its tests, at the versions pinned in tools/build_site.py (npm pack).
 NPM_STAMP := .cache/npm/.fetched
 $(NPM_STAMP): tools/build_site.py | $(STAMP)
 	@if command -v npm >/dev/null 2>&1; then \
@@ -107,7 +107,7 @@ bench: $(STAMP)  ## speed and memory measurements, each printed as ratios or pea
 	$(ISOLATED) $(BIN)/python benchmarks/kernel_memory.py
 	$(ISOLATED) $(BIN)/python benchmarks/widget_latency.py
 
-site: $(STAMP) $(NPM_STAMP)  ## the course as static HTML pages in site/, explorers alive without a kernel
+site: $(STAMP) $(NPM_STAMP)  ## the course as a website in site/ (Sphinx, MyST-NB, book theme), explorers alive offline
 	$(ISOLATED) $(BIN)/python tools/build_site.py --out site
 
 lock: $(STAMP)  ## record the exact versions of the working .venv

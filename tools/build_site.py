@@ -1,13 +1,17 @@
-"""Write the course as static HTML pages into site/, with explorers alive and no kernel.
+"""Write the course as a website into site/: Sphinx with MyST-NB and the book theme.
 
-`make site` calls this. Each committed notebook, with the widget state that
-`make notebooks` stores, becomes one page (nbconvert's lab template); links
-between notebooks point at their pages. The scripts the pages need are copied
-beside them from pinned npm packages, so the site asks no CDN for them:
-require.js, the widgets' HTML manager (with its fonts) and anywidget's module.
+`make site` calls this. Each committed notebook, with the widget state that `make
+notebooks` stores, becomes one page, its explorers alive without a kernel; a landing page
+holds the course map (the table of README.md's "The course"); the book theme gives every
+page a sidebar, previous/next links, search and a dark mode. Nothing a page loads comes
+from another host: MathJax, require.js, the widgets' HTML manager and anywidget's module
+are copied into _static/ from pinned npm packages (shared by every page, cached once).
+
+The Sphinx sources are laid out in .cache/site-src/ from tools/site/ (conf.py, course.css)
+and the notebooks, each given the current front end and its kernel-only controls disabled.
 
 Usage:
-    python tools/build_site.py [--out site]      write the pages (npm packages needed)
+    python tools/build_site.py [--out site]      write the site (npm packages needed)
     python tools/build_site.py --fetch            download the npm packages (npm pack)
 """
 
@@ -24,21 +28,25 @@ import tarfile
 from pathlib import Path
 
 import nbformat
-from nbconvert import HTMLExporter
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
+SITE_FILES = ROOT / "tools" / "site"
 NPM_DIR = ROOT / ".cache" / "npm"
-# The scripts an exported page runs, pinned. anywidget's must match the Python package's
-# protocol (its models ask for anywidget ~0.11).
+SOURCES = ROOT / ".cache" / "site-src"
+# The scripts a page runs, pinned. anywidget's must match the Python package's protocol
+# (its models ask for anywidget ~0.11). axe-core is for the site's tests only.
 NPM_PACKAGES = {
     "requirejs": "2.3.8",
     "@jupyter-widgets/html-manager": "1.0.15",
     "anywidget": "0.11.0",
+    "mathjax": "3.2.2",
+    "axe-core": "4.14.1",
 }
-MANAGER = "@jupyter-widgets/html-manager/dist"
-FONTS = (".woff2", ".woff", ".ttf", ".eot", ".svg")
+MANAGER = "@jupyter-widgets/html-manager"
 LINK = re.compile(r"\]\((\d\d_[\w-]+)\.ipynb([#)])")
+# The one link out of notebooks/ (09's "course map"): the landing page holds that map.
+README_LINK = re.compile(r"\]\(\.\./README\.md(#[\w-]*)?\)")
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 # What a page says about the controls only a kernel can act on (a sentence needs embeddings).
 KERNEL_NOTE = "Fixed on this page: open the notebook in JupyterLab to try your own sentence."
@@ -53,7 +61,7 @@ def fetch(npm_dir: Path = NPM_DIR) -> None:
     """Download and unpack :data:`NPM_PACKAGES` into ``npm_dir`` (skipped if already there)."""
     npm = shutil.which("npm")
     if npm is None:
-        sys.exit("npm is not installed: it fetches the scripts the exported pages need")
+        sys.exit("npm is not installed: it fetches the scripts the site's pages need")
     npm_dir.mkdir(parents=True, exist_ok=True)
     for name, version in NPM_PACKAGES.items():
         target = package_dir(name, npm_dir)
@@ -80,31 +88,20 @@ def fetch(npm_dir: Path = NPM_DIR) -> None:
         tarball.unlink()
 
 
-def copy_scripts(out: Path, npm_dir: Path = NPM_DIR) -> None:
-    """The pages' scripts beside them, where the pages and the widget manager look."""
+def copy_scripts(static: Path, npm_dir: Path = NPM_DIR) -> None:
+    """The pages' scripts into ``static`` (the site's _static/), one copy for every page."""
     missing = [name for name in NPM_PACKAGES if not package_dir(name, npm_dir).is_dir()]
     if missing:
         sys.exit(f"npm packages missing in {npm_dir}: {missing}; run: make npm")
-    shutil.copy(package_dir("requirejs", npm_dir) / "require.js", out / "require.js")
-    # The manager loads anywidget with require.js, from the page's folder first.
-    shutil.copy(package_dir("anywidget", npm_dir) / "dist" / "index.js", out / "anywidget.js")
-    manager = package_dir("@jupyter-widgets/html-manager", npm_dir) / "dist"
-    (out / MANAGER).mkdir(parents=True, exist_ok=True)
-    shutil.copy(manager / "embed-amd.js", out / MANAGER / "embed-amd.js")
-    # Its stylesheet looks for its icon fonts in two places: both are served.
-    for font in manager.glob("*.*"):
-        if font.suffix in FONTS:
-            for folder in (out / MANAGER, out / MANAGER.split("/")[0]):
-                shutil.copy(font, folder / font.name)
-
-
-def exporter() -> HTMLExporter:
-    """nbconvert's lab template, loading require.js and the widget manager from the site."""
-    return HTMLExporter(
-        template_name="lab",
-        require_js_url="require.js",
-        widget_renderer_url=f"{MANAGER}/embed-amd.js",
-    )
+    static.mkdir(parents=True, exist_ok=True)
+    shutil.copy(package_dir("requirejs", npm_dir) / "require.js", static / "require.js")
+    manager = package_dir(MANAGER, npm_dir) / "dist"
+    shutil.copy(manager / "embed-amd.js", static / "embed-amd.js")
+    # MathJax: the TeX-to-HTML component and the fonts it loads from its own folder.
+    mathjax = package_dir("mathjax", npm_dir) / "es5"
+    shutil.copy(mathjax / "tex-chtml.js", static / "mathjax" / "tex-chtml.js")
+    fonts = Path("output", "chtml", "fonts", "woff-v2")
+    shutil.copytree(mathjax / fonts, static / "mathjax" / fonts, dirs_exist_ok=True)
 
 
 def fix_kernel_only_controls(nb: nbformat.NotebookNode) -> None:
@@ -143,47 +140,105 @@ def with_current_module(nb: nbformat.NotebookNode) -> None:
         widgets["state"] = with_module(widgets["state"])
 
 
-def page(path: Path, export: HTMLExporter) -> tuple[str, str]:
-    """``path`` as an HTML page whose links to notebooks point at their pages; and its title."""
+def site_links(markdown: str) -> str:
+    """``markdown`` whose links stay inside the site: the README's course map is the
+    landing page (``index.md``); links between notebooks are kept for MyST to resolve."""
+    return README_LINK.sub("](index.md)", markdown)
+
+
+def prepared(path: Path) -> nbformat.NotebookNode:
+    """The notebook at ``path`` as its page shows it."""
     nb = nbformat.read(path, as_version=4)
     with_current_module(nb)
     fix_kernel_only_controls(nb)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = LINK.sub(r"](\1.html\2", cell.source)
-    first = nb.cells[0].source.splitlines()[0] if nb.cells else path.stem
-    title = first.lstrip("# ").strip()
-    body, _ = export.from_notebook_node(nb, resources={"metadata": {"name": title}})
-    return body, title
+            cell.source = site_links(cell.source)
+    return nb
 
 
-def index(titles: list[tuple[str, str]]) -> str:
-    items = "\n".join(
-        f'<li><a href="{html.escape(name)}">{html.escape(title)}</a></li>' for name, title in titles
+def course_map(readme: str) -> list[tuple[str, str, str, str]]:
+    """README's course table as rows of (notebook stem, title, you learn to, explorer)."""
+    row = re.compile(
+        r"^\| \[(.+?)\]\(notebooks/(\d\d_[\w-]+)\.ipynb\) \| (.*?) \|.*\|\s*(.*?)\s*\|$"
     )
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        "<title>attention, step by step</title></head>\n<body><h1>attention, step by step</h1>\n"
-        f"<p>Self-attention from nested loops to multi-head attention.</p>\n<ol>\n{items}\n</ol>\n"
-        "</body></html>\n"
-    )
+    rows = [row.match(line) for line in readme.splitlines()]
+    return [(m[2], m[1], m[3], m[4]) for m in rows if m]
+
+
+def landing_page(readme: str, stems: list[str]) -> str:
+    """The site's index.md: what the course is, its map, and the table of contents."""
+    rows = {stem: rest for stem, *rest in course_map(readme)}
+    lines = [
+        "# attention, step by step",
+        "",
+        "How a self-attention layer turns token embeddings into context vectors, built up one",
+        "checked stage at a time, beside chapter 3 of *Build a Large Language Model (From",
+        "Scratch)* by Sebastian Raschka. Each page is a notebook with its outputs; its explorers",
+        "respond to their controls here, without a kernel. To write the exercises yourself,",
+        "open the notebooks in JupyterLab (the repository's README says how).",
+        "",
+        "## The course map",
+        "",
+        "| notebook | you learn to | explorer |",
+        "|---|---|---|",
+    ]
+    for stem in stems:
+        title, learn, explorer = rows.get(stem, (stem, "", ""))
+        lines.append(f"| [{title}]({stem}.ipynb) | {learn} | {explorer} |")
+    lines += ["", "```{toctree}", ":hidden:", ":maxdepth: 1", "", *stems, "```", ""]
+    return "\n".join(lines)
+
+
+def lay_out_sources(src: Path, notebooks: Path = NOTEBOOKS, npm_dir: Path = NPM_DIR) -> None:
+    """Fill ``src`` with what Sphinx reads: conf.py, _static/, index.md and the notebooks."""
+    if src.exists():
+        shutil.rmtree(src)
+    (src / "_static" / "mathjax").mkdir(parents=True)
+    shutil.copy(SITE_FILES / "conf.py", src / "conf.py")
+    for name in ("course.css", "course.js"):
+        shutil.copy(SITE_FILES / name, src / "_static" / name)
+    shutil.copytree(SITE_FILES / "_templates", src / "_templates")
+    copy_scripts(src / "_static", npm_dir)
+    # The manager asks require.js for "anywidget", which looks beside the page first: the
+    # pages are all at the site's root, and so is this file (conf.py's html_extra_path).
+    (src / "_extra").mkdir()
+    anywidget = package_dir("anywidget", npm_dir) / "dist" / "index.js"
+    shutil.copy(anywidget, src / "_extra" / "anywidget.js")
+    # The manager's stylesheet looks for its icon fonts in @jupyter-widgets/ beside the page;
+    # browsers take the woff2.
+    (src / "_extra" / "@jupyter-widgets").mkdir()
+    for font in (package_dir(MANAGER, npm_dir) / "dist").glob("*.woff2"):
+        shutil.copy(font, src / "_extra" / "@jupyter-widgets" / font.name)
+    if (notebooks / "figures").is_dir():
+        shutil.copytree(notebooks / "figures", src / "figures")
+    stems = []
+    for path in sorted(notebooks.glob("[0-9][0-9]_*.ipynb")):
+        nbformat.write(prepared(path), src / path.name)
+        stems.append(path.stem)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (src / "index.md").write_text(landing_page(readme, stems), encoding="utf-8")
 
 
 def build(out: Path, notebooks: Path = NOTEBOOKS, npm_dir: Path = NPM_DIR) -> list[Path]:
-    """Write every notebook of ``notebooks`` as a page into ``out``; the pages written."""
-    out.mkdir(parents=True, exist_ok=True)
-    copy_scripts(out, npm_dir)
-    if (notebooks / "figures").is_dir():
-        shutil.copytree(notebooks / "figures", out / "figures", dirs_exist_ok=True)
-    export, titles, pages = exporter(), [], []
-    for path in sorted(notebooks.glob("[0-9][0-9]_*.ipynb")):
-        body, title = page(path, export)
-        target = out / f"{path.stem}.html"
-        target.write_text(body, encoding="utf-8")
-        titles.append((target.name, title))
-        pages.append(target)
-    (out / "index.html").write_text(index(titles), encoding="utf-8")
-    return pages
+    """Write the site into ``out`` (index.html at its root); the notebooks' pages written."""
+    from sphinx.cmd.build import build_main
+
+    src = SOURCES if out.resolve() == (ROOT / "site").resolve() else out.parent / "site-src"
+    lay_out_sources(src, notebooks, npm_dir)
+    # Sphinx writes inside the sources (MyST-NB also writes a folder beside its output),
+    # then the finished site is copied to ``out``.
+    html_dir = src / "_build" / "html"
+    # -W: a broken link or a missing page fails the build; -E: read every source afresh.
+    args = ["-b", "html", "-q", "-W", "-E", "-d", str(src / "_build" / "doctrees")]
+    if build_main([*args, str(src), str(html_dir)]) != 0:
+        sys.exit("sphinx-build failed (its messages are above)")
+    # Sphinx's build record, not a page: a site served as it is needs no such file.
+    (html_dir / ".buildinfo").unlink(missing_ok=True)
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.copytree(html_dir, out)
+    return [out / f"{p.stem}.html" for p in sorted(notebooks.glob("[0-9][0-9]_*.ipynb"))]
 
 
 def main(argv: list[str]) -> int:

@@ -1,9 +1,11 @@
-"""The course as static pages (`make site`): explorers alive from files, no server, no kernel.
+"""The course site (`make site`): opened from files with the network cut off, every page
+has its navigation, its math typeset and its explorers alive, and axe-core finds no
+critical or serious violation in the site's own content, at 1280 and 390 px, light and dark.
 
-The pages are written from the committed notebooks, whose widget state `make
-notebooks` keeps; the scripts they run are copied beside them from pinned npm
-packages (`make npm`), so nothing is fetched from a CDN: every request off this
-machine is refused, and only MathJax (the notebooks' formulas) may ask for one.
+The site is built once per session from the committed notebooks, whose widget state
+`make notebooks` keeps; the scripts it runs come from pinned npm packages (`make npm`).
+axe-core's run leaves out the explorers' subtree (`.attnlib-explorer`): their own
+accessibility is checked where they are built (tests of attnlib/widgets).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import os
 import random
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
@@ -22,18 +26,27 @@ from attnlib.widgets.base import NEEDS_KERNEL
 from attnlib.widgets.frontend import ExplorerView
 
 from .gate import browser_gate
-from .pages import ROOT, WatchedPage
-from .plans import explorers
-from .settings import check_every_control
+from .pages import ROOT
+from .plans import EXPLORER, explorers
+from .settings import apply, check_every_control, move, plan_of, random_setting, settle
 
 sys.path.insert(0, str(ROOT / "tools"))
 import build_site  # noqa: E402
 
 NOTEBOOKS = ROOT / "notebooks"
-LIVE = ("04_context_vectors.ipynb", "08_explorer.ipynb")
+STEMS = [p.stem for p in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))]
+PAGES = ["index", *STEMS]
+# Pages whose every control is driven in `make test`; the others get one move each there,
+# and every control in `make check-all`.
+LIVE = ("04_context_vectors", "08_explorer")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
-MATHJAX = re.compile(r"^https://cdnjs\.cloudflare\.com/ajax/libs/mathjax/")
+ARTIFACTS = ROOT / "tests" / "artifacts"
+AXE = build_site.package_dir("axe-core") / "axe.min.js"
+# TeX left as text: $...$, $$...$$, \(...\) or \[...\] that MathJax did not typeset.
+RAW_TEX = re.compile(r"\$[^$\s][^$]*\$|\\\(|\\\[")
+# The site's chrome: what must never be clipped or pushed off the screen.
+CHROME = (".bd-header", ".bd-sidebar-primary", ".bd-header-article", ".prev-next-area", "h1")
 
 
 def _explorer_outputs(path: Path) -> list[dict]:
@@ -47,9 +60,15 @@ def _explorer_outputs(path: Path) -> list[dict]:
     ]
 
 
-@pytest.mark.parametrize("notebook", LIVE)
+EXPLORER_PAGES = [s for s in STEMS if _explorer_outputs(NOTEBOOKS / f"{s}.ipynb")]
+
+
+# ----------------------------------------------------------------------------- no browser
+
+
+@pytest.mark.parametrize("notebook", [f"{s}.ipynb" for s in LIVE])
 def test_committed_explorers_keep_their_state_and_a_picture(notebook: str) -> None:
-    """What an exported page needs: each explorer's widget state; GitHub: its PNG."""
+    """What a site page needs: each explorer's widget state; GitHub: its PNG."""
     path = NOTEBOOKS / notebook
     shown = _explorer_outputs(path)
     assert shown, f"{notebook} shows no explorer"
@@ -61,17 +80,20 @@ def test_committed_explorers_keep_their_state_and_a_picture(notebook: str) -> No
     assert {"AnyModel", "DirectionalLinkModel", "VBoxModel"} <= kinds
 
 
-def test_links_between_notebooks_point_at_their_pages(tmp_path: Path) -> None:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_markdown_cell(
-            "# 02 · Next\n[on](03_softmax_weights.ipynb#top) [x](a.ipynb)"
-        )
-    ]
-    nbformat.write(nb, tmp_path / "02_next.ipynb")
-    body, title = build_site.page(tmp_path / "02_next.ipynb", build_site.exporter())
-    assert title == "02 · Next"
-    assert 'href="03_softmax_weights.html#top"' in body and 'href="a.ipynb"' in body
+def test_the_readme_link_becomes_the_landing_page_and_notebook_links_stay() -> None:
+    text = "[map](../README.md) [top](../README.md#the-course) [on](03_softmax_weights.ipynb#x)"
+    assert build_site.site_links(text) == (
+        "[map](index.md) [top](index.md) [on](03_softmax_weights.ipynb#x)"
+    )
+
+
+def test_the_course_map_has_every_notebook_of_the_readme_table() -> None:
+    rows = build_site.course_map((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert [stem for stem, *_ in rows] == STEMS
+    by_stem = {stem: rest for stem, *rest in rows}
+    assert by_stem["04_context_vectors"][0] == "04 · Context vectors"
+    assert by_stem["04_context_vectors"][2].startswith("`QueryExplorer`")
+    assert by_stem["02_scores_matmul"][2] == ""  # no explorer in 02
 
 
 def test_the_pages_anywidget_speaks_the_python_packages_protocol() -> None:
@@ -81,9 +103,8 @@ def test_the_pages_anywidget_speaks_the_python_packages_protocol() -> None:
 
 
 def test_a_page_fixes_the_sentence_and_says_why_but_leaves_other_controls_alone() -> None:
-    body, _ = build_site.page(NOTEBOOKS / "08_explorer.ipynb", build_site.exporter())
-    found = re.search(rf'<script type="{re.escape(WIDGET_STATE)}">(.*?)</script>', body, re.S)
-    models = [m["state"] for m in json.loads(found.group(1))["state"].values()]
+    nb = build_site.prepared(NOTEBOOKS / "08_explorer.ipynb")
+    models = [m["state"] for m in nb.metadata["widgets"][WIDGET_STATE]["state"].values()]
     controls = [m for m in models if "disabled" in m]
     sentences = [c for c in controls if NEEDS_KERNEL in c.get("_dom_classes", ())]
     assert len(sentences) == 3 and all(box["disabled"] for box in sentences)
@@ -93,12 +114,15 @@ def test_a_page_fixes_the_sentence_and_says_why_but_leaves_other_controls_alone(
     assert len(notes) == 3 and all("attnlib-status" in m["_dom_classes"] for m in notes)
 
 
-@pytest.fixture(scope="module")
+# ----------------------------------------------------------------------------- the built site
+
+
+@pytest.fixture(scope="session")
 def site(chromium_executable: str, run_dir: Path) -> Path:
-    """The site written from the committed notebooks (needs the npm packages of `make npm`)."""
+    """The site written from the committed notebooks, once per session."""
     missing = [n for n in build_site.NPM_PACKAGES if not build_site.package_dir(n).is_dir()]
     if missing:
-        reason = f"the exported pages' scripts are missing {missing}: run `make npm`"
+        reason = f"the site's scripts are missing {missing}: run `make npm`"
         if browser_gate(os.environ).must_fail:
             pytest.fail(reason, pytrace=False)
         pytest.skip(reason)
@@ -107,31 +131,207 @@ def site(chromium_executable: str, run_dir: Path) -> Path:
     return out
 
 
+def test_every_link_of_the_site_stays_inside_it(site: Path) -> None:
+    """No link leaves the site or points at a notebook file; each one finds its file."""
+    for name in PAGES:
+        body = (site / f"{name}.html").read_text(encoding="utf-8")
+        for href in re.findall(r'href="([^"#]+)', body):
+            assert "://" not in href and not href.startswith("//"), f"{name}: {href}"
+            assert ".ipynb" not in href and ".md" not in href, f"{name}: {href}"
+            assert (site / href.split("?")[0]).exists(), f"{name}: {href} is missing"
+        # Nothing a page loads comes from another host: scripts, styles, fonts.
+        assert not re.search(r'(src|href)="(https?:)?//', body), name
+
+
+def test_the_widget_scripts_are_one_shared_file(site: Path) -> None:
+    """The widgets' manager is loaded from _static/, not inlined: fetched once per site."""
+    manager = (site / "_static" / "embed-amd.js").stat().st_size
+    for name in EXPLORER_PAGES:
+        body = (site / f"{name}.html").read_text(encoding="utf-8")
+        assert re.search(r'<script [^>]*src="_static/embed-amd\.js', body), name
+        assert len(body) < manager / 2, f"{name}: {len(body)} bytes, the manager inlined?"
+
+
+@pytest.fixture
+def offline(browser, site: Path) -> Iterator[Any]:
+    """A function opening a site page in a fresh context with every request off file:// refused:
+    ``open(name, width, scheme)`` -> (page, errors, refused)."""
+    contexts = []
+
+    def open_page(name: str, width: int = 1280, scheme: str = "light") -> tuple[Any, list, list]:
+        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+        contexts.append(context)
+        page, errors, refused = context.new_page(), [], []
+        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        page.on("pageerror", lambda e: errors.append(str(e)))
+
+        def refuse(route) -> None:
+            refused.append(route.request.url)
+            route.abort()
+
+        page.route(lambda url: not url.startswith("file:"), refuse)
+        page.goto((site / f"{name}.html").as_uri())
+        page.wait_for_load_state("load")
+        return page, errors, refused
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+def _math_done(page) -> None:
+    """Wait until MathJax, where the page loads it, has typeset the page."""
+    if page.locator('script[src*="mathjax"]').count():
+        page.wait_for_function("() => window.MathJax?.startup?.promise", timeout=30_000)
+        page.evaluate("() => MathJax.startup.promise")
+
+
+def _axe(page) -> list[dict]:
+    """axe-core's critical and serious violations in the page, explorers left out."""
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate(
+        """async (explorer) => (await axe.run(
+            { exclude: [[explorer]] }, { resultTypes: ["violations"], preload: false }
+        )).violations.filter((v) => ["critical", "serious"].includes(v.impact))
+          .map((v) => ({ id: v.id, impact: v.impact,
+                         nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }))""",
+        EXPLORER,
+    )
+    return found
+
+
+_CLIPPED = """(selectors) => {
+    const out = [];
+    if (document.documentElement.scrollWidth > window.innerWidth + 1)
+        out.push(`the page scrolls sideways: ${document.documentElement.scrollWidth}px`);
+    for (const sel of selectors) for (const el of document.querySelectorAll(sel)) {
+        const r = el.getBoundingClientRect(), style = getComputedStyle(el);
+        if (style.display === "none" || style.visibility === "hidden" || r.width === 0) continue;
+        if (el.scrollWidth > el.clientWidth + 1 && style.overflowX !== "auto"
+            && style.overflowX !== "scroll")
+            out.push(`${sel} clips its content (${el.scrollWidth} > ${el.clientWidth})`);
+        if (r.right > window.innerWidth + 1) out.push(`${sel} ends off screen at ${r.right}px`);
+    }
+    return out;
+}"""
+
+
+def _check_page(page, errors: list, refused: list, name: str, look: str) -> None:
+    """Navigation, math, links, dark mode, nothing clipped, axe: the page as a reader gets it."""
+    where = f"site/{name}.html ({look})"
+    _math_done(page)
+    # Navigation: the sidebar lists every page; previous/next link to the neighbours.
+    sidebar = page.locator(".bd-sidebar-primary nav a").evaluate_all(
+        "(links) => links.map((a) => a.getAttribute('href'))"
+    )
+    listed = {h.split("#")[0] or f"{name}.html" for h in sidebar}
+    assert {f"{p}.html" for p in PAGES} <= listed, f"{where}: sidebar {sidebar}"
+    k = PAGES.index(name)
+    if k > 0:
+        assert page.locator(f'.prev-next-area a.left-prev[href="{PAGES[k - 1]}.html"]').count() == 1
+    if k < len(PAGES) - 1:
+        assert (
+            page.locator(f'.prev-next-area a.right-next[href="{PAGES[k + 1]}.html"]').count() == 1
+        )
+    # Math: nothing left as TeX in the text, and every formula typeset.
+    text = page.locator("article").inner_text()
+    raw = RAW_TEX.findall(text)
+    assert not raw, f"{where}: math left as TeX: {raw[:5]}"
+    source = (NOTEBOOKS / f"{name}.ipynb") if name != "index" else None
+    if source and "$" in source.read_text():
+        assert page.locator("mjx-container").count() > 0, f"{where}: no formula typeset"
+    dark = page.evaluate("() => document.documentElement.dataset.theme")
+    assert dark == ("dark" if "dark" in look else "light"), f"{where}: theme {dark}"
+    # The explorers take the page's background: the theme once painted them light in dark.
+    painted = page.locator(".cell_output .widget-subarea").evaluate_all(
+        "(areas) => areas.map((a) => getComputedStyle(a).backgroundColor)"
+    )
+    assert all(c == "rgba(0, 0, 0, 0)" for c in painted), f"{where}: widget areas {painted}"
+    assert not page.evaluate(_CLIPPED, list(CHROME)), where
+    violations = _axe(page)
+    assert not violations, f"{where}: axe-core: {violations}"
+    assert not refused, f"{where} asked the network for {refused}"
+    assert not errors, f"{where}: browser console errors: {errors}"
+
+
 @pytest.mark.browser
-@pytest.mark.parametrize("notebook", LIVE)
-def test_exported_page_is_alive_from_a_file(site: Path, watched_page: WatchedPage, notebook: str):
-    """Opened from a file: every explorer drawn; every control moves it, as its view."""
-    page, where = watched_page.page, f"site/{Path(notebook).stem}.html"
-    asked: list[str] = []
+@pytest.mark.parametrize("name", PAGES)
+def test_a_site_page_works_from_files(offline, name: str) -> None:
+    """1280 px light, then 390 px dark (the same page): navigation, math, axe, no clipping."""
+    page, errors, refused = offline(name, 1280, "light")
+    _check_page(page, errors, refused, name, "1280 px, light")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.emulate_media(color_scheme="dark")
+    page.wait_for_function("() => document.documentElement.dataset.theme === 'dark'")
+    page.wait_for_timeout(300)  # the site's resize handler marks the blocks that now scroll
+    _check_page(page, errors, refused, name, "390 px, dark")
+    if name in ("index", "04_context_vectors"):
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=ARTIFACTS / f"site-{name}-390-dark.png")
 
-    def refuse(route) -> None:
-        asked.append(route.request.url)
-        route.abort()
 
-    page.route(lambda url: not url.startswith("file:"), refuse)
-    page.goto((site / f"{Path(notebook).stem}.html").as_uri())
-    rng = random.Random(notebook)
+@pytest.mark.browser
+@pytest.mark.check_all
+@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("look", [(390, "light"), (1280, "dark")])
+def test_a_site_page_in_the_other_looks(offline, name: str, look: tuple[int, str]) -> None:
+    width, scheme = look
+    page, errors, refused = offline(name, width, scheme)
+    _check_page(page, errors, refused, name, f"{width} px, {scheme}")
+    if name in ("index", "04_context_vectors", "08_explorer"):
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=ARTIFACTS / f"site-{name}-{width}-{scheme}.png", full_page=False)
+
+
+def _one_move(page, root, rng: random.Random, where: str) -> None:
+    """Move one control of the explorer at ``root``: the drawing changes, to its view."""
+    root.scroll_into_view_if_needed()
+    plan = plan_of(root, where)
+    explorer = plan.make()
+    apply(page, root, plan, explorer, random_setting(plan, rng))
+    before = settle(root, explorer, f"{where}, start")
+    knob = plan.knobs[0]
+    value = rng.choice([v for v in knob.values if v != getattr(explorer, knob.name).value])
+    move(page, root, knob, value)
+    getattr(explorer, knob.name).value = value
+    after = settle(root, explorer, f"{where}, {knob.name} = {value!r}")
+    assert after != before, f"{where}: moving {knob.name} changed nothing drawn"
+
+
+def _explorers_alive(offline, name: str, every_control: bool) -> None:
+    page, errors, refused = offline(name)
+    where = f"site/{name}.html"
+    rng = random.Random(name)
     roots = explorers(page)
-    assert len(roots) == len(_explorer_outputs(NOTEBOOKS / notebook))
+    assert len(roots) == len(_explorer_outputs(NOTEBOOKS / f"{name}.ipynb")), where
     for k, root in enumerate(roots):
-        check_every_control(page, root, rng, f"{where} #{k}")
+        if every_control:
+            check_every_control(page, root, rng, f"{where} #{k}")
+        else:
+            _one_move(page, root, rng, f"{where} #{k}")
         # A sentence needs the kernel: its box cannot be typed in, and the explorer says so.
         for box in root.locator(".attnlib-control-sentence input").all():
             assert box.is_disabled(), f"{where} #{k}: the sentence box takes input it ignores"
             note = root.locator(".attnlib-status .attnlib-note")
             assert note.inner_text() == build_site.KERNEL_NOTE, f"{where} #{k}"
-    watched_page.screenshot(f"site-{Path(notebook).stem}")
-    assert all(MATHJAX.match(url) for url in asked), f"{where} asked the network for {asked}"
-    # The only console error allowed: MathJax, refused above.
-    errors = [e for e in watched_page.errors if "cdnjs.cloudflare.com/ajax/libs/mathjax/" not in e]
+    if name in LIVE:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        roots[0].scroll_into_view_if_needed()
+        page.screenshot(path=ARTIFACTS / f"site-{name}-1280-light-explorer.png")
+    assert not refused, f"{where} asked the network for {refused}"
     assert not errors, f"{where}: browser console errors: {errors}"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", EXPLORER_PAGES)
+def test_explorers_on_a_site_page_are_alive(offline, name: str) -> None:
+    """Opened from a file: every explorer drawn; in 04 and 08 every control moves it, as its
+    view; elsewhere one control does (every control in `make check-all`)."""
+    _explorers_alive(offline, name, every_control=name in LIVE)
+
+
+@pytest.mark.browser
+@pytest.mark.check_all
+@pytest.mark.parametrize("name", [s for s in EXPLORER_PAGES if s not in LIVE])
+def test_every_control_on_a_site_page(offline, name: str) -> None:
+    _explorers_alive(offline, name, every_control=True)
