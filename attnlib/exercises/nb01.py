@@ -9,6 +9,7 @@ from attnlib.data import TOKENS, example_inputs
 from attnlib.exercises._cases import random_tensor, token_inputs
 from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._products import no_product
 from attnlib.exercises._value import ValueExercise, tensor, token, whole
 from attnlib.mistakes import MISTAKES, scores
 
@@ -41,6 +42,7 @@ register(
         call=lambda dot, args: dot(args["a"], args["b"]),
         reference=lambda args: torch.dot(args["a"], args["b"]),
         mistakes={k: scores.TABLE[k] for k in ("products_not_summed", "sums_multiplied")},
+        rules=(no_product(lambda dot, args: dot(args["a"], args["b"]), "torch.dot"),),
         praise="dot(x_0, x_1) = 0.9544, the score of 'Your' with 'journey'.",
     )
 )
@@ -97,7 +99,12 @@ register(
         expected=lambda: TOKENS[
             int(attention_scores(example_inputs())[SHORT_TOKEN].argmax())
         ].lower(),
-        mistakes={"itself_highest": lambda: TOKENS[SHORT_TOKEN].lower()},
+        mistakes={
+            "itself_highest": lambda: TOKENS[SHORT_TOKEN].lower(),
+            "lowest_for_highest": lambda: TOKENS[
+                int(attention_scores(example_inputs())[SHORT_TOKEN].argmin())
+            ].lower(),
+        },
         praise="'one' is a short vector; the long 'starts' beats it even on its own row.",
         hint_values=_highest_hint(),
     )
@@ -120,6 +127,7 @@ register(
             "repeats_both_halves": lambda: 2 * _repeats(),
             "repeats_distinct": lambda: len(example_inputs()) + _repeats(),
             "repeats_diagonal": lambda: len(example_inputs()),
+            "repeats_all": lambda: len(example_inputs()) ** 2,
         },
         praise="Every cell below the diagonal mirrors one above it: 15 of the 36 are repeats.",
     )
