@@ -217,8 +217,9 @@ def test_a_refused_or_wrong_value_is_echoed_as_typed(name: str, answer, says: st
       "def attention_scores(inputs):\n    return attnlib.attention_scores_loop(inputs)",
       "36 products"),
      ("01.dot", "def dot(a, b):\n    return torch.dot(a, b)", "without torch.dot"),
-     ("01.dot", "def dot(a, b):\n    return a @ b", "ready-made product (`@`)"),
-     ("01.dot", "def dot(a, b):\n    return torch.einsum('i,i->', a, b)", "without torch.dot"),
+     ("01.dot", "def dot(a, b):\n    return torch.inner(a, b)", "from `torch.inner`"),
+     ("01.dot", "def dot(a, b):\n    return a @ b", "Correct"),
+     ("01.dot", "def dot(a, b):\n    return torch.einsum('i,i->', a, b)", "Correct"),
      ("02.first_rows",
       "def first_three_rows(inputs):\n    return torch.stack([inputs[i] @ inputs.T for i in "
       "range(3)])", "from 3 products"),

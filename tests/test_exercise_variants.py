@@ -131,7 +131,7 @@ EDITS = [
     ),
     ("rounded to 4 decimals", r"\n    return (.+)", r"\n    return (\1).round(decimals=4)"),
     ("ready-made product", r"\(a \* b\)\.sum\(\)", "torch.dot(a, b)"),
-    ("ready-made product", r"\(a \* b\)\.sum\(\)", "a @ b"),
+    ("ready-made product", r"\(a \* b\)\.sum\(\)", "torch.inner(a, b)"),
     (
         "a product per row",
         r"return inputs\[:3\] @ inputs\.T",

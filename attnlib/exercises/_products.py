@@ -53,17 +53,16 @@ def one_product(call: Callable, product: str) -> Callable:
     return rule
 
 
-def no_product(call: Callable, banned: str) -> Callable:
-    """The rule "without ``banned``": the reader writes the products and the sum themselves."""
+def no_product(call: Callable, banned: str, names: tuple[str, ...]) -> Callable:
+    """The rule "without ``banned``": none of the torch functions ``names`` is called (the
+    same operation under its other names counts too); other ways to write it are taken."""
 
     def rule(function: Callable, case: Any) -> str | None:
-        names = product_names(function, case.args, call)
-        if names:
-            used = "@" if names[0] in ("matmul", "__matmul__", "__rmatmul__") else names[0]
+        used = [n for n in product_names(function, case.args, call) if n in names]
+        if used:
             return (
-                f"the right number, but from a ready-made product (`{used}`); the exercise asks "
-                f"for it without {banned}: multiply position by position with *, then add "
-                "with .sum()"
+                f"the right number, but from `torch.{used[0]}`; the exercise asks for it "
+                f"without {banned}: multiply position by position with *, then add with .sum()"
             )
         return None
 

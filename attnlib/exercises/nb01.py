@@ -42,7 +42,13 @@ register(
         call=lambda dot, args: dot(args["a"], args["b"]),
         reference=lambda args: torch.dot(args["a"], args["b"]),
         mistakes={k: scores.TABLE[k] for k in ("products_not_summed", "sums_multiplied")},
-        rules=(no_product(lambda dot, args: dot(args["a"], args["b"]), "torch.dot"),),
+        # literally the rule stated: torch.dot (or its aliases) is refused; `@` and einsum are
+        # other ways to write the formula, and are taken
+        rules=(
+            no_product(
+                lambda dot, args: dot(args["a"], args["b"]), "torch.dot", ("dot", "vdot", "inner")
+            ),
+        ),
         praise="dot(x_0, x_1) = 0.9544, the score of 'Your' with 'journey'.",
     )
 )
