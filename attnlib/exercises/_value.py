@@ -150,6 +150,8 @@ class ValueExercise:
     praise: str = ""
     hint_values: Mapping[str, Any] = field(default_factory=dict)
     nan_hint: str = NAN_HINT
+    #: What a wrong accepted value stands for, concretely (None: echo and direction only).
+    explain: Callable[[Any], str | None] | None = None
 
     def judge(self, answer: Any) -> Verdict:
         if answer is Ellipsis:
@@ -167,4 +169,6 @@ class ValueExercise:
             what = describe(value, right, self.nan_hint)
         else:
             what = _wrong(answer, value, right, self.accept)
+            told = self.explain(value) if self.explain is not None else None
+            what = f"{what}: {told}" if told else what
         return Verdict(self.name, "wrong", not_quite(what))

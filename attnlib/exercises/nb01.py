@@ -113,8 +113,19 @@ register(
         },
         praise="'one' is a short vector; the long 'starts' beats it even on its own row.",
         hint_values=_highest_hint(),
+        explain=lambda token: _score_with(token),
     )
 )
+
+
+def _score_with(token: str) -> str:
+    """What the reader's token scores with "one", against the row's largest score."""
+    row = attention_scores(example_inputs())[SHORT_TOKEN]
+    index = [t.lower() for t in TOKENS].index(token)
+    return (
+        f"{TOKENS[SHORT_TOKEN]!r} scores {row[index]:.4f} with {TOKENS[index]!r}, and the "
+        f"largest number of its row, row {SHORT_TOKEN}, is {row.max():.4f}"
+    )
 
 
 def _repeats() -> int:

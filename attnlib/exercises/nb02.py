@@ -33,6 +33,17 @@ def _cases(asking: int | None) -> list[Case]:
     return [Case(label, {"inputs": x, "asking": x[:asking]}) for label, x in token_inputs()]
 
 
+def _product_shape(answer: tuple) -> str:
+    """How the shape of a product of two matrices is made, for a wrong shape."""
+    sizes = "one size" if len(answer) == 1 else f"{len(answer)} sizes"
+    many = "" if len(answer) == 2 else f"; {answer} has {sizes}"
+    return (
+        "a product of two matrices is a matrix, (rows of the left factor, columns of the right "
+        f"factor), and here the left factor is inputs.T, of shape "
+        f"{tuple(example_inputs().T.shape)}{many}"
+    )
+
+
 register(
     ValueExercise(
         name="02.transposed_shape",
@@ -45,6 +56,7 @@ register(
             "transpose_shape_taken": lambda: tuple(example_inputs().T.shape),
             "operand_shape_taken": lambda: tuple(example_inputs().shape),
         },
+        explain=_product_shape,
         praise="(3, 6) @ (6, 3): the outer sizes stay, the inner 6 is summed away.",
     )
 )

@@ -134,8 +134,19 @@ register(
         },
         praise="The largest score of the row gets the largest weight: softmax keeps the order.",
         hint_values={"why": _why_not_itself()},
+        explain=lambda token: _weight_of(token),
     )
 )
+
+
+def _weight_of(token: str) -> str:
+    """The weight "step" gives the reader's token, against the row's largest weight."""
+    row = _weights()[STEP]
+    index = [t.lower() for t in TOKENS].index(token)
+    return (
+        f"{TOKENS[STEP]!r} gives {TOKENS[index]!r} {row[index]:.4f} of its weight, and the "
+        f"largest weight of its row, attn_weights[{STEP}], is {row.max():.4f}"
+    )
 
 
 def _blended(row: str) -> Mistake:
