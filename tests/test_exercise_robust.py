@@ -281,6 +281,9 @@ def test_a_rule_the_exercise_states_is_enforced(name: str, code: str, says: str)
       "    return softmax_naive(x - x.max(dim=-1, keepdim=True).values)",
       "the stub `softmax_naive` it calls"),
      ("01.dot", "def dot(a):\n    return (a * a).sum()", "does its `def` line take exactly"),
+     ("04.from_scratch", "def context_from_scratch(inputs, query):\n"
+      "    weights = torch.softmax(inputs @ inputs[query], dim=-1)\n    context = ...\n"
+      "    return context", "a line of it is still the stub's `...`"),
      ("02.matmul", "def attention_scores(inputs):\n    return torch.dot(inputs, inputs)",
       "torch.dot multiplies two vectors"),
      ("04.from_scratch", "def context_from_scratch(inputs, query):\n"

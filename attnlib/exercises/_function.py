@@ -70,6 +70,10 @@ class FunctionExercise:
                 f"returns: finish `{stubs[0]}` in its exercise first, then run both cells"
             )
             return Verdict(self.name, "wrong", not_quite(what))
+        if results[0] is Ellipsis and getattr(getattr(answer, "__code__", None), "co_names", ()):
+            # a stub returning `...` names nothing; this function does: it is begun, not done
+            what = "your function returned `...`: a line of it is still the stub's `...`"
+            return Verdict(self.name, "wrong", not_quite(what))
         if self._blank(results[0]):
             return not_attempted(self.name, self.task)
         expected = [self.reference(c.args) for c in cases]
