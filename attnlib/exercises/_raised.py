@@ -8,8 +8,7 @@ import re
 MEANINGS = (
     (
         r"mat1 and mat2 shapes cannot be multiplied|size mismatch, got|inconsistent size|"
-        r"inconsistent tensor size|"
-        r"Expected size for first two dimensions of batch2",
+        r"Expected size for first two dimensions of batch2|is invalid for input of size",
         "a matrix product A @ B needs A's columns to equal B's rows: is an operand transposed "
         "(`.T` on a batch, a missing `.transpose`), or are the operands swapped?",
     ),
@@ -25,6 +24,11 @@ MEANINGS = (
     (
         r"index \d+ is out of bounds|out of range",
         "an index past the end of a tensor: a size or an index written as the book's number?",
+    ),
+    (
+        r"inconsistent tensor size",
+        "a product of two vectors of different lengths: is one operand a single row where the "
+        "whole matrix was meant, or the other way round?",
     ),
     (
         r"1D tensors expected",
