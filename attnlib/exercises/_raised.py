@@ -51,6 +51,10 @@ MEANINGS = (
         "a torch function was given something that is not a tensor: which argument holds what?",
     ),
     (
+        r"^(ZeroDivisionError|OverflowError)",
+        "a division by zero or a number too large: is a sum or a size 0 where it should not be?",
+    ),
+    (
         r"^(NameError|UnboundLocalError)",
         "a name the function does not have: use its arguments, not a name from the notebook",
     ),
@@ -61,10 +65,6 @@ MEANINGS = (
     (
         r"has no attribute 'shape'|object has no attribute",
         "a method called on something that is not a tensor: which argument holds what?",
-    ),
-    (
-        r"^(ZeroDivisionError|OverflowError)",
-        "a division by zero or a number too large: is a sum or a size 0 where it should not be?",
     ),
     (
         r"^TypeError",
