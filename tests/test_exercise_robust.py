@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 
+import attnlib
 from attnlib.exercises import EXERCISES, NOT_RUN, check
 
 PHASE_1 = sorted(n for n in EXERCISES if n[:2] in ("01", "02", "03", "04"))
@@ -81,11 +82,10 @@ def test_a_failure_of_the_checker_is_the_course_s_fault(monkeypatch) -> None:
 # Right answers written another way than the folded solution: each must be Correct.
 RIGHT = {
     "01.dot": [
-        "def dot(a, b):\n    return torch.dot(a, b)",
-        "def dot(a, b):\n    return a @ b",
+        "def dot(a, b):\n    return float((a * b).sum())",
+        "def dot(a, b):\n    return (a * b).sum().numpy()",
         "def dot(a, b):\n    total = 0.0\n    for p, q in zip(a, b):\n        total += p * q\n"
         "    return total",
-        "def dot(a, b):\n    return torch.einsum('i,i->', a, b)",
     ],
     "01.loop_body": [
         "def attention_scores_loop(inputs):\n    n = len(inputs)\n    s = torch.zeros(n, n)\n"
@@ -175,7 +175,8 @@ def test_a_right_answer_written_another_way_is_correct(name: str, code: str) -> 
      ("01.repeats", np.int64(15)), ("01.repeats", torch.tensor(15)), ("01.repeats", 15.0),
      ("02.calls_growth", 4), ("02.calls_growth", 4.0), ("02.transposed_shape", (3, 3)),
      ("02.transposed_shape", torch.Size([3, 3])), ("03.dim0_sums", "columns"),
-     ("03.dim0_sums", " Columns "), ("03.shift", True), ("03.times_ten", "sharper"),
+     ("03.dim0_sums", " Columns "), ("03.dim0_sums", "column"), ("03.shift", True),
+     ("03.times_ten", "sharper"),
      ("04.step_top", "journey"), ("04.step_top", 1), ("08.first_self", 1),
      ("08.first_self", 1.0), ("08.first_self", torch.tensor(1.0)), ("08.head_size", 2),
      ("08.head_size", 2.0), ("08.head_size", np.int64(2)),
@@ -192,14 +193,14 @@ def test_right_values_in_every_accepted_type_are_correct(name: str, answer) -> N
 @pytest.mark.parametrize(
     ("name", "answer", "says"),
     [("01.repeats", "15", "without quotes"), ("01.repeats", True, "write a number"),
-     ("01.repeats", 16, "16 is not the answer"), ("02.calls_growth", "4", "without quotes"),
+     ("01.repeats", 16, "16 is too large"), ("02.calls_growth", "4", "without quotes"),
      ("03.shift", "True", "without quotes"), ("03.dim0_sums", "cols", "'cols'"),
      ("01.highest", "journeys", "'journeys'"), ("01.repeats", 15.5, "15.5"),
      ("09.grid_growth", 16_000, "16000 is near, but the sizes are powers of 2"),
      ("09.grid_growth", 15_625, "1M and 8k taken as 1,000,000 and 8,000"),
      ("09.grid_growth", 16_383, "16383 is near"), ("09.grid_growth", "16,384", "without quotes"),
      ("09.slope", 2.3, "2.3 is what a timing"), ("09.slope", "2", "without quotes"),
-     ("08.first_self", 0.99, "0.99 is not the answer"),
+     ("08.first_self", 0.99, "0.99 is too small"),
      ("08.repeated_word", {"same_without_mask": True, "same_with_mask": ...},
       "`same_with_mask` is still `...`"),
      ("08.repeated_word", {"same_without_mask": "True", "same_with_mask": False},
@@ -215,6 +216,13 @@ def test_a_refused_or_wrong_value_is_echoed_as_typed(name: str, answer, says: st
     [("02.matmul",
       "def attention_scores(inputs):\n    return attnlib.attention_scores_loop(inputs)",
       "36 products"),
+     ("01.dot", "def dot(a, b):\n    return torch.dot(a, b)", "without torch.dot"),
+     ("01.dot", "def dot(a, b):\n    return torch.inner(a, b)", "from `torch.inner`"),
+     ("01.dot", "def dot(a, b):\n    return a @ b", "Correct"),
+     ("01.dot", "def dot(a, b):\n    return torch.einsum('i,i->', a, b)", "Correct"),
+     ("02.first_rows",
+      "def first_three_rows(inputs):\n    return torch.stack([inputs[i] @ inputs.T for i in "
+      "range(3)])", "from 3 products"),
      ("02.first_rows", "def first_three_rows(inputs):\n    return (inputs @ inputs.T)[:3]",
       "cut from the whole (6, 6) grid"),
      ("02.first_rows", "def first_three_rows(inputs):\n    return (inputs @ inputs[:3].T).T",
@@ -243,3 +251,73 @@ def test_a_rule_the_exercise_states_is_enforced(name: str, code: str, says: str)
     exec("import attnlib\n" + NAMESPACE + code, namespace)
     verdict = check(name, namespace[EXERCISES[name].answer_names[0]])
     assert says in verdict.message, verdict.message
+
+
+# Kinds of wrong answers a learner found called Correct or told badly (issue 18's report on
+# 01-04): an argument changed in place, values rounded, an ignored argument, a stub called.
+@pytest.mark.parametrize(
+    ("name", "code", "says"),
+    [("01.dot", "def dot(a, b):\n    a = a.clone()\n    a *= b\n    return a.sum()", "Correct"),
+     ("01.dot", "def dot(a, b):\n    a *= b\n    return a.sum()",
+      "changed its argument `a` in place"),
+     ("02.matmul", "def attention_scores(inputs):\n    inputs.mul_(2)\n"
+      "    return inputs @ inputs.T / 4", "changed its argument `inputs` in place"),
+     ("03.softmax_stable", "def softmax_stable(x):\n"
+      "    x -= x.max(dim=-1, keepdim=True).values\n"
+      "    return torch.exp(x) / torch.exp(x).sum(dim=-1, keepdim=True)",
+      "changed its argument `x` in place"),
+     ("04.all_context", "def all_context_vectors(attn_weights, inputs):\n"
+      "    attn_weights *= 2\n    return attn_weights @ inputs / 2",
+      "changed its argument `attn_weights` in place"),
+     ("02.matmul",
+      "def attention_scores(inputs):\n    return (inputs @ inputs.T).round(decimals=4)",
+      "agree to 4 decimals only"),
+     ("04.all_context", "def all_context_vectors(attn_weights, inputs):\n"
+      "    return torch.softmax(inputs @ inputs.T, dim=-1) @ inputs", "wrong for 4 random tokens"),
+     ("04.all_context", "def all_context_vectors(attn_weights, inputs):\n"
+      "    return attn_weights @ inputs.T", "A @ B needs A's columns to equal B's rows"),
+     ("03.softmax_stable", "def softmax_naive(x):\n    return ...\n"
+      "def softmax_stable(x):\n"
+      "    return softmax_naive(x - x.max(dim=-1, keepdim=True).values)",
+      "the stub `softmax_naive` it calls"),
+     ("01.dot", "def dot(a):\n    return (a * a).sum()", "does its `def` line take exactly"),
+     ("04.from_scratch", "def context_from_scratch(inputs, query):\n"
+      "    weights = torch.softmax(inputs @ inputs[query], dim=-1)\n    context = ...\n"
+      "    return context", "a line of it is still the stub's `...`"),
+     ("02.matmul", "def attention_scores(inputs):\n    return torch.dot(inputs, inputs)",
+      "torch.dot multiplies two vectors"),
+     ("04.from_scratch", "def context_from_scratch(inputs, query):\n"
+      "    s = inputs.double() @ inputs[query].double()\n"
+      "    return torch.softmax(s, dim=-1) @ inputs.double()", "Correct"),
+     ("04.from_scratch", "def context_from_scratch(inputs, query):\n"
+      "    return torch.tensor([0.4177, 0.6503, 0.5645])", "the result does not change"),
+     ("01.dot", "def dot(a, b):\n    return (a * b).sum() / 0 * 0", "0 / 0"),
+     ("01.dot", "def dot(a, b):\n    return (a * b).sum() / 0 * 0", "never set")],
+)  # fmt: skip
+def test_a_learner_s_kind_of_wrong_answer_is_told(name: str, code: str, says: str) -> None:
+    namespace: dict = {}
+    exec(NAMESPACE + code, namespace)
+    verdict = check(name, namespace[EXERCISES[name].answer_names[0]])
+    assert says in verdict.message and "exp overflow" not in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("name", "answer", "says"),
+    [("01.highest", 3, "counted from 1"), ("01.highest", torch.tensor(3), "tensor(3)"),
+     ("02.calls_growth", 144, "the number of calls for 12 tokens"),
+     ("02.transposed_shape", (3, 6), "the shape of inputs.T"),
+     ("02.transposed_shape", (6, 3), "the shape of inputs taken"),
+     ("04.step_top", "starts", "the second-largest weight"),
+     ("01.repeats", 36, "every cell of the grid"),
+     ("04.running_sum", "from inputs[1] without .clone()", "did not start from zeros"),
+     ("04.running_sum", torch.tensor([0.4419, 0.6515, 0.5683]), "agree to 4 decimals only")],
+)  # fmt: skip
+def test_a_wrong_value_is_described_with_its_likely_mistake(name: str, answer, says: str) -> None:
+    if answer == "from inputs[1] without .clone()":  # as a reader's cell does it
+        inputs = attnlib.example_inputs()
+        weights = torch.softmax(inputs @ inputs[1], dim=-1)
+        answer = inputs[1]
+        for i, x_i in enumerate(inputs):
+            answer += weights[i] * x_i
+    verdict = check(name, answer)
+    assert not verdict.correct and says in verdict.message, verdict.message

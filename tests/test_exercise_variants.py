@@ -11,6 +11,7 @@ fault of the checker. The share of named and described verdicts is printed per n
 
 from __future__ import annotations
 
+import copy
 import re
 from collections import Counter
 from pathlib import Path
@@ -131,6 +132,28 @@ EDITS = [
     ("the notebook's grid", r"return attn_weights_q @ inputs", "return all_context_vecs[query]"),
     ("the notebook's grid", r"inputs @ inputs\[query\]", "attn_scores[query]"),
     ("no softmax", r"torch\.softmax\((\w+), dim=-1\)", r"\1 / \1.sum()"),
+    # kinds a learner found in 01-04 (issue 18's report): each must be told, never Correct
+    (
+        "argument changed in place",
+        r"\n    return (.+)",
+        r"\n    _result = \1\n    _FIRST_.add_(1)\n    return _result",
+    ),
+    ("rounded to 4 decimals", r"\n    return (.+)", r"\n    return (\1).round(decimals=4)"),
+    ("ready-made product", r"\(a \* b\)\.sum\(\)", "torch.dot(a, b)"),
+    ("ready-made product", r"\(a \* b\)\.sum\(\)", "torch.inner(a, b)"),
+    (
+        "a product per row",
+        r"return inputs\[:3\] @ inputs\.T",
+        "return torch.stack([inputs[i] @ inputs.T for i in range(3)])",
+    ),
+    (
+        "weights recomputed, argument ignored",
+        r"return attn_weights @ inputs",
+        "return torch.softmax(inputs @ inputs.T, dim=-1) @ inputs",
+    ),
+    ("inputs transposed", r"attn_weights @ inputs", "attn_weights @ inputs.T"),
+    ("elementwise for a product", r"return inputs\[:3\] @ inputs\.T", "return inputs[:3] * inputs"),
+    ("one argument", r"def dot\(a, b\):", "def dot(a):"),
     # 08: predictions
     ("wrong value", r"first_self = 1\.0", "first_self = 0.0"),
     ("wrong value", r"first_self = 1\.0", "first_self = 1 / 6"),
@@ -195,6 +218,11 @@ EDITS = [
 ]
 
 
+#: Edits that break a rule the exercise states (no torch.dot, one product): the values stay
+#: right, so these variants are kept even where they compute the solution's results.
+BREAKS_A_RULE = {"ready-made product", "a product per row"}
+
+
 def _signature_edits(code: str) -> list[tuple[str, str]]:
     """An argument ignored: renamed in the signature, so the body reads the notebook's global;
     and a result right for the book's sizes only."""
@@ -217,7 +245,12 @@ def _signature_edits(code: str) -> list[tuple[str, str]]:
 
 def variants(code: str) -> list[tuple[str, str]]:
     found = _signature_edits(code)
+    signature = re.search(r"def \w+\((\w+)", code)
     for label, pattern, replacement in EDITS:
+        if "_FIRST_" in replacement and not signature:
+            continue  # an edit of a function's first argument, in a cell without a function
+        if signature:
+            replacement = replacement.replace("_FIRST_", signature.group(1))
         for match in re.finditer(pattern, code):
             edited = code[: match.start()] + match.expand(replacement) + code[match.end() :]
             found.append((label, edited))
@@ -256,9 +289,14 @@ def _equivalent(exercise, variant_ns: dict, solution_ns: dict) -> bool:
         mine, right = variant_ns[names[0]], solution_ns[names[0]]
         cases = exercise.cases()
         for case in cases + _perturbed(cases):
-            got = outcome(lambda c=case: exercise.call(mine, dict(c.args)))
+            given = copy.deepcopy(dict(case.args))
+            got = outcome(lambda g=given: exercise.call(mine, g))
             want = exercise.call(right, dict(case.args))
-            if not same(got, want):
+            changed = any(
+                isinstance(v, torch.Tensor) and not torch.equal(given[k], v)
+                for k, v in case.args.items()
+            )  # an argument changed in place is a difference the caller sees
+            if changed or not same(got, want):
                 return False
         return True
     return all(same(variant_ns.get(n), solution_ns[n]) for n in names)
@@ -279,7 +317,9 @@ def judged_variants(number: str) -> list[tuple[str, str, object]]:
         assert solution_ns is not None, found["name"]
         for label, code in variants(found["solution"]):
             namespace = _run(code)
-            if namespace is None or _equivalent(exercise, namespace, solution_ns):
+            if namespace is None or (
+                label not in BREAKS_A_RULE and _equivalent(exercise, namespace, solution_ns)
+            ):
                 continue
             out.append((found["name"], label, exercise.judge(_answer(exercise, namespace))))
     return out

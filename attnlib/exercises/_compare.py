@@ -10,8 +10,13 @@ import torch
 
 from attnlib.exercises._raised import meaning
 
-#: Below the 4 printed decimals, above float32 round-off between loops and one product.
-TOLERANCE = 1e-4
+#: Above float32 round-off between loops and one product, below a rounding to 4 decimals:
+#: a result rounded (or typed from the printout) differs from the right values, and is told so.
+TOLERANCE = 1e-5
+#: What 4 printed decimals agree to: a result this close but not within TOLERANCE is rounded.
+PRINTED = 1e-4
+#: Where nan likely comes from, unless the exercise knows better (softmax: an exp overflowed).
+NAN_HINT = "nan comes from 0 / 0, inf - inf, or an entry never set (torch.empty)"
 
 
 class Raised:
@@ -19,7 +24,8 @@ class Raised:
 
     def __init__(self, err: BaseException) -> None:
         self.kind = type(err).__name__
-        self.text = f"{self.kind}: {str(err).splitlines()[0] if str(err) else ''}"[:200]
+        self.message = (str(err).splitlines()[0] if str(err) else "")[:160]
+        self.text = f"{self.kind}: {self.message}"[:200]
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Raised) and other.text == self.text
@@ -38,6 +44,9 @@ def outcome(make) -> Any:
 def shown(x: Any, limit: int = 80) -> str:
     """``x`` in one short line, whatever its repr does (a repr may raise or be huge)."""
     if isinstance(x, torch.Tensor):
+        if x.numel() <= 6 and x.device.type != "meta" and not x.is_complex():
+            values = x.detach().cpu().tolist()  # a small tensor is echoed as typed: its values
+            return f"tensor({values}){'' if x.dtype in _PLAIN else f' of dtype {x.dtype}'}"
         return f"a {x.dtype} tensor of shape {tuple(x.shape)}"
     if isinstance(x, np.ndarray):
         return f"a numpy array of shape {x.shape}"
@@ -50,8 +59,17 @@ def shown(x: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def same(result: Any, expected: Any, exact: bool = False) -> bool:
-    """Equal results: tensors of the same shape within :data:`TOLERANCE` (NaN where NaN)."""
+_PLAIN = (torch.float32, torch.int64)
+
+
+def same(result: Any, expected: Any, exact: bool = False, tolerance: float = TOLERANCE) -> bool:
+    """Equal results: tensors of the same shape within ``tolerance`` (NaN where NaN).
+
+    Where a number is asked (a 0-d tensor), any number is taken: int, float, numpy scalar.
+    float64 is taken wherever float32 is: the same values, held more precisely.
+    """
+    if isinstance(expected, torch.Tensor) and expected.dim() == 0 and _number(result):
+        result = torch.tensor(float(result))  # a 0-d numpy array too
     if isinstance(expected, Raised) or isinstance(result, Raised):
         return isinstance(result, Raised) and isinstance(expected, Raised) and result == expected
     if isinstance(expected, torch.Tensor):
@@ -63,7 +81,7 @@ def same(result: Any, expected: Any, exact: bool = False) -> bool:
         if exact:
             return bool(torch.equal(a, b))
         return bool((a.isnan() == b.isnan()).all()) and bool(
-            torch.allclose(a.nan_to_num(), b.nan_to_num(), atol=TOLERANCE, rtol=TOLERANCE)
+            torch.allclose(a.nan_to_num(), b.nan_to_num(), atol=tolerance, rtol=tolerance)
         )
     if _real(result) and _real(expected):
         return result == expected
@@ -81,6 +99,13 @@ def _real(x: Any) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
+def _number(x: Any) -> bool:
+    """A plain number: a Python or numpy int or float (not a bool)."""
+    if isinstance(x, (np.generic, np.ndarray)) and x.shape == ():
+        return np.issubdtype(x.dtype, np.integer) or np.issubdtype(x.dtype, np.floating)
+    return _real(x)
+
+
 def _entries(diff: torch.Tensor) -> str:
     """Which rows (or entries) of an elementwise difference are off."""
     off = (diff > TOLERANCE) | diff.isnan()
@@ -92,12 +117,15 @@ def _entries(diff: torch.Tensor) -> str:
     return f"{where} {listed} of {off.shape[0]} differ; "
 
 
-def describe(result: Any, expected: Any) -> str:
+def describe(result: Any, expected: Any, nan_hint: str = NAN_HINT) -> str:
     """What differs between ``result`` and ``expected``, concretely, in one line."""
     if result is None:
         return "returned None: a missing `return`?"
     if isinstance(result, Raised):
-        return f"your code raised {result.text}{meaning(result.text)}"
+        what = meaning(result.text) or ": read the error's last line to see which step failed"
+        return f"your function raised {result.kind} ({result.message}){what}"
+    if isinstance(expected, torch.Tensor) and expected.dim() == 0 and _number(result):
+        result = torch.tensor(float(result))
     if not isinstance(expected, torch.Tensor):
         return f"expected {shown(expected)}, got {shown(result)}"
     if isinstance(result, np.ndarray):
@@ -112,12 +140,15 @@ def describe(result: Any, expected: Any) -> str:
         return f"expected real numbers ({expected.dtype}), got {shown(result)}"
     got, want = result.detach().cpu().double(), expected.detach().cpu().double()
     if got.isnan().any() and not want.isnan().any():
-        return f"{_entries(got.isnan().double())}they hold nan: did exp overflow, or 0 / 0?"
+        return f"{_entries(got.isnan().double())}they hold nan: {nan_hint}"
     diff = (got - want).abs()
     flat = int(diff.nan_to_num(nan=float("inf")).argmax())
     index = tuple(int(i) for i in np.unravel_index(flat, tuple(got.shape))) if got.dim() else ()
     at = f" at {list(index)}" if index else ""
-    detail = f"the largest gap is{at}: expected {want[index]:.4f}, got {got[index]:.4f}"
+    digits = 4 if diff.nan_to_num(nan=1.0).max() >= PRINTED else 7  # show where they differ
+    detail = (
+        f"the largest gap is{at}: expected {want[index]:.{digits}f}, got {got[index]:.{digits}f}"
+    )
     if want.dim() == 2 and want.shape[0] == want.shape[1] and torch.allclose(got, want.T):
         detail += " (the transpose of the answer)"
     ratio = got / want
@@ -125,7 +156,23 @@ def describe(result: Any, expected: Any) -> str:
         detail += f"; every entry is {float(ratio.flatten()[0]):.4f} times the answer"
     if result.dtype != expected.dtype:
         detail += f"; dtype {result.dtype}, expected {expected.dtype}"
+    if rounded(got, want):
+        detail += (
+            "; the values agree to 4 decimals only: rounded, or typed from a printout? "
+            "Keep every digit the computation gives; round only when printing"
+        )
     return _entries(diff) + detail + _sums(got, want)
+
+
+def rounded(result: Any, expected: Any) -> bool:
+    """Tensors that agree to the 4 printed decimals but not within :data:`TOLERANCE`."""
+    if not isinstance(result, torch.Tensor) or not isinstance(expected, torch.Tensor):
+        return False
+    if result.shape != expected.shape or result.device.type == "meta" or result.is_complex():
+        return False
+    got, want = result.detach().cpu().double(), expected.detach().cpu().double()
+    gap = (got - want).abs()
+    return bool((gap <= PRINTED + PRINTED * want.abs()).all()) and not same(result, expected)
 
 
 def _sums(got: torch.Tensor, want: torch.Tensor) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from attnlib.exercises._compare import Raised, describe, outcome, same, shown
+from attnlib.exercises._compare import NAN_HINT, Raised, describe, outcome, rounded, same, shown
 from attnlib.exercises._core import Verdict, correct, named, not_attempted, not_quite
 from attnlib.mistakes import Mistake
 
@@ -53,6 +53,7 @@ class FunctionExercise:
     stub_gives_zeros: bool = False
     praise: str = ""
     hint_values: Mapping[str, Any] = field(default_factory=dict)
+    nan_hint: str = NAN_HINT
 
     def judge(self, answer: Any) -> Verdict:
         if answer is Ellipsis:
@@ -61,11 +62,24 @@ class FunctionExercise:
             what = f"expected the function `{self.answer_names[0]}`, got {shown(answer)}"
             return Verdict(self.name, "refused", not_quite(what))
         cases = self.cases()
-        results = [outcome(lambda c=c: self.call(answer, copy.deepcopy(c.args))) for c in cases]
+        given = [copy.deepcopy(c.args) for c in cases]
+        results = [outcome(lambda a=a: self.call(answer, a)) for a in given]
+        if results[0] is Ellipsis and (stubs := _stubs_called(answer)):
+            what = (
+                f"your function returned `...`, what the stub `{stubs[0]}` it calls still "
+                f"returns: finish `{stubs[0]}` in its exercise first, then run both cells"
+            )
+            return Verdict(self.name, "wrong", not_quite(what))
+        if results[0] is Ellipsis and getattr(getattr(answer, "__code__", None), "co_names", ()):
+            # a stub returning `...` names nothing; this function does: it is begun, not done
+            what = "your function returned `...`: a line of it is still the stub's `...`"
+            return Verdict(self.name, "wrong", not_quite(what))
         if self._blank(results[0]):
             return not_attempted(self.name, self.task)
         expected = [self.reference(c.args) for c in cases]
         if all(same(r, e) for r, e in zip(results, expected, strict=True)):
+            if changed := _changed(cases, given):
+                return Verdict(self.name, "wrong", not_quite(changed))
             for rule in self.rules:
                 if broken := rule(answer, cases[0]):
                     return Verdict(self.name, "wrong", not_quite(broken))
@@ -74,7 +88,8 @@ class FunctionExercise:
             if any(self._made(form, cases, results, expected) for form in row.variants()):
                 fits = next(c for c in cases if row.fits(c.args))
                 return named(self.name, mistake, {**shape_values(fits.args), **self.hint_values})
-        return Verdict(self.name, "wrong", not_quite(self._differs(cases, results, expected)))
+        differs = self._differs(cases, results, expected, self.nan_hint)
+        return Verdict(self.name, "wrong", not_quite(differs))
 
     def _blank(self, result: Any) -> bool:
         if result is Ellipsis:
@@ -95,7 +110,7 @@ class FunctionExercise:
         return seen
 
     @staticmethod
-    def _differs(cases: list[Case], results: list, expected: list) -> str:
+    def _differs(cases: list[Case], results: list, expected: list, nan_hint: str) -> str:
         first, book = results[0], cases[0].label
         if first is None:
             return describe(first, expected[0])
@@ -106,13 +121,56 @@ class FunctionExercise:
         )
         if all(_equal(r, first) for r in results[1:]) and len(results) > 1:
             return "the result does not change with the input: are the arguments used?"
+        if k > 0 and rounded(results[k], expected[k]):
+            return f"for {cases[k].label}, {describe(results[k], expected[k], nan_hint)}"
         if k > 0:
             return (
                 f"right for {book}, wrong for {cases[k].label}: is a size written as a number, "
                 f"or a name from the notebook used instead of an argument? "
-                f"({describe(results[k], expected[k])})"
+                f"({describe(results[k], expected[k], nan_hint)})"
             )
-        return f"for {book}, {describe(first, expected[0])}"
+        return f"for {book}, {describe(first, expected[0], nan_hint)}"
+
+
+def _changed(cases: list[Case], given: list[Mapping[str, Any]]) -> str | None:
+    """Which argument the reader's function changed in place, on which case, if any.
+
+    A function that changes its caller's tensors (``x -= ...``, ``x.mul_(2)``, a running
+    total started from a row of ``inputs``) is not a right answer, even when it returns the
+    right values: the caller's tensor is not what it was afterwards.
+    """
+    for case, args in zip(cases, given, strict=True):
+        for name, before in case.args.items():
+            after = args.get(name)
+            if isinstance(before, torch.Tensor) and not _equal(after, before):
+                return (
+                    f"the right values, but your function changed its argument `{name}` in "
+                    f"place (on {case.label}): the caller's `{name}` is changed too. Compute "
+                    f"into a new tensor (`{name} = {name} - ...`, not `{name} -= ...` or a "
+                    "method ending in `_`; `.clone()` a row you start a total from)"
+                )
+    return None
+
+
+def _stubs_called(function: Any) -> list[str]:
+    """Names of functions ``function`` calls from its module whose result is still ``...``."""
+    code = getattr(function, "__code__", None)
+    scope = getattr(function, "__globals__", {})
+    found = []
+    for name in getattr(code, "co_names", ()):
+        called = scope.get(name)
+        inner = getattr(called, "__code__", None)
+        # a stub's body is `return ...` alone (a docstring aside): it names nothing
+        if inner is not None and called is not function and not inner.co_names:
+            if outcome(lambda c=called: _returns_ellipsis(c)) is True:
+                found.append(name)
+    return found
+
+
+def _returns_ellipsis(function: Any) -> bool:
+    """Whether ``function``, called with ``None`` for each parameter, returns ``...``."""
+    arity = function.__code__.co_argcount
+    return function(*([None] * arity)) is Ellipsis
 
 
 def _equal(a: Any, b: Any) -> bool:

@@ -26,6 +26,35 @@ MEANINGS = (
         "an index past the end of a tensor: a size or an index written as the book's number?",
     ),
     (
+        r"inconsistent tensor size",
+        "a product of two vectors of different lengths: is one operand a single row where the "
+        "whole matrix was meant, or the other way round?",
+    ),
+    (
+        r"1D tensors expected",
+        "torch.dot multiplies two vectors (1-D) only: for every pair of rows of a matrix at "
+        "once, write a matrix product, A @ B",
+    ),
+    (
+        r"takes \d+ positional arguments? but \d+ (were|was) given|"
+        r"missing \d+ required positional argument|unexpected keyword argument",
+        "the check calls your function with the arguments the exercise names: does its `def` "
+        "line take exactly those, in that order?",
+    ),
+    (
+        r"both arguments to matmul need to be at least 1D|0D or 1D tensors expected",
+        "a matrix product of a single number or of a vector that needs a matrix: is a row "
+        "taken where the whole tensor was meant?",
+    ),
+    (
+        r"must be Tensor, not|expected Tensor as element|Expected all tensors",
+        "a torch function was given something that is not a tensor: which argument holds what?",
+    ),
+    (
+        r"^(ZeroDivisionError|OverflowError)",
+        "a division by zero or a number too large: is a sum or a size 0 where it should not be?",
+    ),
+    (
         r"^(NameError|UnboundLocalError)",
         "a name the function does not have: use its arguments, not a name from the notebook",
     ),

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from attnlib.exercises._compare import describe, outcome, same, shown
+from attnlib.exercises._compare import NAN_HINT, describe, outcome, same, shown
 from attnlib.exercises._core import Verdict, correct, named, not_attempted, not_quite
 
 
@@ -51,11 +51,14 @@ def whole(answer: Any) -> Any:
 
 
 def word(*choices: str) -> Callable[[Any], Any]:
-    """One of ``choices``, any case, without surrounding spaces; else a :class:`Refused`."""
+    """One of ``choices``, any case, without surrounding spaces, singular or plural ("column"
+    for "columns"); else a :class:`Refused`."""
 
     def accept(answer: Any) -> Any:
-        if isinstance(answer, str) and answer.strip().lower() in choices:
-            return answer.strip().lower()
+        typed = answer.strip().lower() if isinstance(answer, str) else None
+        for choice in choices:
+            if typed in (choice, choice.removesuffix("s")):
+                return choice
         listed = " or ".join(repr(c) for c in choices)
         return Refused(f"expected {listed}, got {shown(answer)}")
 
@@ -96,7 +99,33 @@ def token(tokens: tuple[str, ...]) -> Callable[[Any], Any]:
             return tokens[index].lower()
         return Refused(f"expected a token such as {tokens[0]!r} or its index, got {shown(answer)}")
 
+    accept.tokens = tokens  # what a wrong index is explained with
     return accept
+
+
+def _wrong(answer: Any, value: Any, right: Any, accept: Callable[[Any], Any]) -> str:
+    """A wrong answer described: what the reader typed, what it stands for, which way it is off.
+
+    A token given by its index says which token that is, and whether counting from 1 (as
+    the book numbers its x^(i)) explains it; a number says whether it is too large or too
+    small; anything else echoes what was typed.
+    """
+    echo = shown(answer)
+    tokens = getattr(accept, "tokens", None)
+    if tokens is not None and not isinstance(answer, str):
+        index = whole(answer)
+        text = (
+            f"{echo} is token {index} of the sentence, {tokens[index]!r}, as Python counts from 0"
+        )
+        if index >= 1 and tokens[index - 1].lower() == right:
+            return f"{text}: counted from 1, as the book numbers x^(1), x^(2)...? " + (
+                "Python's index is one less"
+            )
+        return f"{text}, not the token asked for"
+    if isinstance(value, (int, float)) and isinstance(right, (int, float)):
+        way = "too large" if value > right else "too small"
+        return f"{echo} is {way}"
+    return f"{echo} is not the answer"
 
 
 def tensor(answer: Any) -> Any:
@@ -120,6 +149,9 @@ class ValueExercise:
     exact: bool = True
     praise: str = ""
     hint_values: Mapping[str, Any] = field(default_factory=dict)
+    nan_hint: str = NAN_HINT
+    #: What a wrong accepted value stands for, concretely (None: echo and direction only).
+    explain: Callable[[Any], str | None] | None = None
 
     def judge(self, answer: Any) -> Verdict:
         if answer is Ellipsis:
@@ -133,6 +165,10 @@ class ValueExercise:
         for mistake, make in self.mistakes.items():
             if same(value, outcome(make), exact=self.exact):
                 return named(self.name, mistake, self.hint_values)
-        echo = shown(answer) if not isinstance(value, torch.Tensor) else ""
-        what = f"{echo} is not the answer" if echo else describe(value, right)
+        if isinstance(value, torch.Tensor):
+            what = describe(value, right, self.nan_hint)
+        else:
+            what = _wrong(answer, value, right, self.accept)
+            told = self.explain(value) if self.explain is not None else None
+            what = f"{what}: {told}" if told else what
         return Verdict(self.name, "wrong", not_quite(what))

@@ -9,6 +9,7 @@ from attnlib.data import TOKENS, example_inputs
 from attnlib.exercises._cases import random_tensor, token_inputs
 from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._products import no_product
 from attnlib.exercises._value import ValueExercise, tensor, token, whole
 from attnlib.mistakes import MISTAKES, scores
 
@@ -41,6 +42,13 @@ register(
         call=lambda dot, args: dot(args["a"], args["b"]),
         reference=lambda args: torch.dot(args["a"], args["b"]),
         mistakes={k: scores.TABLE[k] for k in ("products_not_summed", "sums_multiplied")},
+        # literally the rule stated: torch.dot (or its aliases) is refused; `@` and einsum are
+        # other ways to write the formula, and are taken
+        rules=(
+            no_product(
+                lambda dot, args: dot(args["a"], args["b"]), "torch.dot", ("dot", "vdot", "inner")
+            ),
+        ),
         praise="dot(x_0, x_1) = 0.9544, the score of 'Your' with 'journey'.",
     )
 )
@@ -97,11 +105,27 @@ register(
         expected=lambda: TOKENS[
             int(attention_scores(example_inputs())[SHORT_TOKEN].argmax())
         ].lower(),
-        mistakes={"itself_highest": lambda: TOKENS[SHORT_TOKEN].lower()},
+        mistakes={
+            "itself_highest": lambda: TOKENS[SHORT_TOKEN].lower(),
+            "lowest_for_highest": lambda: TOKENS[
+                int(attention_scores(example_inputs())[SHORT_TOKEN].argmin())
+            ].lower(),
+        },
         praise="'one' is a short vector; the long 'starts' beats it even on its own row.",
         hint_values=_highest_hint(),
+        explain=lambda token: _score_with(token),
     )
 )
+
+
+def _score_with(token: str) -> str:
+    """What the reader's token scores with "one", against the row's largest score."""
+    row = attention_scores(example_inputs())[SHORT_TOKEN]
+    index = [t.lower() for t in TOKENS].index(token)
+    return (
+        f"{TOKENS[SHORT_TOKEN]!r} scores {row[index]:.4f} with {TOKENS[index]!r}, and the "
+        f"largest number of its row, row {SHORT_TOKEN}, is {row.max():.4f}"
+    )
 
 
 def _repeats() -> int:
@@ -120,6 +144,7 @@ register(
             "repeats_both_halves": lambda: 2 * _repeats(),
             "repeats_distinct": lambda: len(example_inputs()) + _repeats(),
             "repeats_diagonal": lambda: len(example_inputs()),
+            "repeats_all": lambda: len(example_inputs()) ** 2,
         },
         praise="Every cell below the diagonal mirrors one above it: 15 of the 36 are repeats.",
     )

@@ -7,7 +7,7 @@ from attnlib.data import example_inputs
 from attnlib.exercises._cases import token_inputs
 from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise
-from attnlib.exercises._products import product_shapes
+from attnlib.exercises._products import one_product, product_shapes
 from attnlib.exercises._value import ValueExercise, number, shape
 from attnlib.mistakes import scores
 
@@ -17,14 +17,6 @@ NUM_ASKING = 3
 
 def _grid(scores_of, args):
     return scores_of(args["inputs"])
-
-
-def _one_product(function, case: Case) -> str | None:
-    shapes = product_shapes(function, case.args, _grid)
-    if len(shapes) > 1:
-        return (f"the right numbers, but from {len(shapes)} products; the exercise asks for one "
-                "matrix product, inputs @ inputs.T")  # fmt: skip
-    return None
 
 
 def _not_whole_grid(function, case: Case) -> str | None:
@@ -41,6 +33,17 @@ def _cases(asking: int | None) -> list[Case]:
     return [Case(label, {"inputs": x, "asking": x[:asking]}) for label, x in token_inputs()]
 
 
+def _product_shape(answer: tuple) -> str:
+    """How the shape of a product of two matrices is made, for a wrong shape."""
+    sizes = "one size" if len(answer) == 1 else f"{len(answer)} sizes"
+    many = "" if len(answer) == 2 else f"; {answer} has {sizes}"
+    return (
+        "a product of two matrices is a matrix, (rows of the left factor, columns of the right "
+        f"factor), and here the left factor is inputs.T, of shape "
+        f"{tuple(example_inputs().T.shape)}{many}"
+    )
+
+
 register(
     ValueExercise(
         name="02.transposed_shape",
@@ -48,7 +51,12 @@ register(
         answer_names=("shape",),
         accept=shape,
         expected=lambda: tuple((example_inputs().T @ example_inputs()).shape),
-        mistakes={"inner_sizes_kept": lambda: (len(example_inputs()),) * 2},
+        mistakes={
+            "inner_sizes_kept": lambda: (len(example_inputs()),) * 2,
+            "transpose_shape_taken": lambda: tuple(example_inputs().T.shape),
+            "operand_shape_taken": lambda: tuple(example_inputs().shape),
+        },
+        explain=_product_shape,
         praise="(3, 6) @ (6, 3): the outer sizes stay, the inner 6 is summed away.",
     )
 )
@@ -62,7 +70,7 @@ register(
         call=_grid,
         reference=lambda args: attention_scores(args["inputs"]),
         mistakes=scores.TABLE,
-        rules=(_one_product,),
+        rules=(one_product(_grid, "inputs @ inputs.T"),),
         praise="inputs @ inputs.T: row i of inputs times column j of inputs.T, token i · token j.",
     )
 )
@@ -76,7 +84,7 @@ register(
         call=_grid,
         reference=lambda args: args["asking"] @ args["inputs"].T,
         mistakes={k: scores.TABLE[k] for k in ("operands_swapped", "no_transpose")},
-        rules=(_not_whole_grid,),
+        rules=(_not_whole_grid, one_product(_grid, "inputs[:3] @ inputs.T")),
         praise="The tokens that ask go on the left: one row each; the tokens compared, "
         "transposed, on the right: one column each.",
     )
@@ -90,7 +98,7 @@ register(
         answer_names=("times",),
         accept=number,
         expected=lambda: 4,
-        mistakes={"cost_linear": lambda: 2},
+        mistakes={"cost_linear": lambda: 2, "calls_not_ratio": lambda: 12 * 12},
         praise="144 calls against 36: twice the rows, each twice as long.",
     )
 )

@@ -19,6 +19,8 @@ SMALL_GRID = ((2.0, -1.0, 0.5), (1.0, 3.0, 0.0), (-0.5, 0.5, 1.5))
 BIG_SCORES = ((10.0, 50.0, 100.0), (1.0, 2.0, 3.0))
 #: The book's query, "journey", and the factor of the last exercise.
 QUERY, FACTOR = 1, 10.0
+#: Where nan comes from in a softmax.
+EXP_NAN = "did exp overflow (exp(100) is inf in float32, and inf / inf is nan), or 0 / 0?"
 
 
 def _grids(first: tuple, label: str, scale: float) -> list[Case]:
@@ -47,6 +49,7 @@ register(
         call=lambda softmax_naive, args: softmax_naive(args["x"]),
         reference=lambda args: torch.softmax(args["x"], dim=-1),
         mistakes=weights.TABLE,
+        nan_hint=EXP_NAN,
         praise="Tried on grids of several shapes, with negative scores: every weight is "
         "positive and every row sums to 1.",
     )
@@ -91,6 +94,7 @@ register(
         call=lambda softmax_stable, args: softmax_stable(args["x"]),
         reference=lambda args: torch.softmax(args["x"], dim=-1),
         mistakes=weights.TABLE,
+        nan_hint=EXP_NAN,
         praise="Scores up to 100 and no nan: the largest exp is now exp(0) = 1.",
     )
 )

@@ -9,7 +9,7 @@ import torch
 from attnlib.attention import attention_scores, context_vector, softmax
 from attnlib.checks import diagnose
 from attnlib.data import TOKENS, example_inputs
-from attnlib.exercises._cases import token_inputs
+from attnlib.exercises._cases import random_tensor, token_inputs
 from attnlib.exercises._core import Verdict, named, register
 from attnlib.exercises._function import Case, FunctionExercise
 from attnlib.exercises._products import product_shapes
@@ -53,6 +53,16 @@ class _RunningSum(ValueExercise):
         return verdict
 
 
+def _started_from_row(row: int) -> torch.Tensor:
+    """The running total started from ``inputs[row]`` itself, not a clone: the total is a
+    view of ``inputs``, so every ``+=`` also changes that row, which the loop then reads."""
+    inputs, weights = example_inputs().clone(), _weights()[QUERY_INDEX]
+    total = inputs[row]
+    for i, x_i in enumerate(inputs):
+        total += weights[i] * x_i
+    return total.clone()
+
+
 def _journey() -> dict[str, torch.Tensor]:
     return {"weights": _weights()[QUERY_INDEX], "inputs": example_inputs()}
 
@@ -72,6 +82,7 @@ register(
                 ),
             ),
             "assigned_not_added": lambda: context.TABLE["assigned_not_added"].given(_journey()),
+            "no_zero_start": lambda: _started_from_row(QUERY_INDEX),
         },
         exact=False,
         praise="z(2) = [0.4419, 0.6515, 0.5683]: each input times its own weight, added to zeros.",
@@ -80,13 +91,21 @@ register(
             "query": f"{QUERY_INDEX} ({TOKENS[QUERY_INDEX]!r})",
             "number": QUERY_NUMBER,
             "index": QUERY_INDEX,
+            "offset": "the row it started from, and more",
         },
     )
 )
 
 
 def _blend_cases() -> list[Case]:
-    return [Case(label, {"attn_weights": _weights(x), "inputs": x}) for label, x in token_inputs()]
+    """The book's weights, then random rows of weights that are NOT the softmax of their
+    inputs' scores, so a function that ignores ``attn_weights`` and recomputes them is wrong."""
+    cases = []
+    for seed, (label, x) in enumerate(token_inputs()):
+        raw = random_tensor(len(x), len(x), seed=40 + seed, scale=2.0)
+        weights = _weights(x) if seed == 0 else torch.softmax(raw, dim=-1)
+        cases.append(Case(label, {"attn_weights": weights, "inputs": x}))
+    return cases
 
 
 register(
@@ -109,11 +128,25 @@ register(
         answer_names=("step_weighs_most",),
         accept=token(TOKENS),
         expected=lambda: TOKENS[int(_weights()[STEP].argmax())].lower(),
-        mistakes={"weighs_itself_most": lambda: TOKENS[STEP].lower()},
+        mistakes={
+            "weighs_itself_most": lambda: TOKENS[STEP].lower(),
+            "runner_up": lambda: TOKENS[int(_weights()[STEP].argsort(descending=True)[1])].lower(),
+        },
         praise="The largest score of the row gets the largest weight: softmax keeps the order.",
         hint_values={"why": _why_not_itself()},
+        explain=lambda token: _weight_of(token),
     )
 )
+
+
+def _weight_of(token: str) -> str:
+    """The weight "step" gives the reader's token, against the row's largest weight."""
+    row = _weights()[STEP]
+    index = [t.lower() for t in TOKENS].index(token)
+    return (
+        f"{TOKENS[STEP]!r} gives {TOKENS[index]!r} {row[index]:.4f} of its weight, and the "
+        f"largest weight of its row, attn_weights[{STEP}], is {row.max():.4f}"
+    )
 
 
 def _blended(row: str) -> Mistake:

@@ -55,6 +55,36 @@ TABLE: dict[str, Mistake] = {
         "a diagonal cell [i, i] pairs a token with itself: it has no mirror image and is computed "
         "once. The repeats are the cells below the diagonal.",
     ),
+    "repeats_all": Mistake(
+        "every cell of the grid counted as a repeat",
+        "36 is every dot product the loops make. A repeat is a number already in the grid "
+        "when its cell is reached: [1, 0] repeats [0, 1], but [0, 1] itself is new, and so is "
+        "each diagonal cell.",
+    ),
+    "lowest_for_highest": Mistake(
+        "the lowest score of the row taken for the highest",
+        "{token!r} scores lowest with that token, not highest: argmin where argmax was meant? "
+        "Read along row {row} of the grid for its largest number.",
+    ),
+    "transpose_shape_taken": Mistake(
+        "the shape of inputs.T taken for the shape of the product",
+        "(3, 6) is inputs.T alone. In A @ B the result keeps A's rows and B's columns: "
+        "(3, 6) @ (6, 3) gives A's 3 rows and B's 3 columns.",
+    ),
+    "operand_shape_taken": Mistake(
+        "the shape of inputs taken for the shape of the product",
+        "(6, 3) is inputs itself. In inputs.T @ inputs the left factor is inputs.T, (3, 6); "
+        "the result keeps its rows and the right factor's columns.",
+    ),
+    "calls_not_ratio": Mistake(
+        "the number of calls for 12 tokens given, not how many times more",
+        "144 = 12 × 12 is how many calls the loops make for 12 tokens. The question asks how "
+        "many times more than for 6 tokens: divide by the 6 × 6 = 36 calls.",
+    ),
+    "runner_up": Mistake(
+        "the second-largest weight of the row taken for the largest",
+        "compare the whole row before choosing: {why}",
+    ),
     "inner_sizes_kept": Mistake(
         "the inner sizes taken for the result's shape",
         "in A @ B the inner sizes (the columns of A, the rows of B) must match and are summed "

@@ -27,9 +27,11 @@ TABLE: dict[str, Mistake] = {
         "as the query).",
     ),
     "column_not_row": Mistake(
-        "the query's column of weights instead of its row",
-        "attn_weights[:, {index}] is what every token takes from token {index}; what token "
-        "{index} gives out is its row, attn_weights[{index}], the one that sums to 1.",
+        "the query's column of weights instead of its row (or softmax along dim=0)",
+        "attn_weights[:, {index}] is what every token takes from token {index}, and row {index} "
+        "of torch.softmax(attn_scores, dim=0) holds the same numbers (the scores are "
+        "symmetric): both normalise down a column. Token {index}'s own weights are its row of "
+        "the dim=-1 softmax, attn_weights[{index}], the one that sums to 1.",
         lambda attn_weights, index: attn_weights[:, index],
     ),
 }
