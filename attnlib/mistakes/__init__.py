@@ -2,22 +2,33 @@
 
 ``scores`` (dot products, loops, products), ``weights`` (softmax), ``context`` (blending,
 and the stage passed), ``tokens`` (picking a row), ``questions`` (counts, shapes, words,
-predictions), ``costs`` (slopes, bytes, growth) and ``blockwise`` (the running softmax);
-``_later`` holds notebooks 05-09's rows until they are sorted into kinds. Checkpoints and
-exercises read the same rows; :data:`MISTAKES` is every row by name.
+predictions), ``costs`` (slopes, bytes, growth), ``blockwise`` (the running softmax) and
+``training`` (targets, a training step, a blind guess's loss); ``_later`` holds notebooks
+05-09's rows until they are sorted into kinds. Checkpoints and exercises read the same
+rows; :data:`MISTAKES` is every row by name.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from attnlib.mistakes import _later, blockwise, context, costs, questions, scores, tokens, weights
+from attnlib.mistakes import (
+    _later,
+    blockwise,
+    context,
+    costs,
+    questions,
+    scores,
+    tokens,
+    training,
+    weights,
+)
 from attnlib.mistakes._row import Mistake
 
 __all__ = ["MISTAKES", "Mistake", "hint"]
 
 MISTAKES: dict[str, Mistake] = {}
-for _table in (scores, weights, context, tokens, questions, costs, blockwise, _later):
+for _table in (scores, weights, context, tokens, questions, costs, blockwise, training, _later):
     assert not set(_table.TABLE) & set(MISTAKES), "a mistake has one name"
     MISTAKES.update(_table.TABLE)
 
