@@ -44,7 +44,8 @@ def test_the_view_reads_the_snapshot_head_and_query_chosen():
 def test_an_even_head_puts_the_even_share_on_the_previous_word():
     view = training_view(_snapshots(), TOKENS, STEPS, snapshot=0, head=0, query=0)
     # Rows 1..3 give the word before 1/2, 1/3, 1/4: the mean is 13/36.
-    assert view.share == pytest.approx(13 / 36) and view.even == pytest.approx(13 / 36)
+    # Weights are kept to 4 decimals (1/3 is 0.3333), the even share is exact.
+    assert view.share == pytest.approx(13 / 36, abs=1e-4) and view.even == pytest.approx(13 / 36)
     assert view.before is None and "has no word before it" in view.text
     assert even_share(16) == pytest.approx(0.158715, abs=1e-6)  # (H_16 - 1) / 15: 16 words
 
@@ -53,7 +54,7 @@ def test_heads_are_counted_over_every_block():
     snapshots = torch.rand(2, 2, 3, 4, 4)
     view = training_view(snapshots, TOKENS, [0, 1], snapshot=1, head=4, query=2)
     assert (view.block, view.head) == (1, 1)
-    assert torch.equal(view.attn_weights, snapshots[1, 1, 1])
+    assert torch.equal(view.attn_weights, snapshots[1, 1, 1].double().round(decimals=4))
 
 
 @pytest.mark.parametrize(

@@ -121,6 +121,30 @@ register(
 )
 
 
+# --- 10.even_weight: the untrained head's weight on the word before ----------------------------
+
+#: The query of the explorer's question: the fourth word of the sentence (index 3).
+EVEN_QUERY = 3
+
+register(
+    ValueExercise(
+        name="10.even_weight",
+        task="set even_weight to the weight the fourth word gives the word before it when it "
+        "spreads its weight evenly",
+        answer_names=("even_weight",),
+        accept=number,
+        expected=lambda: 1 / (EVEN_QUERY + 1),
+        mistakes={
+            "even_over_all_words": lambda: 1 / 16,
+            "even_without_itself": lambda: 1 / EVEN_QUERY,
+            "even_masked_out": lambda: 0,
+        },
+        exact=False,
+        praise="1 / 4: the mask leaves the fourth word 4 keys, itself and the three before it.",
+    )
+)
+
+
 # --- 10.head_pattern: what the strongest head learned -----------------------------------------
 
 register(

@@ -148,6 +148,21 @@ TABLE: dict[str, Mistake] = {
         "probability: -log(1 / vocab_size) = log(vocab_size).",
         lambda vocab_size: loss_value(-math.log(vocab_size)),
     ),
+    "even_over_all_words": Mistake(
+        "the weight spread over every word of the sentence",
+        "the causal mask hides the words after the query: the fourth word sees only itself and "
+        "the three before it, 4 words, so each gets 1 / 4.",
+    ),
+    "even_without_itself": Mistake(
+        "the query's own word left out",
+        "a query also weighs itself (the diagonal is not masked): the fourth word shares its "
+        "weight among itself and the three words before it, 1 / 4 each.",
+    ),
+    "even_masked_out": Mistake(
+        "the word before taken to be hidden",
+        "the mask hides the words AFTER the query; the word just before it is visible, and gets "
+        "its share: 1 / 4 of the fourth word's weight.",
+    ),
     "pattern_next_word": Mistake(
         "a causal head reading the next word",
         "the causal mask hides every later key: the cells above the diagonal are 0. Look at the "

@@ -45,9 +45,14 @@ class TrainingView:
     text: str
 
 
+#: The decimals the weights are kept to (and shown with).
+DECIMALS = 4
+
+
 def snapshots_of(snapshots: Any, tokens: Sequence[str], steps: Sequence[int]) -> torch.Tensor:
-    """A detached float32 copy of ``snapshots`` ``(num_snapshots, num_blocks, num_heads,
-    num_tokens, num_tokens)``, one snapshot per step, finite, for the sentence ``tokens``."""
+    """A detached float64 copy of ``snapshots`` ``(num_snapshots, num_blocks, num_heads,
+    num_tokens, num_tokens)``, one snapshot per step, finite, for the sentence ``tokens``,
+    rounded to :data:`DECIMALS` decimals."""
     shape = "(num_snapshots, num_blocks, num_heads, num_tokens, num_tokens)"
     snapshots = validate.tensor(snapshots, "snapshots", shape, (5,))
     snapshots = validate.readable(snapshots, "snapshots")
@@ -60,7 +65,8 @@ def snapshots_of(snapshots: Any, tokens: Sequence[str], steps: Sequence[int]) ->
     if len(steps) != snapshots.shape[0] or snapshots.shape[0] == 0:
         raise validate.invalid("steps", f"{snapshots.shape[0]} training steps", len(steps))
     validate.finite(snapshots, "snapshots", "expected finite weights")
-    return snapshots.detach().float().clone()
+    # To the 4 decimals shown: the browser gets short numbers, and computes from the same.
+    return snapshots.detach().double().round(decimals=DECIMALS)
 
 
 def even_share(num_tokens: int) -> float:
@@ -82,8 +88,9 @@ def training_view(
     """Head ``head`` (counted over all blocks: block ``head // num_heads``) at snapshot
     ``snapshot`` of ``snapshots`` ``(num_snapshots, num_blocks, num_heads, n, n)``, and the
     row of ``query``."""
+    tokens = validate.tokens(tokens, len(tokens) if isinstance(tokens, Sequence) else 0)
+    snapshots = snapshots_of(snapshots, tokens, steps)
     num_snapshots, num_blocks, num_heads, num_tokens, _ = snapshots.shape
-    tokens = validate.tokens(tokens, num_tokens)
     snapshot = validate.index(snapshot, "snapshot", num_snapshots)
     head = validate.index(head, "head", num_blocks * num_heads)
     query = validate.index(query, "query", num_tokens)
