@@ -216,6 +216,11 @@ EDITS = [
     ("first", r"pattern = 'previous'", "pattern = 'first'"),
     ("even", r"pattern = 'previous'", "pattern = 'even'"),
     ("not a choice", r"pattern = 'previous'", "pattern = 'before'"),
+    ("over every word", r"even_weight = 1 / 4", "even_weight = 1 / 16"),
+    ("itself left out", r"even_weight = 1 / 4", "even_weight = 1 / 3"),
+    ("hidden", r"even_weight = 1 / 4", "even_weight = 0"),
+    ("rounded", r"even_weight = 1 / 4", "even_weight = 0.3"),
+    ("in quotes", r"even_weight = 1 / 4", "even_weight = '0.25'"),
 ]
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+
+import numpy as np
 import pytest
 import torch
 
@@ -66,6 +69,7 @@ def test_heads_are_counted_over_every_block():
         (torch.rand(3, 1, 2, 4, 4), TOKENS, [0, 30], "steps"),  # a step per snapshot
         (torch.full((3, 1, 2, 4, 4), torch.nan), TOKENS, STEPS, "snapshots"),
         ([[0.5]], TOKENS, STEPS, "snapshots"),
+        (torch.full((3, 1, 2, 4, 4), 1.5), TOKENS, STEPS, "between 0 and 1"),
     ],
 )
 def test_bad_snapshots_are_refused_naming_the_argument(snapshots, tokens, steps, named):
@@ -89,7 +93,11 @@ def test_the_data_is_sent_once_with_every_snapshot():
     explorer = TrainingExplorer(_snapshots(), TOKENS, STEPS)
     data = explorer.frontend.data
     assert explorer.frontend.kind == "training"
-    assert len(data["snapshots"]) == 3 and len(data["snapshots"][0]) == 2  # block * head
+    assert data["shape"] == [3, 2, 4, 4]  # (snapshot, block * head, query, key)
+    counts = np.frombuffer(base64.b64decode(data["snapshots"]), dtype="<u2").reshape(3, 2, 4, 4)
+    assert counts[2, 1].tolist() == (10_000 * _previous_token_head()).int().tolist()
+    assert counts[0, 0, 1].tolist() == [5000, 5000, 0, 0]
+    assert "\n" not in data["snapshots"]  # one line in a saved notebook
     assert data["heads"] == ["block 0, head 0", "block 0, head 1"]
     assert data["steps"] == STEPS and "training" in data["texts"]
 

@@ -6,16 +6,26 @@ snapshots are sent to the browser once, which draws each setting with no kernel 
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets as widgets
+import torch
 from matplotlib.figure import Figure
 
 from attnlib.widgets import _text, figures
 from attnlib.widgets.base import Control, Explorer
 from attnlib.widgets.frontend import ExplorerView
-from attnlib.widgets.training_view import TrainingView, snapshots_of, training_view
+from attnlib.widgets.training_view import DECIMALS, TrainingView, snapshots_of, training_view
+
+
+def encoded(snapshots: torch.Tensor) -> str:
+    """``snapshots`` (weights in [0, 1] to :data:`DECIMALS` decimals) as base64 of
+    little-endian uint16 counts of 10**-DECIMALS, in (snapshot, block, head, query, key)
+    order: one short line in a saved notebook, where nested lists take one line a number."""
+    counts = (snapshots * 10**DECIMALS).round().clamp(0, 10**DECIMALS)
+    return base64.b64encode(counts.numpy().astype("<u2").tobytes()).decode("ascii")
 
 
 class TrainingExplorer(Explorer):
@@ -53,7 +63,8 @@ class TrainingExplorer(Explorer):
         self.query = widgets.IntSlider(value=query, min=0, max=num_tokens - 1, description="query")
         data = {
             "tokens": list(self.tokens),
-            "snapshots": self.snapshots.flatten(1, 2).tolist(),  # (snapshot, block*head, n, n)
+            "snapshots": encoded(self.snapshots),
+            "shape": [num_snapshots, num_blocks * num_heads, num_tokens, num_tokens],
             "steps": self.steps,
             "heads": [label for label, _ in labels],
             "num_heads": num_heads,

@@ -65,6 +65,9 @@ def snapshots_of(snapshots: Any, tokens: Sequence[str], steps: Sequence[int]) ->
     if len(steps) != snapshots.shape[0] or snapshots.shape[0] == 0:
         raise validate.invalid("steps", f"{snapshots.shape[0]} training steps", len(steps))
     validate.finite(snapshots, "snapshots", "expected finite weights")
+    if snapshots.min() < 0 or snapshots.max() > 1:
+        span = f"from {snapshots.min().item():.4f} to {snapshots.max().item():.4f}"
+        raise validate.invalid("snapshots", "attention weights, between 0 and 1", span)
     # To the 4 decimals shown: the browser gets short numbers, and computes from the same.
     return snapshots.detach().double().round(decimals=DECIMALS)
 

@@ -432,11 +432,20 @@ function evenShare(n) {
   for (let i = 1; i < n; i += 1) total += 1 / (i + 1);
   return n < 2 ? 0 : total / (n - 1);
 }
+function decoded(data) {
+  return once(data, () => {
+    const bytes = Uint8Array.from(atob(data.snapshots), (c) => c.charCodeAt(0));
+    const view = new DataView(bytes.buffer);
+    return Float64Array.from({ length: bytes.length / 2 }, (_, k) => view.getUint16(2 * k, true) / 1e4);
+  });
+}
 function trainingView(data, { step: snapshot, head, query }) {
   const texts = data.texts.training;
-  const weights = data.snapshots[snapshot][head];
+  const [, heads, n] = data.shape;
+  const flat = decoded(data);
+  const start = (snapshot * heads + head) * n * n;
+  const weights = Array.from({ length: n }, (_, i) => Array.from(flat.subarray(start + i * n, start + (i + 1) * n)));
   const row = weights[query];
-  const n = data.tokens.length;
   const top = row.indexOf(Math.max(...row));
   const below = weights.slice(1).map((r, i) => r[i]);
   const share = n > 1 ? below.reduce((s, w) => s + w, 0) / below.length : 0;
