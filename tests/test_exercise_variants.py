@@ -27,7 +27,7 @@ from attnlib.exercises._function import Case, FunctionExercise
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 PHASE_1 = ("01", "02", "03", "04", "05", "06", "07")
-PHASE_1 += ("08", "09")
+PHASE_1 += ("08", "09", "10")
 PREAMBLE = """
 import torch
 import torch.nn.functional as F
@@ -41,6 +41,12 @@ all_context_vecs = attn_weights @ inputs
 num_tokens = 6
 running_sum, context, rescale = torch.ones(6, 1), torch.ones(6, 3), torch.full((6, 1), 0.5)
 exps, block_values = torch.ones(6, 4), torch.ones(4, 3)
+import math
+from attnlib.mistakes.training import SGD, next_word_loss
+token_ids, start, context_length, vocab_size = torch.arange(4608) % 1157, 0, 16, 1157
+model = torch.nn.Sequential(torch.nn.Embedding(1157, 6), torch.nn.Linear(6, 1157))
+optimizer = SGD(model.parameters(), lr=0.1)
+targets = token_ids[1:17][None]
 from torch import nn
 from attnlib import modules
 from attnlib.modules import CausalAttention, MultiHeadAttentionWrapper
@@ -215,6 +221,62 @@ EDITS = [
     ("one head", r"num_heads=2", "num_heads=1"),
     ("head_dim as a number", r"d_out // num_heads", "4"),
     ("first token as 1", r"inputs\[0\]", "inputs[1]"),
+    # 10: targets, a training step, a blind guess, a head's pattern
+    (
+        "targets not shifted",
+        r"targets = token_ids\[start \+ 1:start \+ 1 \+",
+        "targets = token_ids[start:start +",
+    ),
+    ("targets shifted back", r"start \+ 1", "start - 1"),
+    (
+        "targets shifted back",
+        r"targets = token_ids\[start \+ 1:start \+ 1 \+",
+        "targets = token_ids[start - 1:start - 1 +",
+    ),
+    (
+        "targets shifted by two",
+        r"targets = token_ids\[start \+ 1:start \+ 1 \+",
+        "targets = token_ids[start + 2:start + 2 +",
+    ),
+    ("targets one short", r"start \+ 1 \+ context_length", "start + context_length"),
+    ("size as a number", r"start \+ 1 \+ context_length", "start + 17"),
+    ("size as a number", r"start \+ context_length\]", "start + 16]"),
+    ("the notebook's window", r"token_ids\[start \+ 1:start \+ 1 \+ context_length\]", "targets"),
+    ("no zero_grad", r"    optimizer\.zero_grad\(\)\n", ""),
+    ("no step", r"    optimizer\.step\(\)\n", ""),
+    ("no backward", r"    loss\.backward\(\)\n", ""),
+    (
+        "step before backward",
+        r"loss\.backward\(\)\n    optimizer\.step\(\)",
+        "optimizer.step()\n    loss.backward()",
+    ),
+    (
+        "zero_grad after backward",
+        r"optimizer\.zero_grad\(\)\n(.+)\n    loss\.backward\(\)\n",
+        r"\1\n    loss.backward()\n    optimizer.zero_grad()\n",
+    ),
+    (
+        "loss of the inputs",
+        r"next_word_loss\(model\(inputs\), targets\)",
+        "next_word_loss(model(inputs), inputs)",
+    ),
+    ("log base 2", r"math\.log\(vocab_size\)", "math.log2(vocab_size)"),
+    ("log base 10", r"math\.log\(vocab_size\)", "math.log10(vocab_size)"),
+    ("1/V", r"math\.log\(vocab_size\)", "1 / vocab_size"),
+    ("no minus sign", r"math\.log\(vocab_size\)", "math.log(1 / vocab_size)"),
+    ("size as a number", r"math\.log\(vocab_size\)", "math.log(1157)"),
+    ("the vocabulary size", r"math\.log\(vocab_size\)", "vocab_size"),
+    ("log of one less", r"math\.log\(vocab_size\)", "math.log(vocab_size - 1)"),
+    ("next word", r"pattern = 'previous'", "pattern = 'next'"),
+    ("itself", r"pattern = 'previous'", "pattern = 'itself'"),
+    ("first", r"pattern = 'previous'", "pattern = 'first'"),
+    ("even", r"pattern = 'previous'", "pattern = 'even'"),
+    ("not a choice", r"pattern = 'previous'", "pattern = 'before'"),
+    ("over every word", r"even_weight = 1 / 4", "even_weight = 1 / 16"),
+    ("itself left out", r"even_weight = 1 / 4", "even_weight = 1 / 3"),
+    ("hidden", r"even_weight = 1 / 4", "even_weight = 0"),
+    ("rounded", r"even_weight = 1 / 4", "even_weight = 0.3"),
+    ("in quotes", r"even_weight = 1 / 4", "even_weight = '0.25'"),
 ]
 
 

@@ -28,6 +28,7 @@ from attnlib.widgets import (
     LoopStepper,
     QueryExplorer,
     SoftmaxAxisExplorer,
+    TrainingExplorer,
     _text,
     attention_view,
 )
@@ -204,6 +205,42 @@ def _cases(rng: random.Random) -> tuple[list[dict], list[list[dict]]]:
                 )
             )
         add("attention", explorer.frontend.data, pairs)
+
+    # (num_snapshots, num_blocks, num_heads, tokens): notebook 10's sizes, more snapshots than
+    # cells, one word.
+    for num_snapshots, blocks, heads, words in (
+        (21, 2, 2, "I had always thought Jack Gisburn rather a cheap genius -- though a good"),
+        (12, 1, 3, "it's 'quoted'"),
+        (3, 1, 1, "solo"),
+    ):
+        tokens = words.split()
+        n = len(tokens)
+        generator = torch.Generator().manual_seed(n)
+        scores = 3 * torch.randn(num_snapshots, blocks, heads, n, n, generator=generator)
+        snapshots = torch.softmax(scores.masked_fill(causal_mask(n), -torch.inf), dim=-1)
+        steps = [30 * k for k in range(num_snapshots)]
+        explorer = TrainingExplorer(snapshots, tokens, steps)
+        pairs = []
+        for _ in range(30):
+            state = {
+                **base,
+                "step": rng.randrange(num_snapshots),
+                "head": rng.randrange(blocks * heads),
+                "query": rng.randrange(n),
+            }
+            explorer.snapshot.value = state["step"]
+            explorer.head.value = state["head"]
+            explorer.query.value = state["query"]
+            v = explorer.view
+            want = {
+                "weights": _grid(v.attn_weights),
+                "row": v.weights.tolist(),
+                "caption": v.caption,
+                "bars": v.bars,
+                "formula": v.text,
+            }
+            pairs.append((state, want))
+        add("training", explorer.frontend.data, pairs)
     return cases, expected
 
 

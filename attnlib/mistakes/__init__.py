@@ -3,8 +3,9 @@
 ``scores`` (dot products, loops, products), ``weights`` (softmax), ``context`` (blending,
 and the stage passed), ``tokens`` (picking a row), ``questions`` (counts, shapes, words,
 predictions), ``costs`` (slopes, bytes, growth), ``blockwise`` (the running softmax),
-``trainable`` (projections and scaling), ``masks``, ``dropout`` and ``heads``. Checkpoints and
-exercises read the same rows; :data:`MISTAKES` is every row by name.
+``trainable`` (projections and scaling), ``masks``, ``dropout``, ``heads`` and ``training``
+(targets, a training step, a blind guess's loss). Checkpoints and exercises read the same rows;
+:data:`MISTAKES` is every row by name.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from attnlib.mistakes import (
     scores,
     tokens,
     trainable,
+    training,
     weights,
 )
 from attnlib.mistakes._row import Mistake
@@ -41,6 +43,7 @@ for _table in (
     masks,
     dropout,
     heads,
+    training,
 ):
     assert not set(_table.TABLE) & set(MISTAKES), "a mistake has one name"
     MISTAKES.update(_table.TABLE)

@@ -36,6 +36,7 @@ blank cells ``td[data-empty]``; the query's bars ``.attnlib-bars div[data-col]``
 ``tr.attnlib-context td.attnlib-term[data-k]``), the query ``.attnlib-token``, the
 formula ``.attnlib-formula``; an error is ``.attnlib-status .attnlib-error``. Each
 control carries the class ``attnlib-control-<attribute>``.
+The TrainingExplorer's root has the class ``attnlib-training-explorer``.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ from attnlib.widgets.attention_explorer import (
 )
 from attnlib.widgets.attention_view import AttentionView, attention_view
 from attnlib.widgets.explorers import LoopStepper, QueryExplorer, SoftmaxAxisExplorer
+from attnlib.widgets.training_explorer import TrainingExplorer
+from attnlib.widgets.training_view import TrainingView, training_view
 from attnlib.widgets.views import (
     LoopView,
     QueryView,
@@ -70,8 +73,11 @@ __all__ = [
     "QueryView",
     "SoftmaxAxisExplorer",
     "SoftmaxView",
+    "TrainingExplorer",
+    "TrainingView",
     "attention_view",
     "loop_view",
     "query_view",
     "softmax_view",
+    "training_view",
 ]

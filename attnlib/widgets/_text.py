@@ -117,6 +117,20 @@ TEXTS: dict[str, dict[str, Any]] = {
             ("!rows !rows_one", "average (use dim=-1 for that)"),
         ],
     },
+    "training": {
+        "legend": "attention weight",
+        "caption": (
+            "block {block}, head {head} after {step} training steps: rows = queries, columns = keys"
+        ),
+        "formula": [
+            ("", "step {step} (snapshot {snapshot} of {last}), block {block}, head {head}\n"),
+            ("", "query {query} {token_repr}: its largest weight, {top:f4}, is on {top_repr}"),
+            ("first", "; the first word has no word before it"),
+            ("!first", "; on the word before, {before_repr}: {before:f4}"),
+            ("", "\nthis head's mean weight on the previous word: {share:f4} "),
+            ("", "(spread evenly: {even:f4})"),
+        ],
+    },
 }
 
 

@@ -16,6 +16,7 @@ from PIL import Image
 
 from attnlib import plots
 from attnlib.widgets.attention_view import AttentionView
+from attnlib.widgets.training_view import TrainingView
 from attnlib.widgets.views import LoopView, QueryView, SoftmaxView
 
 # Pixels per inch and colours of the PNG: enough to read, light enough to commit.
@@ -127,4 +128,11 @@ def attention_figure(view: AttentionView) -> Figure:
     limits = (0.0, view.attn_weights.max().item())
     fig = _with_bars(view.attn_weights, view.tokens, view.weights, view.query, title, limits)
     fig.suptitle(view.text.splitlines()[-2], fontsize=8, wrap=True)
+    return fig
+
+
+def training_figure(view: TrainingView, tokens: Sequence[str]) -> Figure:
+    """The TrainingExplorer's view: the head's weights (0 to 1) and the query's bars."""
+    fig = _with_bars(view.attn_weights, tokens, view.weights, view.query, view.caption, (0.0, 1.0))
+    fig.suptitle(view.text.splitlines()[-1], fontsize=8, wrap=True)
     return fig

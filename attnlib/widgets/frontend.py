@@ -20,7 +20,7 @@ import traitlets
 STATIC = Path(__file__).resolve().parent / "static"
 #: The bundle the package ships (``make bundle`` writes it from ``static/src/``).
 BUNDLE = STATIC / "explorer.js"
-KINDS = ("query", "softmax", "loop", "attention")
+KINDS = ("query", "softmax", "loop", "attention", "training")
 #: What saved notebooks keep of the front end's code (``_esm``, ``_css``): a module that
 #: never changes with the JS, and says what to do where a saved explorer is shown without
 #: its kernel (JupyterLab restores saved widgets when it opens a notebook).

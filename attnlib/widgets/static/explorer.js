@@ -65,7 +65,7 @@ function attentionOf(data, state) {
 function fits(data, state) {
   const n = (data.tokens || []).length;
   const index = (v, size) => Number.isInteger(v) && v >= 0 && v < size;
-  return n > 0 && index(state.query, n) && index(state.step, n * n) && DIMS.includes(state.dim) && Number.isFinite(state.temperature) && state.temperature > 0 && index(state.head, (data.heads || [null]).length);
+  return n > 0 && index(state.query, n) && index(state.step, Math.max(n * n, (data.steps || []).length)) && DIMS.includes(state.dim) && Number.isFinite(state.temperature) && state.temperature > 0 && index(state.head, (data.heads || [null]).length);
 }
 var ones = (sums) => sums.every((s) => Math.abs(s - 1) <= 1e-4);
 
@@ -427,7 +427,60 @@ function attentionView(data, state) {
     panels: queryPanels(data, query, view.row, vec)
   };
 }
-var VIEWS = { query: queryView, softmax: softmaxView, loop: loopView, attention: attentionView };
+function evenShare(n) {
+  let total = 0;
+  for (let i = 1; i < n; i += 1) total += 1 / (i + 1);
+  return n < 2 ? 0 : total / (n - 1);
+}
+function decoded(data) {
+  return once(data, () => {
+    const bytes = Uint8Array.from(atob(data.snapshots), (c) => c.charCodeAt(0));
+    const view = new DataView(bytes.buffer);
+    return Float64Array.from({ length: bytes.length / 2 }, (_, k) => view.getUint16(2 * k, true) / 1e4);
+  });
+}
+function trainingView(data, { step: snapshot, head, query }) {
+  const texts = data.texts.training;
+  const [, heads, n] = data.shape;
+  const flat = decoded(data);
+  const start = (snapshot * heads + head) * n * n;
+  const weights = Array.from({ length: n }, (_, i) => Array.from(flat.subarray(start + i * n, start + (i + 1) * n)));
+  const row = weights[query];
+  const top = row.indexOf(Math.max(...row));
+  const below = weights.slice(1).map((r, i) => r[i]);
+  const share = n > 1 ? below.reduce((s, w) => s + w, 0) / below.length : 0;
+  const fields = {
+    step: data.steps[snapshot],
+    snapshot,
+    last: data.steps.length - 1,
+    block: Math.floor(head / data.num_heads),
+    head: head % data.num_heads,
+    query,
+    token_repr: data.reprs[query],
+    top: row[top],
+    top_repr: data.reprs[top],
+    before: query > 0 ? row[query - 1] : null,
+    before_repr: query > 0 ? data.reprs[query - 1] : "",
+    share,
+    even: evenShare(n)
+  };
+  const total = row.reduce((s, w) => s + w, 0);
+  return {
+    weights,
+    limits: [0, 1],
+    row,
+    caption: fill(texts.caption, fields),
+    bars: fill(data.texts.panels.bars, { query, total }),
+    formula: compose(texts.formula, fields, { first: query === 0 })
+  };
+}
+var VIEWS = {
+  query: queryView,
+  softmax: softmaxView,
+  loop: loopView,
+  attention: attentionView,
+  training: trainingView
+};
 
 // attnlib/widgets/static/src/explorer.js
 function queryLayout(root, data, legend2, totals) {
@@ -510,7 +563,25 @@ var ATTENTION = {
     paintText(parts.formula, view.formula);
   }
 };
-var KINDS = { query: QUERY, softmax: SOFTMAX, loop: LOOP, attention: ATTENTION };
+var TRAINING = {
+  build(root, data) {
+    const row = make("div", "attnlib-row");
+    const { panels, training } = data.texts;
+    const heatmap = buildHeatmap(row, data.tokens, { texts: panels, label: training.legend });
+    const bars = make("div", "attnlib-bars");
+    row.append(bars);
+    const formula = make("div", "attnlib-formula");
+    root.append(row, formula);
+    return { heatmap, bars, formula };
+  },
+  draw(parts, data, view, { query }) {
+    const [vmin, vmax] = view.limits;
+    paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
+    paintBars(parts.bars, view.row, data.tokens, query, view.bars);
+    paintText(parts.formula, view.formula);
+  }
+};
+var KINDS = { query: QUERY, softmax: SOFTMAX, loop: LOOP, attention: ATTENTION, training: TRAINING };
 var CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step"];
 function stateOf(model) {
   return {

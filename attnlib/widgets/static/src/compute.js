@@ -83,7 +83,7 @@ export function fits(data, state) {
   return (
     n > 0 &&
     index(state.query, n) &&
-    index(state.step, n * n) &&
+    index(state.step, Math.max(n * n, (data.steps || []).length)) &&
     DIMS.includes(state.dim) &&
     Number.isFinite(state.temperature) &&
     state.temperature > 0 &&

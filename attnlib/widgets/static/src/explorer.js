@@ -96,7 +96,26 @@ const ATTENTION = {
   },
 };
 
-const KINDS = { query: QUERY, softmax: SOFTMAX, loop: LOOP, attention: ATTENTION };
+const TRAINING = {
+  build(root, data) {
+    const row = make("div", "attnlib-row");
+    const { panels, training } = data.texts;
+    const heatmap = buildHeatmap(row, data.tokens, { texts: panels, label: training.legend });
+    const bars = make("div", "attnlib-bars");
+    row.append(bars);
+    const formula = make("div", "attnlib-formula");
+    root.append(row, formula);
+    return { heatmap, bars, formula };
+  },
+  draw(parts, data, view, { query }) {
+    const [vmin, vmax] = view.limits;
+    paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
+    paintBars(parts.bars, view.row, data.tokens, query, view.bars);
+    paintText(parts.formula, view.formula);
+  },
+};
+
+const KINDS = { query: QUERY, softmax: SOFTMAX, loop: LOOP, attention: ATTENTION, training: TRAINING };
 const CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step"];
 
 function stateOf(model) {

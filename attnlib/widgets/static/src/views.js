@@ -149,5 +149,64 @@ export function attentionView(data, state) {
   };
 }
 
+/** The mean weight on the previous word when each word spreads its weight evenly (training_view). */
+function evenShare(n) {
+  let total = 0;
+  for (let i = 1; i < n; i += 1) total += 1 / (i + 1);
+  return n < 2 ? 0 : total / (n - 1);
+}
+
+/** The snapshots as sent (base64 of little-endian uint16 counts of 0.0001): a flat array. */
+function decoded(data) {
+  return once(data, () => {
+    const bytes = Uint8Array.from(atob(data.snapshots), (c) => c.charCodeAt(0));
+    const view = new DataView(bytes.buffer);
+    return Float64Array.from({ length: bytes.length / 2 }, (_, k) => view.getUint16(2 * k, true) / 1e4);
+  });
+}
+
+/** TrainingExplorer: one head's weights at one snapshot of training (training_view). */
+export function trainingView(data, { step: snapshot, head, query }) {
+  const texts = data.texts.training;
+  const [, heads, n] = data.shape;
+  const flat = decoded(data);
+  const start = (snapshot * heads + head) * n * n;
+  const weights = Array.from({ length: n }, (_, i) => Array.from(flat.subarray(start + i * n, start + (i + 1) * n)));
+  const row = weights[query];
+  const top = row.indexOf(Math.max(...row));
+  const below = weights.slice(1).map((r, i) => r[i]);
+  const share = n > 1 ? below.reduce((s, w) => s + w, 0) / below.length : 0;
+  const fields = {
+    step: data.steps[snapshot],
+    snapshot,
+    last: data.steps.length - 1,
+    block: Math.floor(head / data.num_heads),
+    head: head % data.num_heads,
+    query,
+    token_repr: data.reprs[query],
+    top: row[top],
+    top_repr: data.reprs[top],
+    before: query > 0 ? row[query - 1] : null,
+    before_repr: query > 0 ? data.reprs[query - 1] : "",
+    share,
+    even: evenShare(n),
+  };
+  const total = row.reduce((s, w) => s + w, 0);
+  return {
+    weights,
+    limits: [0, 1],
+    row,
+    caption: fill(texts.caption, fields),
+    bars: fill(data.texts.panels.bars, { query, total }),
+    formula: compose(texts.formula, fields, { first: query === 0 }),
+  };
+}
+
 /** The view of each kind of explorer, by the model's `kind`. */
-export const VIEWS = { query: queryView, softmax: softmaxView, loop: loopView, attention: attentionView };
+export const VIEWS = {
+  query: queryView,
+  softmax: softmaxView,
+  loop: loopView,
+  attention: attentionView,
+  training: trainingView,
+};
