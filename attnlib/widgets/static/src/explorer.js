@@ -3,6 +3,7 @@
 // involved: the controls reach the model through jsdlink.
 
 import { DIMS, fits } from "./compute.js";
+import { watchControls } from "./controls.js";
 import { make } from "./dom.js";
 import { buildHeatmap, paintHeatmap } from "./heatmap.js";
 import { paintBars, paintBlend, paintText, paintToken } from "./panels.js";
@@ -97,6 +98,30 @@ const ATTENTION = {
 };
 
 const KINDS = { query: QUERY, softmax: SOFTMAX, loop: LOOP, attention: ATTENTION };
+// The controls each kind follows, by the names controls.js knows them.
+const NAMED = {
+  query: () => ["query"],
+  softmax: () => ["dim"],
+  loop: () => ["step"],
+  attention: (data) => ["query", "temperature", "dim", ...(data.heads.length > 1 ? ["head"] : [])],
+};
+
+/** The fields of the controls' spoken values (TEXTS["controls"]). */
+function spoken(data, state) {
+  const n = data.tokens.length;
+  const [i, j] = [Math.floor(state.step / n), state.step % n];
+  return {
+    ...state,
+    token: data.tokens[state.query] ?? "",
+    last_head: (data.heads?.length ?? 1) - 1,
+    iteration: state.step + 1,
+    iterations: n * n,
+    i,
+    j,
+    token_i: data.tokens[i] ?? "",
+    token_j: data.tokens[j] ?? "",
+  };
+}
 const CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step"];
 
 function stateOf(model) {
@@ -116,17 +141,24 @@ function render({ model, el }) {
   const root = make("div", `attnlib-view attnlib-view-${name}`);
   el.append(root);
   let parts = null;
+  let controls = null;
   const redraw = () => {
     const data = model.get("data");
     const state = stateOf(model);
     // A value that does not fit (a kernel moving two controls one after the other) is
     // skipped: the last good drawing stays until the values fit again.
-    if (parts && fits(data, state)) kind.draw(parts, data, VIEWS[name](data, state), state);
+    if (!parts || !fits(data, state)) return;
+    const view = VIEWS[name](data, state);
+    kind.draw(parts, data, view, state);
+    const values = spoken(data, state);
+    controls.update({ ...state, dim_index: model.get("dim_index") }, values, view.announce);
   };
   const rebuild = () => {
     root.replaceChildren();
+    if (controls) controls.dispose();
     const data = model.get("data");
     parts = data && data.tokens ? kind.build(root, data) : null;
+    controls = parts ? watchControls(el, root, NAMED[name](data), () => data.texts.controls) : null;
     redraw();
   };
   model.on("change:data", rebuild);
@@ -134,6 +166,7 @@ function render({ model, el }) {
   rebuild();
   return () => {
     model.off("change:data", rebuild);
+    if (controls) controls.dispose();
     CONTROLS.forEach((control) => model.off(`change:${control}`, redraw));
   };
 }
