@@ -69,6 +69,14 @@ TEXTS: dict[str, dict[str, Any]] = {
         "corner": "query \\ key",
         "masked": "masked",
         "scroll": "scroll sideways for more columns; the row sums stay at the right",
+        # How a cell was computed, shown when the pointer rests on it.
+        "cell_weight": (
+            "weight[{i}, {j}] = {value:f4}: query {i} ({token_i}) on token {j} ({token_j}), "
+            "the softmax along dim={dim} of the score {score:f4}"
+        ),
+        "cell_masked": "weight[{i}, {j}] = 0: masked (token {j} comes after query {i})",
+        "cell_score": "score[{i}, {j}] = x({token_i})·x({token_j}) = {products} = {value:f4}",
+        "cell_empty": "score[{i}, {j}]: not computed yet",
     },
     # The controls' names and spoken values (ipywidgets gives them none; controls.js adds them).
     "controls": {

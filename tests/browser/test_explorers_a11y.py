@@ -266,3 +266,26 @@ def test_a_wide_heatmap_says_it_scrolls_and_keeps_its_sums_in_sight(
             }"""
         )
         assert inside, "the row sums are out of sight while the heatmap scrolls"
+
+
+@pytest.mark.browser
+def test_a_cell_under_the_pointer_says_how_it_was_computed(
+    shown: tuple[WatchedPage, int, bool],
+) -> None:
+    page = shown[0].page
+    # The book's numbers: weight[1, 2] = 0.2333 from score 1.4754; score[0, 0] = 0.9995.
+    cell = page.locator('.attnlib-query-explorer td[data-row="1"][data-col="2"]')
+    cell.scroll_into_view_if_needed()
+    cell.hover()
+    title = cell.get_attribute("title")
+    assert title.startswith("weight[1, 2] = 0.2333: query 1 (journey) on token 2 (starts)"), title
+    assert "score 1.4754" in title, title
+    first = page.locator('.attnlib-loop-stepper td[data-row="0"][data-col="0"]')
+    first.scroll_into_view_if_needed()
+    first.hover()
+    title = first.get_attribute("title")
+    assert title.startswith("score[0, 0] = x(Your)·x(Your) = 0.43×0.43") and "0.9995" in title
+    masked = page.locator(".attnlib-attention-explorer td.attnlib-masked").first
+    masked.scroll_into_view_if_needed()
+    masked.hover()
+    assert "masked" in masked.get_attribute("title")

@@ -322,6 +322,14 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   scroller.tabIndex = 0;
   scroller.setAttribute("role", "region");
   scroller.setAttribute("aria-label", texts.scroll);
+  parts.describe = null;
+  table.addEventListener("mouseover", (event) => {
+    const td = event.target.closest?.("td[data-row]");
+    const [i, j] = td ? [Number(td.dataset.row), Number(td.dataset.col)] : [NaN, NaN];
+    if (parts.describe && Number.isInteger(i) && Number.isInteger(j)) {
+      td.title = parts.describe(i, j);
+    }
+  });
   const wrap = make("div", "attnlib-heatmap-wrap");
   wrap.append(cue, scroller, parts.legend.box);
   parent.append(wrap);
@@ -568,6 +576,14 @@ function attentionView(data, state) {
 var VIEWS = { query: queryView, softmax: softmaxView, loop: loopView, attention: attentionView };
 
 // attnlib/widgets/static/src/explorer.js
+function weightCell(data, weights, scores, dim, masked) {
+  const texts = data.texts.panels;
+  return (i, j) => {
+    const fields = { i, j, token_i: data.tokens[i], token_j: data.tokens[j], dim };
+    if (masked && masked[i][j]) return fill(texts.cell_masked, fields);
+    return fill(texts.cell_weight, { ...fields, value: weights[i][j], score: scores[i][j] });
+  };
+}
 function queryLayout(root, data, legend2, totals) {
   const head = make("div", "attnlib-head");
   const token = make("b", "attnlib-token");
@@ -592,6 +608,7 @@ var QUERY = {
   draw(parts, data, view, { query }) {
     const [vmin, vmax] = view.limits;
     paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
+    parts.heatmap.describe = weightCell(data, view.weights, data.scores, -1, null);
     drawQueryPanels(parts, data, query, view);
     paintText(parts.formula, view.formula);
   }
@@ -608,10 +625,11 @@ var SOFTMAX = {
     root.append(explanation);
     return { heatmap, explanation };
   },
-  draw(parts, data, view) {
+  draw(parts, data, view, { dim }) {
     const [vmin, vmax] = view.limits;
     const { sums, caption } = view;
     paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, sums, caption });
+    parts.heatmap.describe = weightCell(data, view.weights, data.scores, dim, null);
     paintText(parts.explanation, view.explanation);
   }
 };
@@ -631,6 +649,13 @@ var LOOP = {
     const how = (a, b) => view.filled(a, b) ? "plain" : "blank";
     const options = { vmin, vmax, how, at: view.at, caption: view.caption };
     paintHeatmap(parts.heatmap, view.scores, options);
+    const texts = data.texts.panels;
+    parts.heatmap.describe = (i, j) => {
+      const fields = { i, j, token_i: data.tokens[i], token_j: data.tokens[j] };
+      if (!view.filled(i, j)) return fill(texts.cell_empty, fields);
+      const terms2 = products(texts, data.inputs[i], data.inputs[j]);
+      return fill(texts.cell_score, { ...fields, products: terms2, value: view.scores[i][j] });
+    };
     paintText(parts.position, view.position);
     paintText(parts.code, view.code);
     paintText(parts.formula, view.formula);
@@ -638,12 +663,15 @@ var LOOP = {
 };
 var ATTENTION = {
   build: (root, data) => queryLayout(root, data, data.texts.attention.legend, true),
-  draw(parts, data, view, { query }) {
+  draw(parts, data, view, state) {
+    const { query } = state;
     const [vmin, vmax] = view.limits;
     const how = (i, j) => view.masked[i][j] ? "masked" : "plain";
     const sums = [view.rowSums, view.colSums];
     const options = { vmin, vmax, how, row: query, sums, caption: view.caption };
     paintHeatmap(parts.heatmap, view.weights, options);
+    const { dim } = state;
+    parts.heatmap.describe = weightCell(data, view.weights, view.scaled, dim, view.masked);
     drawQueryPanels(parts, data, query, view);
     paintText(parts.formula, view.formula);
   }

@@ -5,9 +5,20 @@
 import { DIMS, fits } from "./compute.js";
 import { watchControls } from "./controls.js";
 import { make } from "./dom.js";
+import { fill, products } from "./format.js";
 import { buildHeatmap, paintHeatmap } from "./heatmap.js";
 import { paintBars, paintBlend, paintText, paintToken } from "./panels.js";
 import { VIEWS } from "./views.js";
+
+/** A weights cell's description: its value, its tokens, the score it came from. */
+function weightCell(data, weights, scores, dim, masked) {
+  const texts = data.texts.panels;
+  return (i, j) => {
+    const fields = { i, j, token_i: data.tokens[i], token_j: data.tokens[j], dim };
+    if (masked && masked[i][j]) return fill(texts.cell_masked, fields);
+    return fill(texts.cell_weight, { ...fields, value: weights[i][j], score: scores[i][j] });
+  };
+}
 
 /** The query-centred layout: token, then heatmap, bars and blend side by side, then text. */
 function queryLayout(root, data, legend, totals) {
@@ -37,6 +48,7 @@ const QUERY = {
   draw(parts, data, view, { query }) {
     const [vmin, vmax] = view.limits;
     paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
+    parts.heatmap.describe = weightCell(data, view.weights, data.scores, -1, null);
     drawQueryPanels(parts, data, query, view);
     paintText(parts.formula, view.formula);
   },
@@ -54,10 +66,11 @@ const SOFTMAX = {
     root.append(explanation);
     return { heatmap, explanation };
   },
-  draw(parts, data, view) {
+  draw(parts, data, view, { dim }) {
     const [vmin, vmax] = view.limits;
     const { sums, caption } = view;
     paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, sums, caption });
+    parts.heatmap.describe = weightCell(data, view.weights, data.scores, dim, null);
     paintText(parts.explanation, view.explanation);
   },
 };
@@ -78,6 +91,13 @@ const LOOP = {
     const how = (a, b) => (view.filled(a, b) ? "plain" : "blank");
     const options = { vmin, vmax, how, at: view.at, caption: view.caption };
     paintHeatmap(parts.heatmap, view.scores, options);
+    const texts = data.texts.panels;
+    parts.heatmap.describe = (i, j) => {
+      const fields = { i, j, token_i: data.tokens[i], token_j: data.tokens[j] };
+      if (!view.filled(i, j)) return fill(texts.cell_empty, fields);
+      const terms = products(texts, data.inputs[i], data.inputs[j]);
+      return fill(texts.cell_score, { ...fields, products: terms, value: view.scores[i][j] });
+    };
     paintText(parts.position, view.position);
     paintText(parts.code, view.code);
     paintText(parts.formula, view.formula);
@@ -86,12 +106,16 @@ const LOOP = {
 
 const ATTENTION = {
   build: (root, data) => queryLayout(root, data, data.texts.attention.legend, true),
-  draw(parts, data, view, { query }) {
+  draw(parts, data, view, state) {
+    const { query } = state;
     const [vmin, vmax] = view.limits;
     const how = (i, j) => (view.masked[i][j] ? "masked" : "plain");
     const sums = [view.rowSums, view.colSums];
     const options = { vmin, vmax, how, row: query, sums, caption: view.caption };
     paintHeatmap(parts.heatmap, view.weights, options);
+    // The score as it goes into softmax: scaled by the head and the temperature.
+    const { dim } = state;
+    parts.heatmap.describe = weightCell(data, view.weights, view.scaled, dim, view.masked);
     drawQueryPanels(parts, data, query, view);
     paintText(parts.formula, view.formula);
   },

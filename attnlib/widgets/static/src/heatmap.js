@@ -87,6 +87,15 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   scroller.tabIndex = 0;
   scroller.setAttribute("role", "region");
   scroller.setAttribute("aria-label", texts.scroll);
+  // How a cell was computed: written only when the pointer rests on it, not on every move.
+  parts.describe = null;
+  table.addEventListener("mouseover", (event) => {
+    const td = event.target.closest?.("td[data-row]");
+    const [i, j] = td ? [Number(td.dataset.row), Number(td.dataset.col)] : [NaN, NaN];
+    if (parts.describe && Number.isInteger(i) && Number.isInteger(j)) {
+      td.title = parts.describe(i, j);
+    }
+  });
   const wrap = make("div", "attnlib-heatmap-wrap");
   wrap.append(cue, scroller, parts.legend.box);
   parent.append(wrap);
