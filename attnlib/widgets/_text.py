@@ -68,7 +68,8 @@ TEXTS: dict[str, dict[str, Any]] = {
         "current": "▶ {token}",
         "corner": "query \\ key",
         "masked": "masked",
-        "scroll": "scroll sideways for more columns; the row sums stay at the right",
+        "scroll": "scroll sideways for more columns",
+        "scroll_sums": "scroll sideways for more columns; the row sums stay at the right",
         # How a cell was computed, shown when the pointer rests on it.
         "cell_weight": (
             "weight[{i}, {j}] = {value:f4}: query {i} ({token_i}) on token {j} ({token_j}), "

@@ -318,10 +318,11 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   parts.row = -1;
   const scroller = make("div", "attnlib-heatmap-scroll");
   scroller.append(table);
-  const cue = make("div", "attnlib-scroll-cue", texts.scroll);
+  const scroll = totals ? texts.scroll_sums : texts.scroll;
+  const cue = make("div", "attnlib-scroll-cue", scroll);
   scroller.tabIndex = 0;
   scroller.setAttribute("role", "region");
-  scroller.setAttribute("aria-label", texts.scroll);
+  scroller.setAttribute("aria-label", scroll);
   parts.describe = null;
   table.addEventListener("mouseover", (event) => {
     const td = event.target.closest?.("td[data-row]");

@@ -83,10 +83,11 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   const scroller = make("div", "attnlib-heatmap-scroll");
   scroller.append(table);
   // Said only while the table is wider than its box (a phone, a long sentence).
-  const cue = make("div", "attnlib-scroll-cue", texts.scroll);
+  const scroll = totals ? texts.scroll_sums : texts.scroll;
+  const cue = make("div", "attnlib-scroll-cue", scroll);
   scroller.tabIndex = 0;
   scroller.setAttribute("role", "region");
-  scroller.setAttribute("aria-label", texts.scroll);
+  scroller.setAttribute("aria-label", scroll);
   // How a cell was computed: written only when the pointer rests on it, not on every move.
   parts.describe = null;
   table.addEventListener("mouseover", (event) => {
