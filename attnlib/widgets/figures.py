@@ -18,8 +18,9 @@ from attnlib import plots
 from attnlib.widgets.attention_view import AttentionView
 from attnlib.widgets.views import LoopView, QueryView, SoftmaxView
 
-# Pixels per inch and colours of the PNG: enough to read, light enough to commit.
-PNG_DPI = 72
+# Pixels per inch and colours of the PNG: twice the screen's 72 dpi, so that titles and
+# labels stay sharp on a high-density screen (GitHub shows it at half its pixel size).
+PNG_DPI = 144
 PNG_COLORS = 64
 
 
@@ -78,7 +79,7 @@ def query_figure(view: QueryView, tokens: Sequence[str]) -> Figure:
         view.attn_weights, tokens, view.weights, view.query, "attention weights", limits,
         xlabel=COMPARED,
     )  # fmt: skip
-    fig.suptitle(view.text, fontsize=8, wrap=True)
+    fig.suptitle(view.text, fontsize=10, wrap=True)
     return fig
 
 
@@ -95,7 +96,7 @@ def loop_figure(view: LoopView, tokens: Sequence[str], limits: tuple[float, floa
     fig = _grid(view.scores, tokens, limits, "attention score", highlight_cell=(view.i, view.j),
                 xlabel=COMPARED, title=title)  # fmt: skip
     # Above the grid, wrapped: with long tokens the dot product is longer than a title may be.
-    fig.suptitle(view.text, fontsize=8, wrap=True)
+    fig.suptitle(view.text, fontsize=10, wrap=True)
     return fig
 
 
@@ -106,5 +107,5 @@ def attention_figure(view: AttentionView) -> Figure:
     title = f"{where}dim={view.dim}, temperature {view.temperature:g}{causal}"
     limits = (0.0, view.attn_weights.max().item())
     fig = _with_bars(view.attn_weights, view.tokens, view.weights, view.query, title, limits)
-    fig.suptitle(view.text.splitlines()[-2], fontsize=8, wrap=True)
+    fig.suptitle(view.text.splitlines()[-2], fontsize=10, wrap=True)
     return fig
