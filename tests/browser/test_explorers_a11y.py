@@ -21,6 +21,7 @@ import pytest
 from .pages import CACHE, ROOT, STDERR, WatchedPage, assert_healthy
 from .process import ServerProcess
 from .servers import voila_page
+from .steps import open_and_run_all, shut_down_sessions
 
 GALLERY = "explorers_gallery.ipynb"
 RENDER_TIMEOUT_MS = 120_000
@@ -188,7 +189,11 @@ def test_a_move_is_announced_and_the_query_row_is_current(
 def test_axe_finds_nothing_critical_or_serious(
     shown: tuple[WatchedPage, int, bool], axe_source: str
 ) -> None:
-    page = shown[0].page
+    _assert_axe_clean(shown[0].page, axe_source)
+
+
+def _assert_axe_clean(page: Any, axe_source: str) -> None:
+    """axe-core over the explorers only (not the page around them): nothing critical or serious."""
     page.add_script_tag(content=axe_source)
     result = page.evaluate(
         """async () => {
@@ -206,7 +211,11 @@ def test_axe_finds_nothing_critical_or_serious(
 def test_nothing_is_clipped_and_every_track_is_usable(
     shown: tuple[WatchedPage, int, bool],
 ) -> None:
-    page, width = shown[0].page, shown[1]
+    _assert_fits(shown[0].page, shown[1])
+
+
+def _assert_fits(page: Any, width: int) -> None:
+    """Every slider track at least MIN_TRACK_PX, no control cut off by the page or a box."""
     report = page.evaluate(
         """(minTrack) => {
             const view = document.documentElement.clientWidth;
@@ -289,3 +298,45 @@ def test_a_cell_under_the_pointer_says_how_it_was_computed(
     masked.scroll_into_view_if_needed()
     masked.hover()
     assert "masked" in masked.get_attribute("title")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("dark", [False, True], ids=["lab-light", "lab-dark"])
+def test_the_explorers_in_jupyterlab_pass_axe_and_fit_a_phone(
+    dark: bool,
+    lab_server: ServerProcess,
+    gallery: str,
+    watched_page: WatchedPage,
+    axe_source: str,
+) -> None:
+    """Run All in JupyterLab (light or dark theme): axe-core over the explorers, then at 390 px
+    no control is clipped or narrower than 120 px (JupyterLab's own interface is not checked)."""
+    page = watched_page.page
+    try:
+        open_and_run_all(page, lab_server, gallery, len(CELLS))
+        if dark:
+            page.evaluate(
+                "() => window.jupyterapp.commands.execute("
+                "'apputils:change-theme', { theme: 'JupyterLab Dark' })"
+            )
+            page.wait_for_function(
+                "() => document.body.dataset.jpThemeLight === 'false'", timeout=30_000
+            )
+        page.wait_for_function(
+            "n => document.querySelectorAll('.attnlib-control-query .noUi-handle[aria-label]')"
+            ".length >= n",
+            arg=3,
+            timeout=30_000,
+        )
+        _assert_axe_clean(page, axe_source)
+        page.set_viewport_size({"width": PHONE, "height": 900})
+        # Lab's side panels take room a phone does not have: close them.
+        page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
+        page.wait_for_timeout(500)
+        shot = ARTIFACTS / f"lab-{PHONE}-{'dark' if dark else 'light'}.png"
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=shot)
+        _assert_fits(page, PHONE)
+        assert_healthy(watched_page, "gallery in JupyterLab")
+    finally:
+        shut_down_sessions(lab_server)
