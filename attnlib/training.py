@@ -32,8 +32,14 @@ class AdamW:
     use of ``torch.optim`` imports ``torch._dynamo``, 72 MB, more than a course kernel can spare.
     ``zero_grad()`` and ``step()`` as torch's optimizers have them."""
 
-    def __init__(self, params: object, lr: float = 0.001, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.01) -> None:  # fmt: skip
+    def __init__(
+        self,
+        params: object,
+        lr: float = 0.001,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.01,
+    ) -> None:
         self.params = list(params) if not isinstance(params, torch.Tensor) else [params]
         if not self.params or not all(isinstance(p, nn.Parameter) for p in self.params):
             expected = "model.parameters(): one or more nn.Parameter"
@@ -107,8 +113,9 @@ def _token_ids(token_ids: object, name: str, rank: int) -> torch.Tensor:
     shape = "(num_tokens,)" if rank == 1 else "(b, num_tokens)"
     ok = isinstance(token_ids, torch.Tensor) and token_ids.dtype == torch.long
     if not ok or token_ids.dim() != rank or token_ids.numel() == 0:
-        raise validate.invalid(name, f"a non-empty torch.long tensor of shape {shape}",
-                               validate.describe(token_ids))  # fmt: skip
+        raise validate.invalid(
+            name, f"a non-empty torch.long tensor of shape {shape}", validate.describe(token_ids)
+        )
     return token_ids
 
 
@@ -133,18 +140,25 @@ def share_at_offset(attn_weights: torch.Tensor, offset: int = -1) -> torch.Tenso
     0: itself, +1: the next), over the queries that have such a key: ``(..., num_tokens,
     num_tokens)`` -> ``(...,)``. Evenly spread causal weights give about 1/num_tokens or more."""
     validate.tensor(attn_weights, "attn_weights", "(..., num_tokens, num_tokens)", min_rank=2)
-    num_tokens = validate.size(attn_weights, "attn_weights", -1, attn_weights.shape[-2],
-                               "as many keys as queries").shape[-1]  # fmt: skip
+    num_tokens = validate.size(
+        attn_weights, "attn_weights", -1, attn_weights.shape[-2], "as many keys as queries"
+    ).shape[-1]
     if not (validate.is_real(offset) and offset == int(offset) and abs(offset) < num_tokens):
-        raise validate.invalid("offset", f"an int in [{1 - num_tokens}, {num_tokens - 1}]",
-                               validate.describe(offset))  # fmt: skip
+        raise validate.invalid(
+            "offset", f"an int in [{1 - num_tokens}, {num_tokens - 1}]", validate.describe(offset)
+        )
     # The keys at query i + offset lie on the diagonal `offset` of the grid.
     return torch.diagonal(attn_weights, offset=int(offset), dim1=-2, dim2=-1).mean(dim=-1)
 
 
-def train(model: nn.Module, optimizer: AdamW | torch.optim.Optimizer,
-          training_step: Callable[..., float], batches: Sequence[tuple[torch.Tensor, torch.Tensor]],
-          probe: torch.Tensor, snapshot_every: int = 30) -> TrainingRun:  # fmt: skip
+def train(
+    model: nn.Module,
+    optimizer: AdamW | torch.optim.Optimizer,
+    training_step: Callable[..., float],
+    batches: Sequence[tuple[torch.Tensor, torch.Tensor]],
+    probe: torch.Tensor,
+    snapshot_every: int = 30,
+) -> TrainingRun:
     """One ``training_step(model, optimizer, inputs, targets)`` (returning the loss) per batch
     of ``batches``, each ``(inputs, targets)`` of shape ``(b, num_tokens)``; every
     ``snapshot_every`` steps, and after the last, the :func:`attention_maps` over ``probe``."""
@@ -157,8 +171,9 @@ def train(model: nn.Module, optimizer: AdamW | torch.optim.Optimizer,
         expected = "an optimizer (with zero_grad() and step()) and a function"
         raise validate.invalid("optimizer, training_step", expected, got)
     if isinstance(batches, (str, bytes)) or not isinstance(batches, Sequence) or not batches:
-        raise validate.invalid("batches", "a non-empty list of (inputs, targets)",
-                               validate.describe(batches))  # fmt: skip
+        raise validate.invalid(
+            "batches", "a non-empty list of (inputs, targets)", validate.describe(batches)
+        )
     probe = _token_ids(probe, "probe", 1)
     snapshot_every = validate.integer(snapshot_every, "snapshot_every", 1)
     losses, snapshot_steps, snapshots = [], [], []

@@ -87,6 +87,19 @@ def _panels(view) -> dict[str, str]:
     }
 
 
+def _announce(kind: str, view, flags: dict, **fields) -> str:
+    """The line a screen reader hears after a move, from the Python view's numbers."""
+    values = {
+        "query": view.query,
+        "token_repr": repr(view.token),
+        "row": view.weights.tolist(),
+        "total": view.weights.sum().item(),
+        "row_sum": view.weights.sum().item(),
+        **fields,
+    }
+    return _text.compose(_text.TEXTS[kind]["announce"], values, flags)
+
+
 def _cases(rng: random.Random) -> tuple[list[dict], list[list[dict]]]:
     """The cases for node (kind, data, states) and, per state, what Python shows."""
     cases, expected = [], []
@@ -102,6 +115,7 @@ def _cases(rng: random.Random) -> tuple[list[dict], list[list[dict]]]:
         query.query.value = q
         v = query.view
         text = {"formula": v.text, "caption": _text.TEXTS["query"]["caption"], "panels": _panels(v)}
+        text["announce"] = _announce("query", v, {})
         pairs.append(
             (
                 {**base, "query": q},
@@ -132,6 +146,9 @@ def _cases(rng: random.Random) -> tuple[list[dict], list[list[dict]]]:
                         "sums": sums,
                         "explanation": v.text,
                         "caption": caption,
+                        "announce": _text.compose(
+                            _text.TEXTS["softmax"]["announce"], {}, {"rows": dim == -1}
+                        ),
                     },
                 )
             )
@@ -155,6 +172,7 @@ def _cases(rng: random.Random) -> tuple[list[dict], list[list[dict]]]:
             "formula": v.text,
             "position": _text.fill(loop_texts["position"], fields),
             "code": _text.fill(loop_texts["code"], fields),
+            "announce": _text.compose(loop_texts["announce"], {**fields, "score": v.score}, {}),
             "at": [v.i, v.j],
         }
         pairs.append(({**base, "step": step}, words))
@@ -201,6 +219,12 @@ def _cases(rng: random.Random) -> tuple[list[dict], list[list[dict]]]:
                         "scaled": _grid(v.scaled_scores),
                         "formula": v.text,
                         "panels": _panels(v),
+                        "announce": _announce(
+                            "attention",
+                            v,
+                            {"many": heads > 1, "causal": state["causal"]},
+                            head=state["head"],
+                        ),
                     },
                 )
             )

@@ -316,7 +316,7 @@ def test_the_module_is_stripped_on_save_and_put_back_for_pages():
     kept = {"_anywidget_id": frontend.ANYWIDGET_ID, "x": 1, **frontend.SAVED_CODE}
     assert saved["a"]["state"] == kept
     placeholder = frontend.SAVED_CODE["_esm"]
-    assert "export default" in placeholder and "run its cell" in placeholder
+    assert "export default" in placeholder and "run this cell" in placeholder
     assert saved["b"] == state["b"]  # another widget's code is its own business
     page = frontend.with_module(saved)
     assert page["a"]["state"]["_esm"] == frontend.BUNDLE.read_text()

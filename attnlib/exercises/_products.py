@@ -9,8 +9,21 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-_PRODUCTS = {"matmul", "__matmul__", "__rmatmul__", "mm", "bmm", "einsum", "dot", "mv",
-             "inner", "tensordot", "vdot", "addmm", "linear"}  # fmt: skip
+_PRODUCTS = {
+    "matmul",
+    "__matmul__",
+    "__rmatmul__",
+    "mm",
+    "bmm",
+    "einsum",
+    "dot",
+    "mv",
+    "inner",
+    "tensordot",
+    "vdot",
+    "addmm",
+    "linear",
+}
 
 
 class _Record(TorchFunctionMode):

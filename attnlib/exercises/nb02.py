@@ -23,8 +23,10 @@ def _not_whole_grid(function, case: Case) -> str | None:
     num_tokens = len(case.args["inputs"])
     grid = (num_tokens, num_tokens)
     if grid in product_shapes(function, case.args, _grid):
-        return (f"the right rows, but cut from the whole {grid} grid; the exercise asks for "
-                "the 3 rows alone: put only the asking tokens on the left")  # fmt: skip
+        return (
+            f"the right rows, but cut from the whole {grid} grid; the exercise asks for "
+            "the 3 rows alone: put only the asking tokens on the left"
+        )
     return None
 
 

@@ -132,7 +132,7 @@ register(
                     "scale_by_d_in",
                     "scale_by_num_tokens",
                     "scale_hardcoded",
-                )  # fmt: skip
+                )
             },
             "softmax_dim0": weights.TABLE["softmax_dim0"],
         },
@@ -175,7 +175,7 @@ register(
                     "scale_hardcoded",
                     "blend_inputs",
                     "weights_not_context",
-                )  # fmt: skip
+                )
             },
             "softmax_dim0": weights.TABLE["softmax_dim0"],
         },

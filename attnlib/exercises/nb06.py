@@ -92,7 +92,7 @@ register(
                     "mask_inverted",
                     "mask_not_bool",
                     "mask_left_out",
-                )  # fmt: skip
+                )
             },
             "no_scale": trainable.TABLE["no_scale"],
             "scale_by_d_k": trainable.TABLE["scale_by_d_k"],
@@ -108,8 +108,9 @@ register(
 
 def _dropout_cases() -> list[Case]:
     book = _causal(_book_scores(), D_OUT)
-    cases = [Case("the book's weights, p = 0.2", {"attn_weights": book, "keep": KEEP,
-                                                  "p": DROPOUT_P})]  # fmt: skip
+    cases = [
+        Case("the book's weights, p = 0.2", {"attn_weights": book, "keep": KEEP, "p": DROPOUT_P})
+    ]
     for seed, (n, p) in enumerate(((5, 0.5), (4, 0.1)), start=50):
         weights_n = _causal(random_tensor(n, n, seed=seed, scale=2.0), 2)
         keep = random_tensor(n, n, seed=seed + 10) > 2 * p - 1  # True with probability 1 - p
@@ -146,16 +147,28 @@ def _forward_cases() -> list[Case]:
     return layer_cases(
         CausalAttention,
         [
-            ("the book's batch (2, 6, 3), context_length 6, dropout 0",
-             (D_IN, D_OUT, 6, 0.0), _batch()),
-            ("the book's batch with context_length 8 and dropout 0.5",
-             (D_IN, D_OUT, 8, 0.5), _batch()),
-            ("a random batch (3, 4, 5), d_out 3, context_length 6, dropout 0.3",
-             (5, 3, 6, 0.3), random_tensor(3, 4, 5, seed=60)),
-            ("a random batch (1, 7, 2), d_out 4, context_length 7, dropout 0.5",
-             (2, 4, 7, 0.5), random_tensor(1, 7, 2, seed=61)),
+            (
+                "the book's batch (2, 6, 3), context_length 6, dropout 0",
+                (D_IN, D_OUT, 6, 0.0),
+                _batch(),
+            ),
+            (
+                "the book's batch with context_length 8 and dropout 0.5",
+                (D_IN, D_OUT, 8, 0.5),
+                _batch(),
+            ),
+            (
+                "a random batch (3, 4, 5), d_out 3, context_length 6, dropout 0.3",
+                (5, 3, 6, 0.3),
+                random_tensor(3, 4, 5, seed=60),
+            ),
+            (
+                "a random batch (1, 7, 2), d_out 4, context_length 7, dropout 0.5",
+                (2, 4, 7, 0.5),
+                random_tensor(1, 7, 2, seed=61),
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 register(
@@ -177,7 +190,7 @@ register(
                     "mask_zero",
                     "mask_diagonal",
                     "mask_left_out",
-                )  # fmt: skip
+                )
             },
             "no_dropout": dropout.TABLE["no_dropout"],
             **{
@@ -189,7 +202,7 @@ register(
                     "scale_hardcoded",
                     "blend_inputs",
                     "weights_not_context",
-                )  # fmt: skip
+                )
             },
             "softmax_dim0": weights.TABLE["softmax_dim0"],
         },
@@ -241,9 +254,11 @@ def _first_row_cases() -> list[Case]:
         other = CausalAttention(5, 3, context_length=6, dropout=0.0)
     return [
         Case("the book's ca and inputs", {"ca": book, "inputs": example_inputs()}),
-        Case("a layer (5 -> 3) and 4 random tokens",
-             {"ca": other, "inputs": random_tensor(4, 5, seed=70)}),
-    ]  # fmt: skip
+        Case(
+            "a layer (5 -> 3) and 4 random tokens",
+            {"ca": other, "inputs": random_tensor(4, 5, seed=70)},
+        ),
+    ]
 
 
 def _detached(result: Any) -> Any:

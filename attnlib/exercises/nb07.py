@@ -51,12 +51,18 @@ def _wrapper_cases() -> list[Case]:
         MultiHeadAttentionWrapper,
         [
             ("the book's batch, d_out 2, 2 heads", (3, 2, 6, 0.0, 2), _batch()),
-            ("a random batch (3, 4, 5), d_out 3, 3 heads, dropout 0.3",
-             (5, 3, 5, 0.3, 3), random_tensor(3, 4, 5, seed=80)),
-            ("a random batch (1, 7, 2), d_out 1, 2 heads, dropout 0.5",
-             (2, 1, 7, 0.5, 2), random_tensor(1, 7, 2, seed=81)),
+            (
+                "a random batch (3, 4, 5), d_out 3, 3 heads, dropout 0.3",
+                (5, 3, 5, 0.3, 3),
+                random_tensor(3, 4, 5, seed=80),
+            ),
+            (
+                "a random batch (1, 7, 2), d_out 1, 2 heads, dropout 0.5",
+                (2, 1, 7, 0.5, 2),
+                random_tensor(1, 7, 2, seed=81),
+            ),
         ],
-    )  # fmt: skip
+    )
     for case in cases:
         with torch.random.fork_rng(devices=[]), torch.no_grad():
             torch.manual_seed(case.args["seed"])  # the heads draw their dropout in turn
@@ -85,11 +91,21 @@ register(
 def _two_feature_cases() -> list[Case]:
     sizes = [
         ("the book's batch (2, 6, 3), context_length 6, dropout 0", 3, 6, 0.0, _batch()),
-        ("a random batch (2, 4, 5), context_length 5, dropout 0",
-         5, 5, 0.0, random_tensor(2, 4, 5, seed=90)),
-        ("a random batch (1, 7, 2), context_length 7, dropout 0.5",
-         2, 7, 0.5, random_tensor(1, 7, 2, seed=91)),
-    ]  # fmt: skip
+        (
+            "a random batch (2, 4, 5), context_length 5, dropout 0",
+            5,
+            5,
+            0.0,
+            random_tensor(2, 4, 5, seed=90),
+        ),
+        (
+            "a random batch (1, 7, 2), context_length 7, dropout 0.5",
+            2,
+            7,
+            0.5,
+            random_tensor(1, 7, 2, seed=91),
+        ),
+    ]
     return [
         Case(
             label,
@@ -100,7 +116,7 @@ def _two_feature_cases() -> list[Case]:
                 "batch": batch,
                 "seed": DROPOUT_SEED,
             },
-        )  # fmt: skip
+        )
         for label, d_in, length, p, batch in sizes
     ]
 
@@ -244,14 +260,23 @@ def _forward_cases() -> list[Case]:
     return layer_cases(
         MultiHeadAttention,
         [
-            ("the book's batch, d_out 4, 2 heads, context_length 8, dropout 0",
-             (3, 4, 8, 0.0, 2), _batch()),
-            ("a random batch (3, 5, 4), d_out 6, 3 heads, context_length 7, dropout 0.25",
-             (4, 6, 7, 0.25, 3), random_tensor(3, 5, 4, seed=120)),
-            ("a random batch (1, 4, 2), d_out 8, 2 heads, context_length 4, dropout 0.5",
-             (2, 8, 4, 0.5, 2), random_tensor(1, 4, 2, seed=121)),
+            (
+                "the book's batch, d_out 4, 2 heads, context_length 8, dropout 0",
+                (3, 4, 8, 0.0, 2),
+                _batch(),
+            ),
+            (
+                "a random batch (3, 5, 4), d_out 6, 3 heads, context_length 7, dropout 0.25",
+                (4, 6, 7, 0.25, 3),
+                random_tensor(3, 5, 4, seed=120),
+            ),
+            (
+                "a random batch (1, 4, 2), d_out 8, 2 heads, context_length 4, dropout 0.5",
+                (2, 8, 4, 0.5, 2),
+                random_tensor(1, 4, 2, seed=121),
+            ),
         ],
-    )  # fmt: skip
+    )
 
 
 register(
@@ -271,7 +296,7 @@ register(
                     "scale_by_d_out",
                     "merge_without_transpose",
                     "no_out_proj",
-                )  # fmt: skip
+                )
             },
             **{
                 k: masks.TABLE[k]
@@ -283,7 +308,7 @@ register(
                     "mask_left_out",
                     "mask_zero",
                     "mask_diagonal",
-                )  # fmt: skip
+                )
             },
             "no_dropout": dropout.TABLE["no_dropout"],
             "no_scale": trainable.TABLE["no_scale"],

@@ -39,11 +39,21 @@ def _d_k(keys: torch.Tensor, **_: int) -> float:
     return keys.shape[-1] ** 0.5
 
 
-def forward_with(layer: nn.Module, x: torch.Tensor, seed: int, *,
-                 divisor: Callable[..., float] = _d_k, dim: int = -1, mask: str = "cut",
-                 keys_reversed: bool = False, dropout: bool = True, blend: str = "values",
-                 split: str = "view", merge: str = "transpose", out_proj: bool = True,
-                 ) -> torch.Tensor:  # fmt: skip
+def forward_with(
+    layer: nn.Module,
+    x: torch.Tensor,
+    seed: int,
+    *,
+    divisor: Callable[..., float] = _d_k,
+    dim: int = -1,
+    mask: str = "cut",
+    keys_reversed: bool = False,
+    dropout: bool = True,
+    blend: str = "values",
+    split: str = "view",
+    merge: str = "transpose",
+    out_proj: bool = True,
+) -> torch.Tensor:
     """The forward pass of ``layer`` (SelfAttentionV1/V2, CausalAttention, MultiHeadAttention)
     on ``x``, with one step as a mistake writes it: ``divisor(keys=, d_in=, num_tokens=,
     d_out=)`` of the scores, softmax over ``dim``, ``mask`` "cut", "uncut", "zero", "after"
@@ -53,13 +63,28 @@ def forward_with(layer: nn.Module, x: torch.Tensor, seed: int, *,
     no ``out_proj``."""
     sizes = {layer.mask.shape[-1], x.shape[-2]} if hasattr(layer, "mask") else None
     with torch.no_grad():
-        return one_message(lambda: _forward(layer, x, seed, divisor, dim, mask, keys_reversed,
-                                            dropout, blend, split, merge, out_proj),
-                           sizes)  # fmt: skip
+        return one_message(
+            lambda: _forward(
+                layer,
+                x,
+                seed,
+                divisor,
+                dim,
+                mask,
+                keys_reversed,
+                dropout,
+                blend,
+                split,
+                merge,
+                out_proj,
+            ),
+            sizes,
+        )
 
 
-def _forward(layer, x, seed, divisor, dim, mask, keys_reversed, dropout, blend, split, merge,
-             out_proj):  # fmt: skip
+def _forward(
+    layer, x, seed, divisor, dim, mask, keys_reversed, dropout, blend, split, merge, out_proj
+):
     queries, keys, values = _projections(layer, x, split)
     turned = keys.permute(*reversed(range(keys.dim()))) if keys_reversed else keys.transpose(-2, -1)
     attn_scores = queries @ turned

@@ -18,8 +18,11 @@ FIELD = re.compile(r"\{(\w+)(?::(\w+))?\}")
 
 
 def fixed(x: float) -> str:
-    """Four decimals; a masked score is ``-inf``."""
-    return "-inf" if x == float("-inf") else f"{x:.4f}"
+    """Four decimals, zero never signed (-0.00001 -> '0.0000'); a masked score is ``-inf``."""
+    if x == float("-inf"):
+        return "-inf"
+    text = f"{x:.4f}"
+    return "0.0000" if text == "-0.0000" else text
 
 
 def short(x: float) -> str:
@@ -34,6 +37,10 @@ SPECS: dict[str, Callable[[Any], str]] = {
     # Parenthesised when negative, so that 0.5×(-0.2) is not read as a minus.
     "factor": lambda x: f"({short(x)})" if x < 0 else short(x),
     "g": lambda x: f"{x:g}",
+    # Two decimals, as the temperature slider's readout: 1.0000000000000002 -> "1.00".
+    "f2": lambda x: f"{x:.2f}",
+    # A row of weights, short, for a screen reader: "0.14 0.24 0.23".
+    "row": lambda xs: " ".join(f"{x:.2f}" for x in xs),
     "vec": lambda xs: "[" + ", ".join(fixed(x) for x in xs) + "]",
     "span": lambda xs: f"from {fixed(min(xs))} to {fixed(max(xs))}",
 }
@@ -59,11 +66,40 @@ TEXTS: dict[str, dict[str, Any]] = {
         "row_sum": "row sum",
         "column_sum": "column sum",
         "current": "▶ {token}",
+        "corner": "query \\ key",
+        "masked": "masked",
+        "scroll": "scroll sideways for more columns",
+        "scroll_sums": "scroll sideways for more columns; the row sums stay at the right",
+        # How a cell was computed, shown when the pointer rests on it.
+        "cell_weight": (
+            "weight[{i}, {j}] = {value:f4}: query {i} ({token_i}) on token {j} ({token_j}), "
+            "the softmax along dim={dim} of the score {score:f4}"
+        ),
+        "cell_masked": "weight[{i}, {j}] = 0: masked (token {j} comes after query {i})",
+        "cell_score": "score[{i}, {j}] = x({token_i})·x({token_j}) = {products} = {value:f4}",
+        "cell_empty": "score[{i}, {j}]: not computed yet",
+    },
+    # The controls' names and spoken values (ipywidgets gives them none; controls.js adds them).
+    "controls": {
+        "query": "query",
+        "query_value": "{query}: {token}",
+        "temperature": "temperature",
+        "temperature_value": "{temperature:f2}",
+        "head": "head",
+        "head_value": "{head} of heads 0 to {last_head}",
+        "step": "iteration",
+        "step_value": "{iteration} of {iterations}: i = {i} ({token_i}), j = {j} ({token_j})",
+        "dim": "softmax axis",
+        "play": "play",
+        "pause": "pause",
+        "stop": "stop",
+        "repeat": "repeat",
     },
     "query": {
         "legend": "attention weight",
         "caption": "attention weights: rows = queries, columns = the tokens compared",
         "formula": [("", "z({token}) = {terms} = {context:vec}")],
+        "announce": [("", "query {query}, {token_repr}: weights {row:row}; sum {total:f2}")],
     },
     "softmax": {
         "legend": "attention weight",
@@ -76,6 +112,10 @@ TEXTS: dict[str, dict[str, Any]] = {
             ("!rows !rows_one", "distribution"),
             ("", WHY_ROWS),
         ],
+        "announce": [
+            ("rows", "softmax dim=-1: every row sums to 1"),
+            ("!rows", "softmax dim=0: every column sums to 1"),
+        ],
     },
     "loop": {
         "legend": "attention score",
@@ -85,6 +125,7 @@ TEXTS: dict[str, dict[str, Any]] = {
         ),
         "code": "attn_scores[{i}, {j}] = torch.dot(x_{i}, x_{j})",
         "formula": [("", "x({token_i})·x({token_j}) = {products} = {score:f4}")],
+        "announce": [("", "iteration {iteration}: score[{i}, {j}] = {score:f4}")],
     },
     "attention": {
         "legend": "attention weight",
@@ -116,8 +157,18 @@ TEXTS: dict[str, dict[str, Any]] = {
             ("!rows !rows_one", "; row {query} sums to {row_sum:f4}, so z is not a weighted "),
             ("!rows !rows_one", "average (use dim=-1 for that)"),
         ],
+        "announce": [
+            ("", "query {query}, {token_repr}"),
+            ("many", ", head {head}"),
+            ("", ": weights {row:row}; sum {row_sum:f2}"),
+            ("causal", "; later tokens masked"),
+        ],
     },
     "training": {
+        "controls": {
+            "step": "training snapshot",
+            "step_value": "snapshot {iteration} of {snapshots}",
+        },
         "legend": "attention weight",
         "caption": (
             "block {block}, head {head} after {step} training steps: rows = queries, columns = keys"

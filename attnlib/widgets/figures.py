@@ -19,8 +19,9 @@ from attnlib.widgets.attention_view import AttentionView
 from attnlib.widgets.training_view import TrainingView
 from attnlib.widgets.views import LoopView, QueryView, SoftmaxView
 
-# Pixels per inch and colours of the PNG: enough to read, light enough to commit.
-PNG_DPI = 72
+# Pixels per inch and colours of the PNG: twice the screen's 72 dpi, so that titles and
+# labels stay sharp on a high-density screen (GitHub shows it at half its pixel size).
+PNG_DPI = 144
 PNG_COLORS = 64
 
 
@@ -92,7 +93,7 @@ def query_figure(view: QueryView, tokens: Sequence[str]) -> Figure:
         limits,
         xlabel=COMPARED,
     )
-    fig.suptitle(view.text, fontsize=8, wrap=True)
+    fig.suptitle(view.text, fontsize=10, wrap=True)
     return fig
 
 
@@ -116,7 +117,7 @@ def loop_figure(view: LoopView, tokens: Sequence[str], limits: tuple[float, floa
         title=title,
     )
     # Above the grid, wrapped: with long tokens the dot product is longer than a title may be.
-    fig.suptitle(view.text, fontsize=8, wrap=True)
+    fig.suptitle(view.text, fontsize=10, wrap=True)
     return fig
 
 
@@ -127,7 +128,7 @@ def attention_figure(view: AttentionView) -> Figure:
     title = f"{where}dim={view.dim}, temperature {view.temperature:g}{causal}"
     limits = (0.0, view.attn_weights.max().item())
     fig = _with_bars(view.attn_weights, view.tokens, view.weights, view.query, title, limits)
-    fig.suptitle(view.text.splitlines()[-2], fontsize=8, wrap=True)
+    fig.suptitle(view.text.splitlines()[-2], fontsize=10, wrap=True)
     return fig
 
 

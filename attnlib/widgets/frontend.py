@@ -26,10 +26,22 @@ KINDS = ("query", "softmax", "loop", "attention", "training")
 #: its kernel (JupyterLab restores saved widgets when it opens a notebook).
 SAVED_CODE = {
     "_esm": (
-        'export default { render({ el }) { el.textContent = "A saved explorer: run its cell '
-        'to bring it back."; } };\n'
+        "export default { render({ el }) {\n"
+        '  const note = document.createElement("p");\n'
+        '  note.className = "attnlib-saved";\n'
+        '  note.textContent = "\u23f8 This explorer is not running: run this cell to bring it '
+        'back.";\n'
+        "  el.append(note);\n"
+        "} };\n"
     ),
-    "_css": "",
+    # Styled where it is shown, so that it reads as a note and not as stray text.
+    "_css": (
+        ".attnlib-saved { margin: 4px 0; padding: 8px 12px; max-width: 40em;"
+        " font: 14px/1.4 var(--jp-ui-font-family, system-ui, sans-serif);"
+        " color: var(--jp-content-font-color1, #1a1a1a);"
+        " background: var(--jp-layout-color2, #eef2f7);"
+        " border-left: 4px solid var(--jp-brand-color1, #1565c0); }\n"
+    ),
 }
 
 

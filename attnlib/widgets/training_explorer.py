@@ -57,8 +57,11 @@ class TrainingExplorer(Explorer):
         self.snapshot = widgets.IntSlider(
             value=snapshot, min=0, max=num_snapshots - 1, description="snapshot"
         )
-        labels = [(f"block {b}, head {h}", b * num_heads + h) for b in range(num_blocks)
-                  for h in range(num_heads)]  # fmt: skip
+        labels = [
+            (f"block {b}, head {h}", b * num_heads + h)
+            for b in range(num_blocks)
+            for h in range(num_heads)
+        ]
         self.head = widgets.Dropdown(options=labels, value=head, description="head")
         self.query = widgets.IntSlider(value=query, min=0, max=num_tokens - 1, description="query")
         data = {
@@ -70,8 +73,9 @@ class TrainingExplorer(Explorer):
             "num_heads": num_heads,
             **_text.for_browser(self.tokens),
         }
-        self.frontend = ExplorerView(kind="training", data=data, step=snapshot, head=head,
-                                     query=query)  # fmt: skip
+        self.frontend = ExplorerView(
+            kind="training", data=data, step=snapshot, head=head, query=query
+        )
         controls = [
             Control("snapshot", self.snapshot, trait="step"),
             Control("head", self.head, "index", "head"),  # index = value here
@@ -85,9 +89,13 @@ class TrainingExplorer(Explorer):
     def view(self) -> TrainingView:
         """What is shown now: :func:`training_view` of the three controls."""
         return training_view(
-            self.snapshots, self.tokens, self.steps, self.snapshot.value, self.head.value,
+            self.snapshots,
+            self.tokens,
+            self.steps,
+            self.snapshot.value,
+            self.head.value,
             self.query.value,
-        )  # fmt: skip
+        )
 
     def figure(self) -> Figure:
         """The current head at the current snapshot, the query's row outlined and as bars."""

@@ -126,6 +126,17 @@ def training_view(
     )
     text = _text.compose(texts["formula"], fields, {"first": query == 0})
     return TrainingView(
-        snapshot, int(steps[snapshot]), block, in_block, query, attn_weights, weights, before,
-        share, even, caption, bars, text,
-    )  # fmt: skip
+        snapshot,
+        int(steps[snapshot]),
+        block,
+        in_block,
+        query,
+        attn_weights,
+        weights,
+        before,
+        share,
+        even,
+        caption,
+        bars,
+        text,
+    )

@@ -66,17 +66,17 @@ CAUSAL_EXPLORER_06 = ExplorerCase(
         attention_step(1, causal=False, focus=slider("query"), keys=("Home", "ArrowRight")),
     ),
 )
-# The notebook's first explorer, `explorer`, as its last code cells leave it: the sentence
-# "The cat sat on the mat." shown while the box is empty (its error shown), query 0 ("The"),
+# The notebook's first explorer, `explorer`, as its last code cells leave it: after the
+# error demo, the reader's sentence "Time flies like an arrow." again with no error, query 0,
 # causal off, dim=-1, temperature 1. (08 also shows `dogs` and `two_heads` after it.)
-THE_CAT = ("The", "cat", "sat", "on", "the", "mat", ".")
+TIME_FLIES = ("Time", "flies", "like", "an", "arrow", ".")
 THE_DOG = ("The", "dog", "saw", "the", "cat", ".")
 EMPTY = "expected at least one word"
 SENTENCE_EXPLORER_08 = ExplorerCase(
     "08_explorer.ipynb",
     ".attnlib-explorer.attnlib-attention-explorer",
     (
-        sentence_step("as the notebook leaves it", THE_CAT, 0, (0, 4), error=EMPTY),
+        sentence_step("as the notebook leaves it", TIME_FLIES, 0, None),
         # A good sentence clears the error; "The"/"the" are rows 0 and 3.
         sentence_step(
             "typed 'The dog saw the cat.'",

@@ -163,7 +163,7 @@ def sentence_step(
     label: str,
     tokens: tuple[str, ...],
     query: int,
-    twins: tuple[int, int],
+    twins: tuple[int, int] | None,
     focus: str | None = None,
     keys: Keys = (),
     error: str = "",
@@ -173,9 +173,9 @@ def sentence_step(
     Its values come from ``attnlib.embed``, so they are not computed here: the
     columns are ``tokens``, there is one row per token and each sums to 1, and the
     rows of ``twins``, two tokens of one word, are identical (same vector, same
-    scores). ``error``: a substring of the error shown (none when "").
+    scores); ``None`` for a sentence without a repeated word. ``error``: a substring of
+    the error shown (none when "").
     """
-    a, b = twins
     return Step(
         label,
         (Expect(ROW_SUMS, (1.0,) * len(tokens)),),
@@ -183,6 +183,6 @@ def sentence_step(
         keys,
         texts=(_token_text(query, tokens),) + (((ERROR, error),) if error else ()),
         lists=((COLUMN_TOKENS, tokens), (control("query", ".widget-readout"), (str(query),))),
-        same=((row_cells(a), row_cells(b)),),
+        same=((row_cells(twins[0]), row_cells(twins[1])),) if twins else (),
         absent=(MASKED,) + (() if error else (ERROR,)),
     )

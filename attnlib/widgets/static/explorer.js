@@ -69,12 +69,146 @@ function fits(data, state) {
 }
 var ones = (sums) => sums.every((s) => Math.abs(s - 1) <= 1e-4);
 
+// attnlib/widgets/static/src/format.js
+var FIELD = /\{(\w+)(?::(\w+))?\}/g;
+function fixed(x) {
+  if (x === -Infinity) return "-inf";
+  const text = x.toFixed(4);
+  return text === "-0.0000" ? "0.0000" : text;
+}
+function short(x) {
+  const [whole, frac] = fixed(x).split(".");
+  return `${whole}.${frac.replace(/0+$/, "").padEnd(2, "0")}`;
+}
+var SPECS = {
+  f4: fixed,
+  factor: (x) => x < 0 ? `(${short(x)})` : short(x),
+  // Python's f"{x:g}" for the temperatures a slider gives: 1.0 -> "1", 0.30000000000000004 -> "0.3".
+  g: (x) => String(Number(x.toPrecision(6))),
+  f2: (x) => x.toFixed(2),
+  row: (xs) => xs.map((x) => x.toFixed(2)).join(" "),
+  vec: (xs) => `[${xs.map(fixed).join(", ")}]`,
+  span: (xs) => `from ${fixed(Math.min(...xs))} to ${fixed(Math.max(...xs))}`
+};
+function fill(template, fields) {
+  return template.replace(
+    FIELD,
+    (_, name, spec) => spec ? SPECS[spec](fields[name]) : String(fields[name])
+  );
+}
+function compose(parts, fields, flags) {
+  const holds = (when) => when.split(" ").filter(Boolean).every((w) => w.startsWith("!") ? !flags[w.slice(1)] : flags[w]);
+  return parts.filter(([when]) => holds(when)).map(([, template]) => fill(template, fields)).join("");
+}
+function terms(texts, weights, tokens, vec) {
+  return weights.map((w, j) => fill(texts.term, { w, vec, token: tokens[j] })).join(texts.plus);
+}
+function products(texts, a, b) {
+  return a.map((x, k) => fill(texts.product, { a: x, b: b[k] })).join(texts.plus);
+}
+
 // attnlib/widgets/static/src/dom.js
 function make(tag, className = "", text = "") {
   const node = document.createElement(tag);
   if (className) node.className = className;
   if (text) node.textContent = text;
   return node;
+}
+
+// attnlib/widgets/static/src/controls.js
+var ANNOUNCE_DELAY_MS = 300;
+var FIND_TRIES = 50;
+var FIND_EVERY_MS = 100;
+function setAttr(node, name, value) {
+  if (node && node.getAttribute(name) !== value) node.setAttribute(name, value);
+}
+function controlsOf(box) {
+  const one = (name, selector) => box.querySelector(`.attnlib-control-${name} ${selector}`);
+  return {
+    sliders: ["query", "temperature", "head", "step"].map((name) => [name, one(name, ".noUi-handle")]).filter(([, handle]) => handle),
+    toggles: box.querySelectorAll(".attnlib-control-dim button"),
+    group: one("dim", ".widget-toggle-button")?.parentElement ?? null,
+    play: box.querySelector(".attnlib-control-play")
+  };
+}
+function watchControls(el, root, names, getTexts) {
+  const live = make("div", "attnlib-live");
+  live.setAttribute("role", "status");
+  live.setAttribute("aria-live", "polite");
+  root.after(live);
+  let found = null;
+  let last = null;
+  let timer = null;
+  let finder = null;
+  let tries = 0;
+  let observer = null;
+  const paintPlay = () => {
+    const texts = getTexts();
+    const buttons = found?.play?.querySelectorAll("button") ?? [];
+    const names2 = [texts.play, texts.pause, texts.stop, texts.repeat];
+    buttons.forEach((button, k) => {
+      if (!names2[k]) return;
+      setAttr(button, "aria-label", names2[k]);
+      setAttr(button, "title", names2[k]);
+      if (k === 3) setAttr(button, "aria-pressed", String(button.classList.contains("mod-active")));
+    });
+  };
+  const paint = () => {
+    if (!found || !last) return;
+    const texts = getTexts();
+    const { state, values } = last;
+    found.sliders.forEach(([name, handle]) => {
+      setAttr(handle, "aria-label", texts[name]);
+      setAttr(handle, "aria-valuetext", fill(texts[`${name}_value`], values));
+    });
+    if (found.group) {
+      setAttr(found.group, "role", "group");
+      setAttr(found.group, "aria-label", texts.dim);
+    }
+    found.toggles.forEach((button, k) => {
+      setAttr(button, "aria-pressed", String(k === state.dim_index));
+    });
+    paintPlay();
+  };
+  const find = () => {
+    const box = el.closest(".attnlib-explorer");
+    const ready = (controls) => names.every(
+      (name) => name === "dim" ? controls.toggles.length > 0 : controls.sliders.some(([n]) => n === name)
+    );
+    if (box) {
+      const controls = controlsOf(box);
+      if (ready(controls) || tries >= FIND_TRIES) {
+        found = controls;
+        if (found.play && !observer) {
+          observer = new MutationObserver(paintPlay);
+          const options = { attributes: true, subtree: true, attributeFilter: ["class"] };
+          observer.observe(found.play, options);
+        }
+        paint();
+        return;
+      }
+    }
+    tries += 1;
+    if (tries <= FIND_TRIES) finder = setTimeout(find, FIND_EVERY_MS);
+  };
+  finder = setTimeout(find, 0);
+  return {
+    /** New control values `state`, their fields for the texts `values`, the line to announce. */
+    update(state, values, line) {
+      last = { state, values };
+      paint();
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        if (live.textContent !== line) live.textContent = line;
+      }, ANNOUNCE_DELAY_MS);
+    },
+    dispose() {
+      clearTimeout(timer);
+      clearTimeout(finder);
+      if (observer) observer.disconnect();
+      live.remove();
+    }
+  };
 }
 
 // attnlib/widgets/static/src/colors.js
@@ -121,41 +255,6 @@ function gradient() {
   return `linear-gradient(to right, ${VIRIDIS.join(", ")})`;
 }
 
-// attnlib/widgets/static/src/format.js
-var FIELD = /\{(\w+)(?::(\w+))?\}/g;
-function fixed(x) {
-  if (x === -Infinity) return "-inf";
-  return Object.is(x, -0) ? "-0.0000" : x.toFixed(4);
-}
-function short(x) {
-  const [whole, frac] = fixed(x).split(".");
-  return `${whole}.${frac.replace(/0+$/, "").padEnd(2, "0")}`;
-}
-var SPECS = {
-  f4: fixed,
-  factor: (x) => x < 0 ? `(${short(x)})` : short(x),
-  // Python's f"{x:g}" for the temperatures a slider gives: 1.0 -> "1", 0.30000000000000004 -> "0.3".
-  g: (x) => String(Number(x.toPrecision(6))),
-  vec: (xs) => `[${xs.map(fixed).join(", ")}]`,
-  span: (xs) => `from ${fixed(Math.min(...xs))} to ${fixed(Math.max(...xs))}`
-};
-function fill(template, fields) {
-  return template.replace(
-    FIELD,
-    (_, name, spec) => spec ? SPECS[spec](fields[name]) : String(fields[name])
-  );
-}
-function compose(parts, fields, flags) {
-  const holds = (when) => when.split(" ").filter(Boolean).every((w) => w.startsWith("!") ? !flags[w.slice(1)] : flags[w]);
-  return parts.filter(([when]) => holds(when)).map(([, template]) => fill(template, fields)).join("");
-}
-function terms(texts, weights, tokens, vec) {
-  return weights.map((w, j) => fill(texts.term, { w, vec, token: tokens[j] })).join(texts.plus);
-}
-function products(texts, a, b) {
-  return a.map((x, k) => fill(texts.product, { a: x, b: b[k] })).join(texts.plus);
-}
-
 // attnlib/widgets/static/src/heatmap.js
 function cell(tag, row, col, className = "") {
   const node = make(tag, className);
@@ -163,16 +262,21 @@ function cell(tag, row, col, className = "") {
   node.dataset.col = col;
   return node;
 }
+function header(text, scope, className = "") {
+  const th = make("th", className, text);
+  th.scope = scope;
+  return th;
+}
 function headerRow(tokens, totals, texts) {
   const tr = make("tr");
-  tr.append(make("th"), ...tokens.map((t) => make("th", "", t)));
-  if (totals) tr.append(make("th", "attnlib-total", texts.row_sum));
+  tr.append(header(texts.corner, "col", "attnlib-corner"), ...tokens.map((t) => header(t, "col")));
+  if (totals) tr.append(header(texts.row_sum, "col", "attnlib-total"));
   return tr;
 }
 function bodyRow(tokens, i, totals, parts) {
   const tr = make("tr");
   tr.dataset.row = i;
-  const label = make("th", "", tokens[i]);
+  const label = header(tokens[i], "row");
   const cells = tokens.map((_, j) => cell("td", i, j));
   tr.append(label, ...cells);
   if (totals) {
@@ -189,7 +293,7 @@ function sumsRow(tokens, parts, texts) {
   const tr = make("tr");
   tr.dataset.row = "sum";
   parts.colSums = tokens.map((_, j) => cell("td", "sum", j, "attnlib-total"));
-  tr.append(make("th", "attnlib-total", texts.column_sum), ...parts.colSums);
+  tr.append(header(texts.column_sum, "row", "attnlib-total"), ...parts.colSums);
   return tr;
 }
 function legend(label) {
@@ -210,13 +314,39 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   parts.legend = legend(label);
   parts.tokens = tokens;
   parts.current = tokens.map((token) => fill(texts.current, { token }));
+  parts.masked = texts.masked;
+  parts.row = -1;
+  const scroller = make("div", "attnlib-heatmap-scroll");
+  scroller.append(table);
+  const scroll = totals ? texts.scroll_sums : texts.scroll;
+  const cue = make("div", "attnlib-scroll-cue", scroll);
+  scroller.tabIndex = 0;
+  scroller.setAttribute("role", "region");
+  scroller.setAttribute("aria-label", scroll);
+  parts.describe = null;
+  table.addEventListener("mouseover", (event) => {
+    const td = event.target.closest?.("td[data-row]");
+    const [i, j] = td ? [Number(td.dataset.row), Number(td.dataset.col)] : [NaN, NaN];
+    if (parts.describe && Number.isInteger(i) && Number.isInteger(j)) {
+      td.title = parts.describe(i, j);
+    }
+  });
   const wrap = make("div", "attnlib-heatmap-wrap");
-  wrap.append(table, parts.legend.box);
+  wrap.append(cue, scroller, parts.legend.box);
   parent.append(wrap);
+  if (typeof ResizeObserver !== "undefined") {
+    const mark = () => wrap.classList.toggle("attnlib-scrolls", scroller.scrollWidth > scroller.clientWidth + 1);
+    new ResizeObserver(mark).observe(scroller);
+  }
   return parts;
 }
-function paintCell(td, value, how, vmin, vmax) {
-  td.classList.toggle("attnlib-masked", how === "masked");
+function paintCell(td, value, how, vmin, vmax, masked) {
+  const hidden = how === "masked";
+  if (td.classList.contains("attnlib-masked") !== hidden) {
+    td.classList.toggle("attnlib-masked", hidden);
+    if (hidden) td.setAttribute("aria-label", masked);
+    else td.removeAttribute("aria-label");
+  }
   if (how === "blank") {
     td.textContent = "";
     td.dataset.empty = "1";
@@ -237,12 +367,21 @@ function paintHeatmap(parts, values, { vmin, vmax, how = () => "plain", row = -1
   parts.caption.textContent = caption;
   parts.cells.forEach((tds, i) => {
     tds.forEach((td, j) => {
-      paintCell(td, values[i][j], how(i, j), vmin, vmax);
+      paintCell(td, values[i][j], how(i, j), vmin, vmax, parts.masked);
       td.classList.toggle("attnlib-highlight-cell", !!at && at[0] === i && at[1] === j);
     });
-    parts.rows[i].classList.toggle("attnlib-highlight-row", i === row);
-    parts.labels[i].textContent = i === row ? parts.current[i] : parts.tokens[i];
   });
+  if (parts.row !== row) {
+    [parts.row, row].forEach((i) => {
+      if (i < 0 || i >= parts.rows.length) return;
+      const current = i === row;
+      parts.rows[i].classList.toggle("attnlib-highlight-row", current);
+      if (current) parts.rows[i].setAttribute("aria-current", "true");
+      else parts.rows[i].removeAttribute("aria-current");
+      parts.labels[i].textContent = current ? parts.current[i] : parts.tokens[i];
+    });
+    parts.row = row;
+  }
   if (sums) {
     parts.rowSums.forEach((td, i) => paintSum(td, sums[0][i]));
     parts.colSums.forEach((td, j) => paintSum(td, sums[1][j]));
@@ -322,6 +461,10 @@ function queryPanels(data, query, row, vec) {
     context: fill(texts.context, { token })
   };
 }
+function announced(data, query, row) {
+  const total = row.reduce((s, w) => s + w, 0);
+  return { query, token_repr: data.reprs[query], row, total };
+}
 function queryView(data, { query }) {
   const { weights, limits } = once(data, () => {
     const grid = softmaxGrid(scoresOf(data.scores), true);
@@ -339,6 +482,7 @@ function queryView(data, { query }) {
     context,
     caption: texts.caption,
     formula: compose(texts.formula, fields, {}),
+    announce: compose(texts.announce, announced(data, query, row), {}),
     panels: queryPanels(data, query, row, "x")
   };
 }
@@ -357,7 +501,8 @@ function softmaxView(data, { dim }) {
     limits,
     sums,
     caption: fill(texts.caption, { dim }),
-    explanation: compose(texts.explanation, fields, flags)
+    explanation: compose(texts.explanation, fields, flags),
+    announce: compose(texts.announce, fields, flags)
   };
 }
 function loopView(data, { step }) {
@@ -384,7 +529,8 @@ function loopView(data, { step }) {
     caption: texts.caption,
     position: fill(texts.position, fields),
     code: fill(texts.code, fields),
-    formula: compose(texts.formula, fields, {})
+    formula: compose(texts.formula, fields, {}),
+    announce: compose(texts.announce, fields, {})
   };
 }
 function attentionView(data, state) {
@@ -424,6 +570,7 @@ function attentionView(data, state) {
     limits: [0, Math.max(...view.weights.flat())],
     caption: compose(texts.caption, fields, flags),
     formula: compose(texts.formula, fields, flags),
+    announce: compose(texts.announce, { ...fields, row: view.row }, flags),
     panels: queryPanels(data, query, view.row, vec)
   };
 }
@@ -483,6 +630,14 @@ var VIEWS = {
 };
 
 // attnlib/widgets/static/src/explorer.js
+function weightCell(data, weights, scores, dim, masked) {
+  const texts = data.texts.panels;
+  return (i, j) => {
+    const fields = { i, j, token_i: data.tokens[i], token_j: data.tokens[j], dim };
+    if (masked && masked[i][j]) return fill(texts.cell_masked, fields);
+    return fill(texts.cell_weight, { ...fields, value: weights[i][j], score: scores[i][j] });
+  };
+}
 function queryLayout(root, data, legend2, totals) {
   const head = make("div", "attnlib-head");
   const token = make("b", "attnlib-token");
@@ -507,6 +662,7 @@ var QUERY = {
   draw(parts, data, view, { query }) {
     const [vmin, vmax] = view.limits;
     paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
+    parts.heatmap.describe = weightCell(data, view.weights, data.scores, -1, null);
     drawQueryPanels(parts, data, query, view);
     paintText(parts.formula, view.formula);
   }
@@ -523,10 +679,11 @@ var SOFTMAX = {
     root.append(explanation);
     return { heatmap, explanation };
   },
-  draw(parts, data, view) {
+  draw(parts, data, view, { dim }) {
     const [vmin, vmax] = view.limits;
     const { sums, caption } = view;
     paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, sums, caption });
+    parts.heatmap.describe = weightCell(data, view.weights, data.scores, dim, null);
     paintText(parts.explanation, view.explanation);
   }
 };
@@ -546,6 +703,13 @@ var LOOP = {
     const how = (a, b) => view.filled(a, b) ? "plain" : "blank";
     const options = { vmin, vmax, how, at: view.at, caption: view.caption };
     paintHeatmap(parts.heatmap, view.scores, options);
+    const texts = data.texts.panels;
+    parts.heatmap.describe = (i, j) => {
+      const fields = { i, j, token_i: data.tokens[i], token_j: data.tokens[j] };
+      if (!view.filled(i, j)) return fill(texts.cell_empty, fields);
+      const terms2 = products(texts, data.inputs[i], data.inputs[j]);
+      return fill(texts.cell_score, { ...fields, products: terms2, value: view.scores[i][j] });
+    };
     paintText(parts.position, view.position);
     paintText(parts.code, view.code);
     paintText(parts.formula, view.formula);
@@ -553,12 +717,15 @@ var LOOP = {
 };
 var ATTENTION = {
   build: (root, data) => queryLayout(root, data, data.texts.attention.legend, true),
-  draw(parts, data, view, { query }) {
+  draw(parts, data, view, state) {
+    const { query } = state;
     const [vmin, vmax] = view.limits;
     const how = (i, j) => view.masked[i][j] ? "masked" : "plain";
     const sums = [view.rowSums, view.colSums];
     const options = { vmin, vmax, how, row: query, sums, caption: view.caption };
     paintHeatmap(parts.heatmap, view.weights, options);
+    const { dim } = state;
+    parts.heatmap.describe = weightCell(data, view.weights, view.scaled, dim, view.masked);
     drawQueryPanels(parts, data, query, view);
     paintText(parts.formula, view.formula);
   }
@@ -582,6 +749,30 @@ var TRAINING = {
   }
 };
 var KINDS = { query: QUERY, softmax: SOFTMAX, loop: LOOP, attention: ATTENTION, training: TRAINING };
+var NAMED = {
+  query: () => ["query"],
+  softmax: () => ["dim"],
+  loop: () => ["step"],
+  attention: (data) => ["query", "temperature", "dim", ...data.heads.length > 1 ? ["head"] : []],
+  // The head is a drop-down, named by its own label; the step slider walks the snapshots.
+  training: () => ["query", "step"]
+};
+function spoken(data, state) {
+  const n = data.tokens.length;
+  const [i, j] = [Math.floor(state.step / n), state.step % n];
+  return {
+    ...state,
+    token: data.tokens[state.query] ?? "",
+    last_head: (data.heads?.length ?? 1) - 1,
+    iteration: state.step + 1,
+    snapshots: data.steps?.length ?? 0,
+    iterations: n * n,
+    i,
+    j,
+    token_i: data.tokens[i] ?? "",
+    token_j: data.tokens[j] ?? ""
+  };
+}
 var CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step"];
 function stateOf(model) {
   return {
@@ -599,15 +790,23 @@ function render({ model, el }) {
   const root = make("div", `attnlib-view attnlib-view-${name}`);
   el.append(root);
   let parts = null;
+  let controls = null;
   const redraw = () => {
     const data = model.get("data");
     const state = stateOf(model);
-    if (parts && fits(data, state)) kind.draw(parts, data, VIEWS[name](data, state), state);
+    if (!parts || !fits(data, state)) return;
+    const view = VIEWS[name](data, state);
+    kind.draw(parts, data, view, state);
+    const values = spoken(data, state);
+    controls.update({ ...state, dim_index: model.get("dim_index") }, values, view.announce ?? "");
   };
   const rebuild = () => {
     root.replaceChildren();
+    if (controls) controls.dispose();
     const data = model.get("data");
     parts = data && data.tokens ? kind.build(root, data) : null;
+    const texts = () => ({ ...data.texts.controls, ...data.texts[name]?.controls ?? {} });
+    controls = parts ? watchControls(el, root, NAMED[name](data), texts) : null;
     redraw();
   };
   model.on("change:data", rebuild);
@@ -615,6 +814,7 @@ function render({ model, el }) {
   rebuild();
   return () => {
     model.off("change:data", rebuild);
+    if (controls) controls.dispose();
     CONTROLS.forEach((control) => model.off(`change:${control}`, redraw));
   };
 }

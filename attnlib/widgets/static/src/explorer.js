@@ -3,10 +3,22 @@
 // involved: the controls reach the model through jsdlink.
 
 import { DIMS, fits } from "./compute.js";
+import { watchControls } from "./controls.js";
 import { make } from "./dom.js";
+import { fill, products } from "./format.js";
 import { buildHeatmap, paintHeatmap } from "./heatmap.js";
 import { paintBars, paintBlend, paintText, paintToken } from "./panels.js";
 import { VIEWS } from "./views.js";
+
+/** A weights cell's description: its value, its tokens, the score it came from. */
+function weightCell(data, weights, scores, dim, masked) {
+  const texts = data.texts.panels;
+  return (i, j) => {
+    const fields = { i, j, token_i: data.tokens[i], token_j: data.tokens[j], dim };
+    if (masked && masked[i][j]) return fill(texts.cell_masked, fields);
+    return fill(texts.cell_weight, { ...fields, value: weights[i][j], score: scores[i][j] });
+  };
+}
 
 /** The query-centred layout: token, then heatmap, bars and blend side by side, then text. */
 function queryLayout(root, data, legend, totals) {
@@ -36,6 +48,7 @@ const QUERY = {
   draw(parts, data, view, { query }) {
     const [vmin, vmax] = view.limits;
     paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
+    parts.heatmap.describe = weightCell(data, view.weights, data.scores, -1, null);
     drawQueryPanels(parts, data, query, view);
     paintText(parts.formula, view.formula);
   },
@@ -53,10 +66,11 @@ const SOFTMAX = {
     root.append(explanation);
     return { heatmap, explanation };
   },
-  draw(parts, data, view) {
+  draw(parts, data, view, { dim }) {
     const [vmin, vmax] = view.limits;
     const { sums, caption } = view;
     paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, sums, caption });
+    parts.heatmap.describe = weightCell(data, view.weights, data.scores, dim, null);
     paintText(parts.explanation, view.explanation);
   },
 };
@@ -77,6 +91,13 @@ const LOOP = {
     const how = (a, b) => (view.filled(a, b) ? "plain" : "blank");
     const options = { vmin, vmax, how, at: view.at, caption: view.caption };
     paintHeatmap(parts.heatmap, view.scores, options);
+    const texts = data.texts.panels;
+    parts.heatmap.describe = (i, j) => {
+      const fields = { i, j, token_i: data.tokens[i], token_j: data.tokens[j] };
+      if (!view.filled(i, j)) return fill(texts.cell_empty, fields);
+      const terms = products(texts, data.inputs[i], data.inputs[j]);
+      return fill(texts.cell_score, { ...fields, products: terms, value: view.scores[i][j] });
+    };
     paintText(parts.position, view.position);
     paintText(parts.code, view.code);
     paintText(parts.formula, view.formula);
@@ -85,12 +106,16 @@ const LOOP = {
 
 const ATTENTION = {
   build: (root, data) => queryLayout(root, data, data.texts.attention.legend, true),
-  draw(parts, data, view, { query }) {
+  draw(parts, data, view, state) {
+    const { query } = state;
     const [vmin, vmax] = view.limits;
     const how = (i, j) => (view.masked[i][j] ? "masked" : "plain");
     const sums = [view.rowSums, view.colSums];
     const options = { vmin, vmax, how, row: query, sums, caption: view.caption };
     paintHeatmap(parts.heatmap, view.weights, options);
+    // The score as it goes into softmax: scaled by the head and the temperature.
+    const { dim } = state;
+    parts.heatmap.describe = weightCell(data, view.weights, view.scaled, dim, view.masked);
     drawQueryPanels(parts, data, query, view);
     paintText(parts.formula, view.formula);
   },
@@ -116,6 +141,33 @@ const TRAINING = {
 };
 
 const KINDS = { query: QUERY, softmax: SOFTMAX, loop: LOOP, attention: ATTENTION, training: TRAINING };
+// The controls each kind follows, by the names controls.js knows them.
+const NAMED = {
+  query: () => ["query"],
+  softmax: () => ["dim"],
+  loop: () => ["step"],
+  attention: (data) => ["query", "temperature", "dim", ...(data.heads.length > 1 ? ["head"] : [])],
+  // The head is a drop-down, named by its own label; the step slider walks the snapshots.
+  training: () => ["query", "step"],
+};
+
+/** The fields of the controls' spoken values (TEXTS["controls"]). */
+function spoken(data, state) {
+  const n = data.tokens.length;
+  const [i, j] = [Math.floor(state.step / n), state.step % n];
+  return {
+    ...state,
+    token: data.tokens[state.query] ?? "",
+    last_head: (data.heads?.length ?? 1) - 1,
+    iteration: state.step + 1,
+    snapshots: data.steps?.length ?? 0,
+    iterations: n * n,
+    i,
+    j,
+    token_i: data.tokens[i] ?? "",
+    token_j: data.tokens[j] ?? "",
+  };
+}
 const CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step"];
 
 function stateOf(model) {
@@ -135,17 +187,26 @@ function render({ model, el }) {
   const root = make("div", `attnlib-view attnlib-view-${name}`);
   el.append(root);
   let parts = null;
+  let controls = null;
   const redraw = () => {
     const data = model.get("data");
     const state = stateOf(model);
     // A value that does not fit (a kernel moving two controls one after the other) is
     // skipped: the last good drawing stays until the values fit again.
-    if (parts && fits(data, state)) kind.draw(parts, data, VIEWS[name](data, state), state);
+    if (!parts || !fits(data, state)) return;
+    const view = VIEWS[name](data, state);
+    kind.draw(parts, data, view, state);
+    const values = spoken(data, state);
+    controls.update({ ...state, dim_index: model.get("dim_index") }, values, view.announce ?? "");
   };
   const rebuild = () => {
     root.replaceChildren();
+    if (controls) controls.dispose();
     const data = model.get("data");
     parts = data && data.tokens ? kind.build(root, data) : null;
+    // A kind may say its controls in its own words (the training explorer's step is a snapshot).
+    const texts = () => ({ ...data.texts.controls, ...(data.texts[name]?.controls ?? {}) });
+    controls = parts ? watchControls(el, root, NAMED[name](data), texts) : null;
     redraw();
   };
   model.on("change:data", rebuild);
@@ -153,6 +214,7 @@ function render({ model, el }) {
   rebuild();
   return () => {
     model.off("change:data", rebuild);
+    if (controls) controls.dispose();
     CONTROLS.forEach((control) => model.off(`change:${control}`, redraw));
   };
 }

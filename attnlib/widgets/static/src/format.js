@@ -4,10 +4,11 @@
 
 const FIELD = /\{(\w+)(?::(\w+))?\}/g;
 
-/** Four decimals, as Python's f"{x:.4f}"; a masked score is "-inf". */
+/** Four decimals, as Python's f"{x:.4f}" but zero never signed; a masked score is "-inf". */
 export function fixed(x) {
   if (x === -Infinity) return "-inf";
-  return Object.is(x, -0) ? "-0.0000" : x.toFixed(4);
+  const text = x.toFixed(4);
+  return text === "-0.0000" ? "0.0000" : text;
 }
 
 /** Up to four decimals, at least two: 0.55 -> "0.55", 0.1385 -> "0.1385". */
@@ -22,6 +23,8 @@ export const SPECS = {
   factor: (x) => (x < 0 ? `(${short(x)})` : short(x)),
   // Python's f"{x:g}" for the temperatures a slider gives: 1.0 -> "1", 0.30000000000000004 -> "0.3".
   g: (x) => String(Number(x.toPrecision(6))),
+  f2: (x) => x.toFixed(2),
+  row: (xs) => xs.map((x) => x.toFixed(2)).join(" "),
   vec: (xs) => `[${xs.map(fixed).join(", ")}]`,
   span: (xs) => `from ${fixed(Math.min(...xs))} to ${fixed(Math.max(...xs))}`,
 };

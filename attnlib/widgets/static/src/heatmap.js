@@ -15,17 +15,24 @@ function cell(tag, row, col, className = "") {
   return node;
 }
 
+/** A header cell for a column (`scope` "col") or a row ("row"). */
+function header(text, scope, className = "") {
+  const th = make("th", className, text);
+  th.scope = scope;
+  return th;
+}
+
 function headerRow(tokens, totals, texts) {
   const tr = make("tr");
-  tr.append(make("th"), ...tokens.map((t) => make("th", "", t)));
-  if (totals) tr.append(make("th", "attnlib-total", texts.row_sum));
+  tr.append(header(texts.corner, "col", "attnlib-corner"), ...tokens.map((t) => header(t, "col")));
+  if (totals) tr.append(header(texts.row_sum, "col", "attnlib-total"));
   return tr;
 }
 
 function bodyRow(tokens, i, totals, parts) {
   const tr = make("tr");
   tr.dataset.row = i;
-  const label = make("th", "", tokens[i]);
+  const label = header(tokens[i], "row");
   const cells = tokens.map((_, j) => cell("td", i, j));
   tr.append(label, ...cells);
   if (totals) {
@@ -43,7 +50,7 @@ function sumsRow(tokens, parts, texts) {
   const tr = make("tr");
   tr.dataset.row = "sum";
   parts.colSums = tokens.map((_, j) => cell("td", "sum", j, "attnlib-total"));
-  tr.append(make("th", "attnlib-total", texts.column_sum), ...parts.colSums);
+  tr.append(header(texts.column_sum, "row", "attnlib-total"), ...parts.colSums);
   return tr;
 }
 
@@ -71,14 +78,44 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   parts.legend = legend(label);
   parts.tokens = tokens;
   parts.current = tokens.map((token) => fill(texts.current, { token }));
+  parts.masked = texts.masked;
+  parts.row = -1;
+  const scroller = make("div", "attnlib-heatmap-scroll");
+  scroller.append(table);
+  // Said only while the table is wider than its box (a phone, a long sentence).
+  const scroll = totals ? texts.scroll_sums : texts.scroll;
+  const cue = make("div", "attnlib-scroll-cue", scroll);
+  scroller.tabIndex = 0;
+  scroller.setAttribute("role", "region");
+  scroller.setAttribute("aria-label", scroll);
+  // How a cell was computed: written only when the pointer rests on it, not on every move.
+  parts.describe = null;
+  table.addEventListener("mouseover", (event) => {
+    const td = event.target.closest?.("td[data-row]");
+    const [i, j] = td ? [Number(td.dataset.row), Number(td.dataset.col)] : [NaN, NaN];
+    if (parts.describe && Number.isInteger(i) && Number.isInteger(j)) {
+      td.title = parts.describe(i, j);
+    }
+  });
   const wrap = make("div", "attnlib-heatmap-wrap");
-  wrap.append(table, parts.legend.box);
+  wrap.append(cue, scroller, parts.legend.box);
   parent.append(wrap);
+  if (typeof ResizeObserver !== "undefined") {
+    const mark = () =>
+      wrap.classList.toggle("attnlib-scrolls", scroller.scrollWidth > scroller.clientWidth + 1);
+    new ResizeObserver(mark).observe(scroller);
+  }
   return parts;
 }
 
-function paintCell(td, value, how, vmin, vmax) {
-  td.classList.toggle("attnlib-masked", how === "masked");
+function paintCell(td, value, how, vmin, vmax, masked) {
+  const hidden = how === "masked";
+  if (td.classList.contains("attnlib-masked") !== hidden) {
+    td.classList.toggle("attnlib-masked", hidden);
+    // Read as masked, not as a weight of 0.0000.
+    if (hidden) td.setAttribute("aria-label", masked);
+    else td.removeAttribute("aria-label");
+  }
   if (how === "blank") {
     td.textContent = "";
     td.dataset.empty = "1";
@@ -111,12 +148,22 @@ export function paintHeatmap(
   parts.caption.textContent = caption;
   parts.cells.forEach((tds, i) => {
     tds.forEach((td, j) => {
-      paintCell(td, values[i][j], how(i, j), vmin, vmax);
+      paintCell(td, values[i][j], how(i, j), vmin, vmax, parts.masked);
       td.classList.toggle("attnlib-highlight-cell", !!at && at[0] === i && at[1] === j);
     });
-    parts.rows[i].classList.toggle("attnlib-highlight-row", i === row);
-    parts.labels[i].textContent = i === row ? parts.current[i] : parts.tokens[i];
   });
+  if (parts.row !== row) {
+    // Only the rows that gain or lose the query change.
+    [parts.row, row].forEach((i) => {
+      if (i < 0 || i >= parts.rows.length) return;
+      const current = i === row;
+      parts.rows[i].classList.toggle("attnlib-highlight-row", current);
+      if (current) parts.rows[i].setAttribute("aria-current", "true");
+      else parts.rows[i].removeAttribute("aria-current");
+      parts.labels[i].textContent = current ? parts.current[i] : parts.tokens[i];
+    });
+    parts.row = row;
+  }
   if (sums) {
     parts.rowSums.forEach((td, i) => paintSum(td, sums[0][i]));
     parts.colSums.forEach((td, j) => paintSum(td, sums[1][j]));

@@ -35,6 +35,12 @@ function queryPanels(data, query, row, vec) {
   };
 }
 
+/** The fields of a query's spoken summary: index, token, its weights and their sum. */
+function announced(data, query, row) {
+  const total = row.reduce((s, w) => s + w, 0);
+  return { query, token_repr: data.reprs[query], row, total };
+}
+
 /** QueryExplorer: the weights grid, the query's row and its context vector (views.query_view). */
 export function queryView(data, { query }) {
   const { weights, limits } = once(data, () => {
@@ -53,6 +59,7 @@ export function queryView(data, { query }) {
     context,
     caption: texts.caption,
     formula: compose(texts.formula, fields, {}),
+    announce: compose(texts.announce, announced(data, query, row), {}),
     panels: queryPanels(data, query, row, "x"),
   };
 }
@@ -75,6 +82,7 @@ export function softmaxView(data, { dim }) {
     sums,
     caption: fill(texts.caption, { dim }),
     explanation: compose(texts.explanation, fields, flags),
+    announce: compose(texts.announce, fields, flags),
   };
 }
 
@@ -104,6 +112,7 @@ export function loopView(data, { step }) {
     position: fill(texts.position, fields),
     code: fill(texts.code, fields),
     formula: compose(texts.formula, fields, {}),
+    announce: compose(texts.announce, fields, {}),
   };
 }
 
@@ -145,6 +154,7 @@ export function attentionView(data, state) {
     limits: [0, Math.max(...view.weights.flat())],
     caption: compose(texts.caption, fields, flags),
     formula: compose(texts.formula, fields, flags),
+    announce: compose(texts.announce, { ...fields, row: view.row }, flags),
     panels: queryPanels(data, query, view.row, vec),
   };
 }

@@ -1,0 +1,342 @@
+"""Every kind of explorer on one Voila page, for readers: named controls, announced changes,
+axe-core, and any width (1280 and 390 px) in the light and the dark theme.
+
+The page (a notebook written into the session's copy of notebooks/) shows each kind at a
+hard size: the loop, the softmax axis, the query explorer, four heads with a causal mask,
+and a sentence of 32 tokens. One Voila render serves the tests of one width and theme.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .pages import CACHE, ROOT, STDERR, WatchedPage, assert_healthy
+from .process import ServerProcess
+from .servers import voila_page
+from .steps import open_and_run_all, shut_down_sessions
+
+GALLERY = "explorers_gallery.ipynb"
+RENDER_TIMEOUT_MS = 120_000
+EXPLORER = ".attnlib-explorer"
+# 32 words: the longest sentence an explorer accepts.
+LONG_SENTENCE = " ".join(f"w{k}" for k in range(32))
+CELLS = [
+    "from attnlib.widgets import AttentionExplorer, LoopStepper, QueryExplorer, "
+    "SoftmaxAxisExplorer",
+    "LoopStepper()",
+    "SoftmaxAxisExplorer()",
+    "QueryExplorer()",
+    "AttentionExplorer(num_heads=4, d_out=16, causal=True)",
+    f"AttentionExplorer({LONG_SENTENCE!r}, num_heads=16, d_out=64)",
+]
+# The smallest track a slider may have, and the phone's width.
+MIN_TRACK_PX = 120
+PHONE = 390
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+ARTIFACTS = ROOT / "tests" / "artifacts"
+
+
+def _notebook() -> dict[str, Any]:
+    cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": []}
+    return {
+        "cells": [{**cell, "source": source} for source in CELLS],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+@pytest.fixture(scope="session")
+def gallery(notebooks_copy: Path) -> str:
+    """The gallery notebook, written into the session's notebooks' copy: its name."""
+    (notebooks_copy / GALLERY).write_text(json.dumps(_notebook()))
+    return GALLERY
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe-core's script (npm, pinned in package-lock.json), installed with `npm ci` if missing."""
+    if not AXE.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            if os.environ.get("CI"):
+                pytest.fail("npm is not installed (CI is set): axe-core is needed")
+            pytest.skip("npm is not installed: axe-core cannot be installed")
+        env = {**os.environ, "npm_config_cache": str(CACHE / "npm-cache")}
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=ROOT, env=env, check=True)
+    return AXE.read_text(encoding="utf-8")
+
+
+def _open(
+    browser: Any, server: ServerProcess, notebook: str, width: int, dark: bool
+) -> Iterator[WatchedPage]:
+    context = browser.new_context(
+        viewport={"width": width, "height": 900}, color_scheme="dark" if dark else "light"
+    )
+    watched = WatchedPage.watch(context.new_page())
+    url = voila_page(server, notebook) + ("&theme=dark" if dark else "")
+    try:
+        watched.page.goto(url, wait_until="load", timeout=RENDER_TIMEOUT_MS)
+        count = len(CELLS) - 1
+        watched.page.locator(f"{EXPLORER}, {STDERR}").nth(count - 1).wait_for(
+            state="visible", timeout=RENDER_TIMEOUT_MS
+        )
+        # controls.js names the controls once ipywidgets has drawn them.
+        watched.page.wait_for_function(
+            "n => document.querySelectorAll('.attnlib-control-query .noUi-handle[aria-label]')"
+            ".length >= n",
+            arg=3,
+            timeout=30_000,
+        )
+        yield watched
+    finally:
+        context.close()
+
+
+@pytest.fixture(
+    scope="module",
+    params=[
+        pytest.param((1280, False), id="1280-light"),
+        pytest.param((PHONE, True), id="390-dark"),
+        pytest.param((PHONE, False), id="390-light", marks=pytest.mark.check_all),
+        pytest.param((1280, True), id="1280-dark", marks=pytest.mark.check_all),
+    ],
+)
+def shown(
+    request: pytest.FixtureRequest, browser: Any, voila_server: ServerProcess, gallery: str
+) -> Iterator[tuple[WatchedPage, int, bool]]:
+    """The gallery in Voila at one (width, dark) setting."""
+    width, dark = request.param
+    yield from ((page, width, dark) for page in _open(browser, voila_server, gallery, width, dark))
+
+
+def _shot(watched: WatchedPage, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    watched.page.screenshot(path=path, full_page=True)
+    return path
+
+
+@pytest.mark.browser
+def test_the_theme_is_the_one_asked(shown: tuple[WatchedPage, int, bool]) -> None:
+    watched, width, dark = shown
+    light = watched.page.evaluate("document.body.dataset.jpThemeLight")
+    assert light == ("false" if dark else "true"), f"theme: jpThemeLight={light!r}"
+    name = f"explorers-{width}-{'dark' if dark else 'light'}"
+    _shot(watched, name)
+    for k, box in enumerate(watched.page.locator(EXPLORER).all()):
+        box.screenshot(path=ARTIFACTS / f"{name}-{k}.png")
+    assert_healthy(watched, "gallery")
+
+
+@pytest.mark.browser
+def test_every_control_is_named_with_its_state(shown: tuple[WatchedPage, int, bool]) -> None:
+    page = shown[0].page
+    unnamed = page.evaluate(
+        """() => [...document.querySelectorAll('.attnlib-explorer [role=slider]')]
+            .filter((h) => !h.getAttribute('aria-label') || !h.getAttribute('aria-valuetext'))
+            .map((h) => h.outerHTML.slice(0, 120))"""
+    )
+    assert not unnamed, f"sliders without a name or a value text: {unnamed}"
+    temperatures = page.locator(".attnlib-control-temperature .noUi-handle")
+    assert temperatures.first.get_attribute("aria-valuetext") == "1.00"
+    pressed = page.evaluate(
+        """() => [...document.querySelectorAll('.attnlib-control-dim button')]
+            .map((b) => b.getAttribute('aria-pressed'))"""
+    )
+    # Three explorers with the axis toggle (03, and two AttentionExplorers), dim=-1 pressed.
+    assert pressed == ["true", "false"] * 3, pressed
+    play = page.evaluate(
+        """() => [...document.querySelectorAll('.attnlib-control-play button')]
+            .map((b) => b.getAttribute('aria-label'))"""
+    )
+    assert len(play) >= 3 and all(play), f"Play's buttons: {play}"
+
+
+@pytest.mark.browser
+def test_a_move_is_announced_and_the_query_row_is_current(
+    shown: tuple[WatchedPage, int, bool],
+) -> None:
+    page = shown[0].page
+    root = page.locator(".attnlib-query-explorer")
+    handle = root.locator(".attnlib-control-query .noUi-handle")
+    handle.focus()
+    handle.press("ArrowRight")
+    live = root.locator(".attnlib-live")
+    page.wait_for_function(
+        "el => el.textContent.startsWith('query 2')", arg=live.element_handle(), timeout=5_000
+    )
+    text = live.text_content()
+    assert text.startswith("query 2, 'starts': weights 0.14 0.24 0.23"), text
+    assert handle.get_attribute("aria-valuetext") == "2: starts"
+    current = root.locator("tr[aria-current=true]")
+    assert current.count() == 1 and current.get_attribute("data-row") == "2"
+    masked = page.locator(".attnlib-attention-explorer td.attnlib-masked").first
+    assert masked.get_attribute("aria-label") == "masked"
+    corner = page.locator(".attnlib-query-explorer th.attnlib-corner")
+    assert corner.text_content().strip(), "the heatmap's corner header has no text"
+
+
+@pytest.mark.browser
+def test_axe_finds_nothing_critical_or_serious(
+    shown: tuple[WatchedPage, int, bool], axe_source: str
+) -> None:
+    _assert_axe_clean(shown[0].page, axe_source)
+
+
+def _assert_axe_clean(page: Any, axe_source: str) -> None:
+    """axe-core over the explorers only (not the page around them): nothing critical or serious."""
+    page.add_script_tag(content=axe_source)
+    result = page.evaluate(
+        """async () => {
+            const r = await axe.run({ include: [['.attnlib-explorer']] },
+                                    { resultTypes: ['violations'] });
+            return r.violations.map((v) => ({ id: v.id, impact: v.impact,
+                nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+        }"""
+    )
+    bad = [v for v in result if v["impact"] in ("critical", "serious")]
+    assert not bad, json.dumps(bad, indent=1)
+
+
+@pytest.mark.browser
+def test_nothing_is_clipped_and_every_track_is_usable(
+    shown: tuple[WatchedPage, int, bool],
+) -> None:
+    _assert_fits(shown[0].page, shown[1])
+
+
+def _assert_fits(page: Any, width: int) -> None:
+    """Every slider track at least MIN_TRACK_PX, no control cut off by the page or a box."""
+    report = page.evaluate(
+        """(minTrack) => {
+            const view = document.documentElement.clientWidth;
+            const out = { narrow: [], clipped: [] };
+            document.querySelectorAll('.attnlib-explorer').forEach((box, b) => {
+                box.querySelectorAll('.noUi-target').forEach((t) => {
+                    const w = t.getBoundingClientRect().width;
+                    if (w < minTrack) out.narrow.push(`explorer ${b}: track ${w.toFixed(0)} px`);
+                });
+                const controls = box.querySelectorAll(
+                    '.widget-hslider, .widget-text input, .widget-toggle-button, ' +
+                    '.widget-checkbox, .widget-play button, .widget-readout');
+                controls.forEach((c) => {
+                    const r = c.getBoundingClientRect();
+                    if (r.width === 0) return;
+                    // Cut off by the page, or by a box that hides its overflow.
+                    let cut = r.left < 0 || r.right > view + 0.5;
+                    let by = 'the page';
+                    for (let p = c.parentElement; p && !cut; p = p.parentElement) {
+                        by = p.className;
+                        const s = getComputedStyle(p);
+                        if (s.overflowX === 'visible') continue;
+                        if (p.scrollWidth > p.clientWidth + 1 && s.overflowX !== 'visible') {
+                            const q = p.getBoundingClientRect();
+                            cut = r.right > q.right + 0.5 || r.left < q.left - 0.5;
+                        }
+                    }
+                    if (cut) out.clipped.push(`explorer ${b}: ${c.className} ` +
+                        `${r.left.toFixed(0)}..${r.right.toFixed(0)} of ${view}, cut by ${by}`);
+                });
+            });
+            return out;
+        }""",
+        MIN_TRACK_PX,
+    )
+    assert not report["narrow"], f"at {width} px: {report['narrow']}"
+    assert not report["clipped"], f"at {width} px: {report['clipped']}"
+
+
+@pytest.mark.browser
+def test_a_wide_heatmap_says_it_scrolls_and_keeps_its_sums_in_sight(
+    shown: tuple[WatchedPage, int, bool],
+) -> None:
+    page, width = shown[0].page, shown[1]
+    long = page.locator(".attnlib-attention-explorer").nth(1)
+    wrap = long.locator(".attnlib-heatmap-wrap")
+    scrolls = wrap.evaluate("w => w.classList.contains('attnlib-scrolls')")
+    if width == PHONE:
+        assert scrolls, "a 32-token heatmap at 390 px should scroll and say so"
+    if scrolls:
+        assert long.locator(".attnlib-scroll-cue").is_visible()
+        inside = wrap.evaluate(
+            """(w) => {
+                const box = w.querySelector('.attnlib-heatmap-scroll').getBoundingClientRect();
+                const sum = w.querySelector('td[data-col=sum]').getBoundingClientRect();
+                return sum.right <= box.right + 0.5 && sum.left >= box.left - 0.5;
+            }"""
+        )
+        assert inside, "the row sums are out of sight while the heatmap scrolls"
+
+
+@pytest.mark.browser
+def test_a_cell_under_the_pointer_says_how_it_was_computed(
+    shown: tuple[WatchedPage, int, bool],
+) -> None:
+    page = shown[0].page
+    # The book's numbers: weight[1, 2] = 0.2333 from score 1.4754; score[0, 0] = 0.9995.
+    cell = page.locator('.attnlib-query-explorer td[data-row="1"][data-col="2"]')
+    cell.scroll_into_view_if_needed()
+    cell.hover()
+    title = cell.get_attribute("title")
+    assert title.startswith("weight[1, 2] = 0.2333: query 1 (journey) on token 2 (starts)"), title
+    assert "score 1.4754" in title, title
+    first = page.locator('.attnlib-loop-stepper td[data-row="0"][data-col="0"]')
+    first.scroll_into_view_if_needed()
+    first.hover()
+    title = first.get_attribute("title")
+    assert title.startswith("score[0, 0] = x(Your)·x(Your) = 0.43×0.43") and "0.9995" in title
+    masked = page.locator(".attnlib-attention-explorer td.attnlib-masked").first
+    masked.scroll_into_view_if_needed()
+    masked.hover()
+    assert "masked" in masked.get_attribute("title")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("dark", [False, True], ids=["lab-light", "lab-dark"])
+def test_the_explorers_in_jupyterlab_pass_axe_and_fit_a_phone(
+    dark: bool,
+    lab_server: ServerProcess,
+    gallery: str,
+    watched_page: WatchedPage,
+    axe_source: str,
+) -> None:
+    """Run All in JupyterLab (light or dark theme): axe-core over the explorers, then at 390 px
+    no control is clipped or narrower than 120 px (JupyterLab's own interface is not checked)."""
+    page = watched_page.page
+    try:
+        open_and_run_all(page, lab_server, gallery, len(CELLS))
+        if dark:
+            page.evaluate(
+                "() => window.jupyterapp.commands.execute("
+                "'apputils:change-theme', { theme: 'JupyterLab Dark' })"
+            )
+            page.wait_for_function(
+                "() => document.body.dataset.jpThemeLight === 'false'", timeout=30_000
+            )
+        page.wait_for_function(
+            "n => document.querySelectorAll('.attnlib-control-query .noUi-handle[aria-label]')"
+            ".length >= n",
+            arg=3,
+            timeout=30_000,
+        )
+        _assert_axe_clean(page, axe_source)
+        page.set_viewport_size({"width": PHONE, "height": 900})
+        # Lab's side panels take room a phone does not have: close them.
+        page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
+        page.wait_for_timeout(500)
+        shot = ARTIFACTS / f"lab-{PHONE}-{'dark' if dark else 'light'}.png"
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=shot)
+        _assert_fits(page, PHONE)
+        assert_healthy(watched_page, "gallery in JupyterLab")
+    finally:
+        shut_down_sessions(lab_server)
