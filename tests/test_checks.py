@@ -25,6 +25,7 @@ from attnlib import CheckpointError, check_context, check_scores, check_weights,
 from attnlib.checks import close
 from attnlib.data import example_inputs
 from attnlib.mistakes import MISTAKES
+from attnlib.mistakes.training import after_steps
 
 INPUTS = example_inputs()
 
@@ -412,6 +413,19 @@ X_0, X_1 = INPUTS[0], INPUTS[1]
 # The wrong line does not run at all: the reader meets an error instead of a result.
 RAISES = (RuntimeError, TypeError)
 
+TOKEN_IDS = torch.arange(40) % 13
+
+
+def _a_training_step(model, optimizer, inputs, targets):
+    """One right step of notebook 10, in plain torch: zero the gradients, loss, backward, step."""
+    optimizer.zero_grad()
+    logits = model(inputs)
+    loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
 # name -> (the mistake made with its row's `make`, the correct result written in plain torch)
 MADE = {
     # scores
@@ -512,6 +526,20 @@ MADE = {
         lambda make: make(CONTEXT_HEADS),
         lambda: CONTEXT_HEADS.transpose(1, 2).reshape(1, 6, 4),
     ),
+    # training (notebook 10)
+    "targets_not_shifted": (lambda make: make(TOKEN_IDS, 3, 8), lambda: TOKEN_IDS[4:12]),
+    "targets_shifted_back": (lambda make: make(TOKEN_IDS, 3, 8), lambda: TOKEN_IDS[4:12]),
+    "targets_one_short": (lambda make: make(TOKEN_IDS, 3, 8), lambda: TOKEN_IDS[4:12]),
+    "targets_one_long": (lambda make: make(TOKEN_IDS, 3, 8), lambda: TOKEN_IDS[4:12]),
+    "grads_not_zeroed": (
+        lambda make: make(11, 2, 5),
+        lambda: after_steps(_a_training_step, 11, 2, 5),
+    ),
+    "no_update": (lambda make: make(11, 2, 5), lambda: after_steps(_a_training_step, 11, 2, 5)),
+    "uniform_log2": (lambda make: make(1157), lambda: math.log(1157)),
+    "uniform_log10": (lambda make: make(1157), lambda: math.log(1157)),
+    "uniform_probability": (lambda make: make(1157), lambda: math.log(1157)),
+    "uniform_log_sign": (lambda make: make(1157), lambda: math.log(1157)),
 }
 
 

@@ -15,6 +15,7 @@ import os
 import random
 import re
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ import pytest
 from attnlib.widgets.base import NEEDS_KERNEL
 from attnlib.widgets.frontend import ExplorerView
 
+from .dom import slider
 from .gate import browser_gate
 from .pages import ROOT
 from .plans import EXPLORER, explorers
@@ -298,6 +300,22 @@ def _one_move(page, root, rng: random.Random, where: str) -> None:
     assert after != before, f"{where}: moving {knob.name} changed nothing drawn"
 
 
+def _training_alive(page, root, where: str) -> None:
+    """The TrainingExplorer: its numbers are checked against the Python view in node
+    (tests/test_frontend_node.py); here, opened from a file, its snapshot slider moves it."""
+    root.scroll_into_view_if_needed()
+    cells = root.locator("table.attnlib-heatmap td")
+    before = cells.all_inner_texts()
+    root.locator(slider("snapshot")).first.focus()
+    page.keyboard.press("Home")
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    deadline = time.monotonic() + 5
+    while cells.all_inner_texts() == before and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert cells.all_inner_texts() != before, f"{where}: the snapshot slider changed nothing drawn"
+
+
 def _explorers_alive(offline, name: str, every_control: bool) -> None:
     page, errors, refused = offline(name)
     where = f"site/{name}.html"
@@ -305,7 +323,9 @@ def _explorers_alive(offline, name: str, every_control: bool) -> None:
     roots = explorers(page)
     assert len(roots) == len(_explorer_outputs(NOTEBOOKS / f"{name}.ipynb")), where
     for k, root in enumerate(roots):
-        if every_control:
+        if root.locator(".attnlib-view-training").count():
+            _training_alive(page, root, f"{where} #{k}")
+        elif every_control:
             check_every_control(page, root, rng, f"{where} #{k}")
         else:
             _one_move(page, root, rng, f"{where} #{k}")
