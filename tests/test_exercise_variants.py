@@ -19,11 +19,12 @@ from pathlib import Path
 import nbformat
 import pytest
 import torch
-from test_exercises import exercises
+from test_exercises import answers, exercises
 
 from attnlib.exercises import EXERCISES
 from attnlib.exercises._compare import outcome, same
 from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.mistakes import MISTAKES
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 PHASE_1 = ("01", "02", "03", "04", "05", "06", "07")
@@ -401,3 +402,22 @@ def test_no_variant_of_a_solution_is_called_correct(number: str) -> None:
     print(f"\nnotebook {number}: {len(judged)} wrong variants, {counts['mistake']} named, "
           f"{counts['wrong'] + counts['refused']} described, share {share:.0%}")  # fmt: skip
     assert share >= 0.7
+
+
+@pytest.mark.parametrize("number", PHASE_1)
+def test_each_solution_is_correct_and_each_typed_mistake_named_in_process(number: str) -> None:
+    """The kernel runner's promise (tests/test_exercises.py, `make check-all`) in-process: each
+    folded solution is judged Correct, each typed mistaken answer by its mistake's label."""
+    path = next(NOTEBOOKS.glob(f"{number}_*.ipynb"))
+    typed = answers(path)
+    for found in exercises(nbformat.read(path, as_version=4)):
+        exercise = EXERCISES[found["name"]]
+        namespace = _run(found["solution"])
+        assert namespace is not None, f"{found['name']}: the solution raised"
+        verdict = exercise.judge(_answer(exercise, namespace))
+        assert verdict.correct, f"{found['name']}: the solution printed {verdict.message!r}"
+        for mistake, code in typed.get(found["name"], {}).items():
+            namespace = _run(code)
+            assert namespace is not None, f"{found['name']}/{mistake}: the typed answer raised"
+            shown = exercise.judge(_answer(exercise, namespace)).message
+            assert MISTAKES[mistake].label in shown, f"{found['name']}/{mistake} printed {shown!r}"

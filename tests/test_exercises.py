@@ -80,6 +80,9 @@ NOTEBOOK_PATHS = course.NOTEBOOKS
 WITH_EXERCISES = [p for p in NOTEBOOK_PATHS if exercises(nbformat.read(p, as_version=4))]
 
 
+# A full run of each notebook in a kernel, as nbval does once already: `make check-all`.
+# tests/test_exercise_variants.py keeps the same promise in-process in `make test`.
+@pytest.mark.check_all
 @pytest.mark.parametrize("path", WITH_EXERCISES, ids=lambda p: p.stem)
 def test_solutions_are_correct_and_mistakes_are_named(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
