@@ -291,7 +291,42 @@ def test_a_rule_the_exercise_states_is_enforced(name: str, code: str, says: str)
      ("04.from_scratch", "def context_from_scratch(inputs, query):\n"
       "    return torch.tensor([0.4177, 0.6503, 0.5645])", "the result does not change"),
      ("01.dot", "def dot(a, b):\n    return (a * b).sum() / 0 * 0", "0 / 0"),
-     ("01.dot", "def dot(a, b):\n    return (a * b).sum() / 0 * 0", "never set")],
+     ("01.dot", "def dot(a, b):\n    return (a * b).sum() / 0 * 0", "never set"),
+     # a stub that unpacks sizes before its `return ...` is still untouched
+     ("07.split_heads", "def split_heads(x, num_heads):\n    b, num_tokens, d_out = x.shape\n"
+      "    return ...", "Not attempted yet"),
+     ("07.merge_heads", "def merge_heads(context_vec):\n"
+      "    b, num_heads, num_tokens, head_dim = context_vec.shape\n    return ...",
+      "Not attempted yet"),
+     # a view to sizes that do not fit, a float size: not a matrix product
+     ("07.split_heads", "def split_heads(x, num_heads):\n    b, num_tokens, d_out = x.shape\n"
+      "    return x.view(b, num_tokens, num_heads, 4).transpose(1, 2)",
+      "a view or reshape to sizes whose product"),
+     ("07.split_heads", "def split_heads(x, num_heads):\n    b, num_tokens, d_out = x.shape\n"
+      "    return x.view(b, num_tokens, num_heads, d_out / num_heads).transpose(1, 2)",
+      "a size given as a float"),
+     ("06.forward", "class MyCausalAttention(torch.nn.Module):\n"
+      "    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):\n"
+      "        super().__init__()\n"
+      "        self.W_query = torch.nn.Linear(d_in, d_out, bias=qkv_bias)\n"
+      "        self.W_key = torch.nn.Linear(d_in, d_out, bias=qkv_bias)\n"
+      "        self.W_value = torch.nn.Linear(d_in, d_out, bias=qkv_bias)\n"
+      "        self.dropout = torch.nn.Dropout(dropout)\n"
+      "        ones = torch.ones(context_length, context_length)\n"
+      "        self.register_buffer('mask', ones.triu(1).bool())\n"
+      "    def forward(self, x):\n"
+      "        n = x.shape[1]\n"
+      "        keys, queries, values = self.W_key(x), self.W_query(x), self.W_value(x)\n"
+      "        s = (queries @ keys.transpose(1, 2)).masked_fill(self.mask[:n, :n], -torch.inf)\n"
+      "        w = torch.softmax(s / keys.shape[-1] ** 0.5, dim=-1)\n"
+      "        return w @ self.dropout(values)", "the dropout step is wrong"),
+     ("07.two_features", "from attnlib.modules import MultiHeadAttentionWrapper\n"
+      "def two_feature_wrapper(d_in, context_length, dropout):\n"
+      "    layer = MultiHeadAttentionWrapper(d_in, 1, context_length, dropout, num_heads=2)",
+      "a missing `return`"),
+     ("07.two_features", "from attnlib.modules import MultiHeadAttentionWrapper\n"
+      "def two_feature_wrapper(d_in, context_length, dropout):\n"
+      "    return MultiHeadAttentionWrapper", "returned the class MultiHeadAttentionWrapper")],
 )  # fmt: skip
 def test_a_learner_s_kind_of_wrong_answer_is_told(name: str, code: str, says: str) -> None:
     namespace: dict = {}
