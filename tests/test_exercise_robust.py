@@ -326,7 +326,10 @@ def test_a_rule_the_exercise_states_is_enforced(name: str, code: str, says: str)
       "a missing `return`"),
      ("07.two_features", "from attnlib.modules import MultiHeadAttentionWrapper\n"
       "def two_feature_wrapper(d_in, context_length, dropout):\n"
-      "    return MultiHeadAttentionWrapper", "returned the class MultiHeadAttentionWrapper")],
+      "    return MultiHeadAttentionWrapper", "returned the class MultiHeadAttentionWrapper"),
+     ("08.hot_limit", "def hot_limit(num_tokens):\n    return 1 // num_tokens", "1 // num_tokens"),
+     ("05.scale", "d_out = 2\ndef scaled_weights(attn_scores, keys):\n"
+      "    return torch.softmax(attn_scores / d_out ** 0.5, dim=-1)", "a name of the notebook")],
 )  # fmt: skip
 def test_a_learner_s_kind_of_wrong_answer_is_told(name: str, code: str, says: str) -> None:
     namespace: dict = {}

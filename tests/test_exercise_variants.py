@@ -229,6 +229,7 @@ EDITS = [
     ("head_dim as a number", r"d_out // num_heads", "4"),
     ("head_dim as a float", r"d_out // num_heads", "d_out / num_heads"),
     ("first token as 1", r"inputs\[0\]", "inputs[1]"),
+    ("whole-number division", r"1 / num_tokens", "1 // num_tokens"),
     # 10: targets, a training step, a blind guess, a head's pattern
     (
         "targets not shifted",
