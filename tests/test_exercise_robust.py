@@ -183,7 +183,8 @@ def test_a_right_answer_written_another_way_is_correct(name: str, code: str) -> 
      ("08.repeated_word", (np.bool_(True), torch.tensor(False))), ("09.slope", 2),
      ("09.slope", 2.0), ("09.grid_growth", 16_384), ("09.grid_growth", 16384.0),
      ("09.grid_growth", 2**14), ("09.grid_growth", (1_048_576 // 8192) ** 2),
-     ("09.block_growth", 2), ("09.block_growth", torch.tensor(2))],
+     ("09.block_growth", 2), ("09.block_growth", torch.tensor(2)),
+     ("06.unchanged_row", -1), ("06.unchanged_row", 5), ("06.unchanged_row", " Step ")],
 )  # fmt: skip
 def test_right_values_in_every_accepted_type_are_correct(name: str, answer) -> None:
     assert check(name, answer).correct
@@ -192,6 +193,10 @@ def test_right_values_in_every_accepted_type_are_correct(name: str, answer) -> N
 @pytest.mark.parametrize(
     ("name", "answer", "says"),
     [("01.repeats", "15", "without quotes"), ("01.repeats", True, "write a number"),
+     ("06.unchanged_row", "5", "without quotes"), ("06.unchanged_row", 6, "counted from 1"),
+     ("08.repeated_word", {"same_without_mask": 1, "same_with_mask": 0}, "not 1 or 0"),
+     ("07.d_out", {"features_per_head": 2, "out_features": 2},
+      "features_per_head = 2, out_features = 2"),
      ("01.repeats", 16, "16 is too large"), ("02.calls_growth", "4", "without quotes"),
      ("03.shift", "True", "without quotes"), ("03.dim0_sums", "cols", "'cols'"),
      ("01.highest", "journeys", "'journeys'"), ("01.repeats", 15.5, "15.5"),
