@@ -199,6 +199,7 @@ def test_right_values_in_every_accepted_type_are_correct(name: str, answer) -> N
       "features_per_head = 2, out_features = 2"),
      ("07.d_out", {"features_per_head": 2, "out_features": 2}, "which one does d_out = 2 size"),
      ("05.weights_shape", (3, 4), "the shape of W_query"), ("09.slope", 64, "64 is d"),
+     ("07.d_out", {"features_per_head": 1, "out_features": ...}, "`out_features` is still"),
      ("01.repeats", 16, "16 is too large"), ("02.calls_growth", "4", "without quotes"),
      ("03.shift", "True", "without quotes"), ("03.dim0_sums", "cols", "'cols'"),
      ("01.highest", "journeys", "'journeys'"), ("01.repeats", 15.5, "15.5"),

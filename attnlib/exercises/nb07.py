@@ -150,6 +150,8 @@ register(
 
 def _sizes(answer: Any) -> Any:
     """The two sizes, from the exercise's two names or a pair, as whole numbers."""
+    if isinstance(answer, dict) and (left := [k for k, v in answer.items() if v is Ellipsis]):
+        return Refused(f"`{left[0]}` is still `...`")  # as 08.repeated_word says it
     pair = list(answer.values()) if isinstance(answer, dict) else answer
     if not isinstance(pair, (tuple, list)) or len(pair) != 2:
         return Refused(f"expected two numbers, features per head and out features, got {pair!r}")
