@@ -183,7 +183,8 @@ def test_a_right_answer_written_another_way_is_correct(name: str, code: str) -> 
      ("08.repeated_word", (np.bool_(True), torch.tensor(False))), ("09.slope", 2),
      ("09.slope", 2.0), ("09.grid_growth", 16_384), ("09.grid_growth", 16384.0),
      ("09.grid_growth", 2**14), ("09.grid_growth", (1_048_576 // 8192) ** 2),
-     ("09.block_growth", 2), ("09.block_growth", torch.tensor(2))],
+     ("09.block_growth", 2), ("09.block_growth", torch.tensor(2)),
+     ("06.unchanged_row", -1), ("06.unchanged_row", 5), ("06.unchanged_row", " Step ")],
 )  # fmt: skip
 def test_right_values_in_every_accepted_type_are_correct(name: str, answer) -> None:
     assert check(name, answer).correct
@@ -192,6 +193,13 @@ def test_right_values_in_every_accepted_type_are_correct(name: str, answer) -> N
 @pytest.mark.parametrize(
     ("name", "answer", "says"),
     [("01.repeats", "15", "without quotes"), ("01.repeats", True, "write a number"),
+     ("06.unchanged_row", "5", "without quotes"), ("06.unchanged_row", 6, "counted from 1"),
+     ("08.repeated_word", {"same_without_mask": 1, "same_with_mask": 0}, "not 1 or 0"),
+     ("07.d_out", {"features_per_head": 2, "out_features": 2},
+      "features_per_head = 2, out_features = 2"),
+     ("07.d_out", {"features_per_head": 2, "out_features": 2}, "which one does d_out = 2 size"),
+     ("05.weights_shape", (3, 4), "the shape of W_query"), ("09.slope", 64, "64 is d"),
+     ("07.d_out", {"features_per_head": 1, "out_features": ...}, "`out_features` is still"),
      ("01.repeats", 16, "16 is too large"), ("02.calls_growth", "4", "without quotes"),
      ("03.shift", "True", "without quotes"), ("03.dim0_sums", "cols", "'cols'"),
      ("01.highest", "journeys", "'journeys'"), ("01.repeats", 15.5, "15.5"),
@@ -291,7 +299,45 @@ def test_a_rule_the_exercise_states_is_enforced(name: str, code: str, says: str)
      ("04.from_scratch", "def context_from_scratch(inputs, query):\n"
       "    return torch.tensor([0.4177, 0.6503, 0.5645])", "the result does not change"),
      ("01.dot", "def dot(a, b):\n    return (a * b).sum() / 0 * 0", "0 / 0"),
-     ("01.dot", "def dot(a, b):\n    return (a * b).sum() / 0 * 0", "never set")],
+     ("01.dot", "def dot(a, b):\n    return (a * b).sum() / 0 * 0", "never set"),
+     # a stub that unpacks sizes before its `return ...` is still untouched
+     ("07.split_heads", "def split_heads(x, num_heads):\n    b, num_tokens, d_out = x.shape\n"
+      "    return ...", "Not attempted yet"),
+     ("07.merge_heads", "def merge_heads(context_vec):\n"
+      "    b, num_heads, num_tokens, head_dim = context_vec.shape\n    return ...",
+      "Not attempted yet"),
+     # a view to sizes that do not fit, a float size: not a matrix product
+     ("07.split_heads", "def split_heads(x, num_heads):\n    b, num_tokens, d_out = x.shape\n"
+      "    return x.view(b, num_tokens, num_heads, 4).transpose(1, 2)",
+      "a view or reshape to sizes whose product"),
+     ("07.split_heads", "def split_heads(x, num_heads):\n    b, num_tokens, d_out = x.shape\n"
+      "    return x.view(b, num_tokens, num_heads, d_out / num_heads).transpose(1, 2)",
+      "a size given as a float"),
+     ("06.forward", "class MyCausalAttention(torch.nn.Module):\n"
+      "    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):\n"
+      "        super().__init__()\n"
+      "        self.W_query = torch.nn.Linear(d_in, d_out, bias=qkv_bias)\n"
+      "        self.W_key = torch.nn.Linear(d_in, d_out, bias=qkv_bias)\n"
+      "        self.W_value = torch.nn.Linear(d_in, d_out, bias=qkv_bias)\n"
+      "        self.dropout = torch.nn.Dropout(dropout)\n"
+      "        ones = torch.ones(context_length, context_length)\n"
+      "        self.register_buffer('mask', ones.triu(1).bool())\n"
+      "    def forward(self, x):\n"
+      "        n = x.shape[1]\n"
+      "        keys, queries, values = self.W_key(x), self.W_query(x), self.W_value(x)\n"
+      "        s = (queries @ keys.transpose(1, 2)).masked_fill(self.mask[:n, :n], -torch.inf)\n"
+      "        w = torch.softmax(s / keys.shape[-1] ** 0.5, dim=-1)\n"
+      "        return w @ self.dropout(values)", "the dropout step is wrong"),
+     ("07.two_features", "from attnlib.modules import MultiHeadAttentionWrapper\n"
+      "def two_feature_wrapper(d_in, context_length, dropout):\n"
+      "    layer = MultiHeadAttentionWrapper(d_in, 1, context_length, dropout, num_heads=2)",
+      "a missing `return`"),
+     ("07.two_features", "from attnlib.modules import MultiHeadAttentionWrapper\n"
+      "def two_feature_wrapper(d_in, context_length, dropout):\n"
+      "    return MultiHeadAttentionWrapper", "returned the class MultiHeadAttentionWrapper"),
+     ("08.hot_limit", "def hot_limit(num_tokens):\n    return 1 // num_tokens", "1 // num_tokens"),
+     ("05.scale", "d_out = 2\ndef scaled_weights(attn_scores, keys):\n"
+      "    return torch.softmax(attn_scores / d_out ** 0.5, dim=-1)", "a name of the notebook")],
 )  # fmt: skip
 def test_a_learner_s_kind_of_wrong_answer_is_told(name: str, code: str, says: str) -> None:
     namespace: dict = {}

@@ -205,6 +205,8 @@ EDITS = [
     ("mask not cut", r"\[:num_tokens, :num_tokens\]", ""),
     ("mask cut as a number", r"\[:num_tokens, :num_tokens\]", "[:6, :6]"),
     ("dropout left out", r"self\.dropout\(attn_weights\)", "attn_weights"),
+    ("dropout twice", r"self\.dropout\(attn_weights\)", "self.dropout(self.dropout(attn_weights))"),
+    ("dropout on the values", r"attn_weights @ values", "attn_weights @ self.dropout(values)"),
     ("rate as a number", r"\(1 - p\)", "0.8"),
     ("keys.T on a batch", r"keys\.transpose\(1, 2\)", "keys.T"),
     ("view without contiguous", r"\.contiguous\(\)", ""),
@@ -220,8 +222,15 @@ EDITS = [
     ("key for query", r"W_query", "W_key"),
     ("d_out as the total", r"d_in, 1,", "d_in, 2,"),
     ("one head", r"num_heads=2", "num_heads=1"),
+    (
+        "the class, not a layer",
+        r"return MultiHeadAttentionWrapper\(.*\)",
+        "return MultiHeadAttentionWrapper",
+    ),
     ("head_dim as a number", r"d_out // num_heads", "4"),
+    ("head_dim as a float", r"d_out // num_heads", "d_out / num_heads"),
     ("first token as 1", r"inputs\[0\]", "inputs[1]"),
+    ("whole-number division", r"1 / num_tokens", "1 // num_tokens"),
     # 10: targets, a training step, a blind guess, a head's pattern
     (
         "targets not shifted",

@@ -20,12 +20,11 @@ from attnlib.exercises._core import (
     EXERCISES,
     NOT_ATTEMPTED,
     NOT_RUN,
-    Exercise,
     Verdict,
     check,
 )
 
-__all__ = ["CORRECT", "EXERCISES", "NOT_ATTEMPTED", "NOT_RUN", "Exercise", "Verdict", "check"]
+__all__ = ["CORRECT", "EXERCISES", "NOT_ATTEMPTED", "NOT_RUN", "Verdict", "check"]
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("nb")):
     importlib.import_module(f"{__name__}.{_module}")

@@ -117,10 +117,20 @@ def _entries(diff: torch.Tensor) -> str:
     return f"{where} {listed} of {off.shape[0]} differ; "
 
 
-def describe(result: Any, expected: Any, nan_hint: str = NAN_HINT) -> str:
-    """What differs between ``result`` and ``expected``, concretely, in one line."""
+def _not_a_value(result: type | None) -> str:
+    """A function that gave back nothing, or a class where an object of it was meant."""
     if result is None:
         return "returned None: a missing `return`?"
+    return (
+        f"returned the class {result.__name__} itself, not a layer made from it: call it "
+        f"with its arguments, {result.__name__}(...)"
+    )
+
+
+def describe(result: Any, expected: Any, nan_hint: str = NAN_HINT) -> str:
+    """What differs between ``result`` and ``expected``, concretely, in one line."""
+    if result is None or isinstance(result, type):
+        return _not_a_value(result)
     if isinstance(result, Raised):
         what = meaning(result.text) or ": read the error's last line to see which step failed"
         return f"your function raised {result.kind} ({result.message}){what}"

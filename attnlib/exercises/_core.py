@@ -11,13 +11,11 @@ answer (:class:`~attnlib.exercises._function.FunctionExercise` on several cases,
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-import torch
-
-from attnlib.exercises._compare import Raised, describe, outcome, shown
+from attnlib.exercises._compare import shown
 from attnlib.mistakes import MISTAKES
 
 #: Every exercise of the course by name (``"NN.slug"``), filled by the notebook modules.
@@ -131,69 +129,3 @@ class _Keep(dict):
 
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"
-
-
-# --- notebooks 05-09: the old single-case exercise, until phase 2 migrates them -------------
-
-
-def made(*names: str, on: Callable[[], tuple]) -> dict[str, Callable[[], Any]]:
-    """``{name: what the mistake gives}``: each row's ``make`` applied to ``on()``'s arguments."""
-    return {name: (lambda name=name: MISTAKES[name].make(*on())) for name in names}
-
-
-def same_result(a: Any, b: Any) -> bool:
-    """Equal results: tensors within the checkpoints' tolerance (NaN where NaN), else ``==``."""
-    from attnlib.checks import close
-
-    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-        if a.shape != b.shape or a.device.type == "meta" or a.is_complex():
-            return False
-        a, b = a.detach().cpu().float(), b.detach().cpu().float()
-        return bool((a.isnan() == b.isnan()).all()) and close(a.nan_to_num(), b.nan_to_num())
-    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
-        return False
-    if isinstance(a, str) and isinstance(b, str):
-        return a.strip().strip("'\"").lower() == b.strip().lower()
-    return bool(a == b)
-
-
-@dataclass(frozen=True)
-class Exercise:
-    """One "your turn" of notebooks 05-09, judged on one case (phase 2 moves them to
-    :class:`~attnlib.exercises._function.FunctionExercise` and ``ValueExercise``)."""
-
-    name: str
-    task: str
-    run: Callable[[Any], Any]
-    expected: Callable[[], Any]
-    mistakes: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
-    same: Callable[[Any, Any], bool] = lambda a, b: same_result(a, b)
-    praise: str = ""
-    hint_values: Mapping[str, Any] = field(default_factory=dict)
-    answer_names: tuple[str, ...] = ()
-
-    def judge(self, answer: Any) -> Verdict:
-        result = Ellipsis if answer is Ellipsis else outcome(lambda: self.run(answer))
-        if _blank(result):
-            return not_attempted(self.name, self.task)
-        if self._matches(result, self.expected()):
-            return correct(self.name, self.praise)
-        for mistake, make in self.mistakes.items():
-            if self._matches(result, outcome(make)):
-                return named(self.name, mistake, self.hint_values)
-        return Verdict(self.name, "wrong", not_quite(describe(result, self.expected())))
-
-    def _matches(self, result: Any, target: Any) -> bool:
-        if isinstance(result, Raised) or isinstance(target, Raised):
-            return isinstance(result, Raised) and result == target
-        try:
-            return self.same(result, target)
-        except Exception:  # a result of an odd type is simply not a match
-            return False
-
-
-def _blank(result: Any) -> bool:
-    """The stub as committed: ``...``, ``None``, or a tensor still all zeros."""
-    if result is Ellipsis or result is None:
-        return True
-    return isinstance(result, torch.Tensor) and result.device.type != "meta" and not result.any()

@@ -22,10 +22,16 @@ from attnlib.mistakes import Mistake
 
 @dataclass(frozen=True)
 class Case:
-    """Named inputs (``args``) and how a message calls them (``label``, e.g. "4 tokens")."""
+    """Named inputs (``args``) and how a message calls them (``label``, e.g. "4 tokens").
+
+    ``alone``: when the case differs from the book's case in one step only (e.g. dropout
+    p > 0, the sizes the same), the question to ask a reader right on the book's case and
+    wrong on this one; a size question would send them the wrong way.
+    """
 
     label: str
     args: Mapping[str, Any]
+    alone: str = ""
 
 
 def shape_values(args: Mapping[str, Any]) -> dict[str, Any]:
@@ -70,8 +76,8 @@ class FunctionExercise:
                 f"returns: finish `{stubs[0]}` in its exercise first, then run both cells"
             )
             return Verdict(self.name, "wrong", not_quite(what))
-        if results[0] is Ellipsis and getattr(getattr(answer, "__code__", None), "co_names", ()):
-            # a stub returning `...` names nothing; this function does: it is begun, not done
+        if results[0] is Ellipsis and _begun(answer):
+            # a stub returns `...` after reading sizes at most; this function does more
             what = "your function returned `...`: a line of it is still the stub's `...`"
             return Verdict(self.name, "wrong", not_quite(what))
         if self._blank(results[0]):
@@ -112,7 +118,7 @@ class FunctionExercise:
     @staticmethod
     def _differs(cases: list[Case], results: list, expected: list, nan_hint: str) -> str:
         first, book = results[0], cases[0].label
-        if first is None:
+        if first is None or isinstance(first, type):
             return describe(first, expected[0])
         if isinstance(first, Raised):
             return f"on {book}, {describe(first, expected[0])}"
@@ -123,6 +129,11 @@ class FunctionExercise:
             return "the result does not change with the input: are the arguments used?"
         if k > 0 and rounded(results[k], expected[k]):
             return f"for {cases[k].label}, {describe(results[k], expected[k], nan_hint)}"
+        if k > 0 and cases[k].alone:
+            return (
+                f"right for {book}, wrong for {cases[k].label}: {cases[k].alone} "
+                f"({describe(results[k], expected[k], nan_hint)})"
+            )
         if k > 0:
             return (
                 f"right for {book}, wrong for {cases[k].label}: is a size written as a number, "
@@ -152,6 +163,16 @@ def _changed(cases: list[Case], given: list[Mapping[str, Any]]) -> str | None:
     return None
 
 
+#: Names a shipped stub may use before its `return ...`: it hands out the sizes it unpacks.
+_SIZE_NAMES = frozenset({"shape", "size", "dim", "ndim"})
+
+
+def _begun(function: Any) -> bool:
+    """Whether ``function`` does more than a stub: names something beyond reading sizes."""
+    names = getattr(getattr(function, "__code__", None), "co_names", ())
+    return bool(set(names) - _SIZE_NAMES)
+
+
 def _stubs_called(function: Any) -> list[str]:
     """Names of functions ``function`` calls from its module whose result is still ``...``."""
     code = getattr(function, "__code__", None)
@@ -160,8 +181,7 @@ def _stubs_called(function: Any) -> list[str]:
     for name in getattr(code, "co_names", ()):
         called = scope.get(name)
         inner = getattr(called, "__code__", None)
-        # a stub's body is `return ...` alone (a docstring aside): it names nothing
-        if inner is not None and called is not function and not inner.co_names:
+        if inner is not None and called is not function and not _begun(called):
             if outcome(lambda c=called: _returns_ellipsis(c)) is True:
                 found.append(name)
     return found

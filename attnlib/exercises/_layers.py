@@ -9,7 +9,7 @@ as it was.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
@@ -32,6 +32,8 @@ def run(cls: Callable[..., Any], case: dict[str, Any]) -> Any:
     layer = build(cls, case["args"])
     if layer is Ellipsis:  # a function exercise that returns the layer, still a stub
         return Ellipsis
+    if layer is None or isinstance(layer, type):  # no `return`, or the class not called
+        return layer
 
     def forward() -> Any:
         with torch.random.fork_rng(devices=[]), torch.no_grad(), warnings.catch_warnings():
@@ -45,10 +47,18 @@ def run(cls: Callable[..., Any], case: dict[str, Any]) -> Any:
     return result.detach() if isinstance(result, torch.Tensor) else result
 
 
-def layer_cases(reference: type, sizes: list[tuple[str, tuple, torch.Tensor]]) -> list[Case]:
+def layer_cases(
+    reference: type,
+    sizes: list[tuple[str, tuple, torch.Tensor]],
+    alone: Mapping[int, str] | None = None,
+) -> list[Case]:
     """One case per ``(label, constructor args, x)``: with attnlib's ``layer`` for the
-    mistakes' forward passes, built the same way."""
+    mistakes' forward passes, built the same way; ``alone[i]``: case i's :attr:`Case.alone`."""
     return [
-        Case(label, {"args": args, "x": x, "seed": DROPOUT_SEED, "layer": build(reference, args)})
-        for label, args, x in sizes
+        Case(
+            label,
+            {"args": args, "x": x, "seed": DROPOUT_SEED, "layer": build(reference, args)},
+            (alone or {}).get(i, ""),
+        )
+        for i, (label, args, x) in enumerate(sizes)
     ]

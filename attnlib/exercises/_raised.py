@@ -8,9 +8,20 @@ import re
 MEANINGS = (
     (
         r"mat1 and mat2 shapes cannot be multiplied|size mismatch, got|inconsistent size|"
-        r"Expected size for first two dimensions of batch2|is invalid for input of size",
+        r"Expected size for first two dimensions of batch2",
         "a matrix product A @ B needs A's columns to equal B's rows: is an operand transposed "
         "(`.T` on a batch, a missing `.transpose`), or are the operands swapped?",
+    ),
+    (
+        r"is invalid for input of size",
+        "a view or reshape to sizes whose product is not the tensor's number of entries: is "
+        "a size written as the book's number, read from a name of the notebook, or is "
+        "num_heads * head_dim not d_out?",
+    ),
+    (
+        r"argument '(size|shape)'.*(float|must be tuple of ints)",
+        "a size given as a float: `/` gives a float even when it divides evenly; sizes are "
+        "whole numbers, written with `//`",
     ),
     (
         r"The size of tensor a \(\d+\) must match the size of tensor b",

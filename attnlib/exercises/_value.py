@@ -74,6 +74,8 @@ def boolean(answer: Any) -> Any:
             return Refused("got a tensor on the meta device, which holds no value")
         return bool(answer)
     hint = ": write True or False without quotes" if isinstance(answer, str) else ""
+    if isinstance(answer, numbers.Integral) and answer in (0, 1):
+        hint = ": a yes-or-no question takes True or False, not 1 or 0"
     return Refused(f"expected True or False, got {shown(answer)}{hint}")
 
 
@@ -93,10 +95,18 @@ def token(tokens: tuple[str, ...]) -> Callable[[Any], Any]:
         if isinstance(answer, str):
             if answer.strip().lower() in [t.lower() for t in tokens]:
                 return answer.strip().lower()
+            if answer.strip().lstrip("-").isdigit():  # an index as text: the number policy
+                return Refused(f"got the text {answer!r}: write the index without quotes")
             return Refused(f"{answer!r} is not a token of the sentence {list(tokens)}")
         index = whole(answer)
-        if isinstance(index, int) and 0 <= index < len(tokens):
+        # a negative index is Python's own way to name the same token from the end
+        if isinstance(index, int) and -len(tokens) <= index < len(tokens):
             return tokens[index].lower()
+        if index == len(tokens):
+            return Refused(
+                f"{shown(answer)} is past the last index, {len(tokens) - 1} ({tokens[-1]!r}): "
+                "counted from 1, as the book numbers x^(1), x^(2)...? Python counts from 0"
+            )
         return Refused(f"expected a token such as {tokens[0]!r} or its index, got {shown(answer)}")
 
     accept.tokens = tokens  # what a wrong index is explained with
@@ -111,6 +121,8 @@ def _wrong(answer: Any, value: Any, right: Any, accept: Callable[[Any], Any]) ->
     small; anything else echoes what was typed.
     """
     echo = shown(answer)
+    if isinstance(answer, dict):  # several names answered together: as the reader typed them
+        echo = ", ".join(f"{name} = {shown(v)}" for name, v in answer.items())
     tokens = getattr(accept, "tokens", None)
     if tokens is not None and not isinstance(answer, str):
         index = whole(answer)

@@ -197,6 +197,17 @@ def _weights_shape() -> tuple[int, ...]:
     return tuple(layer.last_attn_weights.shape)
 
 
+#: Shapes a reader may give for the weights, and the tensor each one belongs to.
+_SHAPES_SEEN = {
+    (D_IN, OTHER_D_OUT): "that is (d_in, d_out), the shape of W_query, not of the weights",
+    (OTHER_D_OUT, D_IN): "that is (d_out, d_in), a weight matrix turned round",
+    (6, OTHER_D_OUT): "that is (num_tokens, d_out), the shape of the context vectors",
+    (6, D_IN): "that is (num_tokens, d_in), the shape of the inputs",
+    (6, D_OUT): "that is (num_tokens, d_out) of the d_out = 2 layer's context vectors",
+    (OTHER_D_OUT, OTHER_D_OUT): "that is (d_out, d_out): the weights pair tokens, not features",
+}
+
+
 register(
     ValueExercise(
         name="05.weights_shape",
@@ -210,5 +221,6 @@ register(
             ),
         },
         praise="One weight per pair of tokens: d_out never enters the weights' shape.",
+        explain=lambda value: _SHAPES_SEEN.get(value),
     )
 )

@@ -143,6 +143,14 @@ def _batch() -> torch.Tensor:
     return torch.stack((inputs, inputs))
 
 
+#: Asked when only dropout p > 0 changes the result: the sizes are the book's case's.
+DROPOUT_STEP = (
+    "only dropout changed, so the dropout step is wrong: dropout goes once, on the "
+    "attention weights after softmax (not on the scores before it, not on the values, not "
+    "twice), through self.dropout"
+)
+
+
 def _forward_cases() -> list[Case]:
     return layer_cases(
         CausalAttention,
@@ -150,6 +158,11 @@ def _forward_cases() -> list[Case]:
             (
                 "the book's batch (2, 6, 3), context_length 6, dropout 0",
                 (D_IN, D_OUT, 6, 0.0),
+                _batch(),
+            ),
+            (
+                "the same batch and sizes with dropout 0.5",
+                (D_IN, D_OUT, 6, 0.5),
                 _batch(),
             ),
             (
@@ -168,6 +181,7 @@ def _forward_cases() -> list[Case]:
                 random_tensor(1, 7, 2, seed=61),
             ),
         ],
+        alone={1: DROPOUT_STEP},
     )
 
 

@@ -150,6 +150,8 @@ register(
 
 def _sizes(answer: Any) -> Any:
     """The two sizes, from the exercise's two names or a pair, as whole numbers."""
+    if isinstance(answer, dict) and (left := [k for k, v in answer.items() if v is Ellipsis]):
+        return Refused(f"`{left[0]}` is still `...`")  # as 08.repeated_word says it
     pair = list(answer.values()) if isinstance(answer, dict) else answer
     if not isinstance(pair, (tuple, list)) or len(pair) != 2:
         return Refused(f"expected two numbers, features per head and out features, got {pair!r}")
@@ -176,6 +178,15 @@ def _book_layer_sizes() -> tuple[int, int]:
         return module.head_dim, module(_batch()).shape[-1]
 
 
+#: Pairs a reader may give, and what they would mean for the layer.
+_PAIRS_SEEN = {
+    (2, 2): "2 features per head, side by side for 2 heads, would give 4 out: both cannot "
+    "be 2; which one does d_out = 2 size?",
+    (1, 4): "1 feature per head and 2 heads give 2 features out, not 4",
+    (2, 1): "swapped? the heads split d_out = 2, so each has fewer features than the output",
+}
+
+
 register(
     _Pair(
         name="07.d_out",
@@ -185,6 +196,7 @@ register(
         accept=_sizes,
         expected=_book_layer_sizes,
         mistakes={"d_out_per_head": lambda: (2, 4)},
+        explain=lambda value: _PAIRS_SEEN.get(value),
         praise="d_out = 2 is shared by the 2 heads: 1 feature each, 2 features out.",
     )
 )

@@ -66,6 +66,12 @@ register(
         accept=number,
         expected=lambda: SLOPE,
         mistakes={"slope_linear": lambda: 1, "slope_cubic": lambda: 3, "slope_is_ratio": lambda: 4},
+        explain=lambda value: (
+            "64 is d, the size of each vector: the slope is how fast the time grows with "
+            "num_tokens on the log-log plot, the power of num_tokens"
+            if value == 64
+            else None
+        ),
         praise="n rows of n scores: twice the tokens, 4 = 2^2 times the work.",
         near=_slope_near,
         searched=("slope_measured",),

@@ -78,9 +78,10 @@ TABLE: dict[str, Mistake] = {
         ),
     ),
     "scale_hardcoded": Mistake(
-        "the scale typed in as a number",
-        "read d_k from the keys, keys.shape[-1] ** 0.5, so the line stays right for any d_out: "
-        "with d_out = 4 the scale is sqrt(4) = 2, not sqrt(2).",
+        "the scale typed in as a number, or read from a name of the notebook (its d_out, its "
+        "keys) instead of the keys given",
+        "read d_k from the keys the function is given, keys.shape[-1] ** 0.5, so the line "
+        "stays right for any d_out: with d_out = 4 the scale is sqrt(4) = 2, not sqrt(2).",
         lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(2)),
         others=(lambda layer, x, seed: forward_with(layer, x, seed, divisor=lambda **_: 2**0.5),),
     ),

@@ -74,9 +74,11 @@ TABLE: dict[str, Mistake] = {
     ),
     # --- a temperature dividing the scores (notebook 08): make(num_tokens), one weight -------
     "hot_weights_vanish": Mistake(
-        "the weights taken to vanish at high temperature",
+        "the weights taken to vanish at high temperature, or 1 // num_tokens (whole-number "
+        "division: 0 for any num_tokens above 1)",
         "dividing by a large temperature brings every score near 0, and exp(0) = 1 for each: the "
-        "weights become equal, and since a row still sums to 1, each is 1 / num_tokens.",
+        "weights become equal, and since a row still sums to 1, each is 1 / num_tokens (one "
+        "slash: `//` rounds down to a whole number).",
         lambda num_tokens: 0.0,
     ),
     "hot_weights_to_one": Mistake(
