@@ -38,7 +38,7 @@ def number(answer: Any) -> Any:
     if isinstance(answer, numbers.Real):
         return float(answer)
     if isinstance(answer, str):
-        return Refused(f"got the text {answer!r}: write the number without quotes")
+        return Refused(f"got the text {shown(answer)}: write the number without quotes")
     return Refused(f"expected a number, got {shown(answer)}")
 
 
@@ -96,8 +96,8 @@ def token(tokens: tuple[str, ...]) -> Callable[[Any], Any]:
             if answer.strip().lower() in [t.lower() for t in tokens]:
                 return answer.strip().lower()
             if answer.strip().lstrip("-").isdigit():  # an index as text: the number policy
-                return Refused(f"got the text {answer!r}: write the index without quotes")
-            return Refused(f"{answer!r} is not a token of the sentence {list(tokens)}")
+                return Refused(f"got the text {shown(answer)}: write the index without quotes")
+            return Refused(f"{shown(answer)} is not a token of the sentence {list(tokens)}")
         index = whole(answer)
         # a negative index is Python's own way to name the same token from the end
         if isinstance(index, int) and -len(tokens) <= index < len(tokens):

@@ -15,6 +15,7 @@ import torch
 
 from attnlib.data import example_inputs
 from attnlib.exercises._cases import random_tensor
+from attnlib.exercises._compare import shown
 from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise
 from attnlib.exercises._layers import DROPOUT_SEED, layer_cases, run
@@ -154,7 +155,9 @@ def _sizes(answer: Any) -> Any:
         return Refused(f"`{left[0]}` is still `...`")  # as 08.repeated_word says it
     pair = list(answer.values()) if isinstance(answer, dict) else answer
     if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-        return Refused(f"expected two numbers, features per head and out features, got {pair!r}")
+        return Refused(
+            f"expected two numbers, features per head and out features, got {shown(pair)}"
+        )
     values = [whole(v) for v in pair]
     refused = next((v for v in values if isinstance(v, Refused)), None)
     return refused if refused is not None else tuple(values)
