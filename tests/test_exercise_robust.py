@@ -10,7 +10,7 @@ import torch
 import attnlib
 from attnlib.exercises import EXERCISES, NOT_RUN, check
 
-PHASE_1 = sorted(EXERCISES)
+ALL = sorted(EXERCISES)
 
 
 class _BadRepr:
@@ -45,7 +45,7 @@ ODD = {
 }
 
 
-@pytest.mark.parametrize("name", PHASE_1)
+@pytest.mark.parametrize("name", ALL)
 @pytest.mark.parametrize("what", ODD)
 def test_an_odd_answer_gets_a_verdict_that_is_not_correct(name: str, what: str) -> None:
     answer = ODD[what]
@@ -57,7 +57,7 @@ def test_an_odd_answer_gets_a_verdict_that_is_not_correct(name: str, what: str) 
     assert "\n" not in verdict.message and len(verdict.message) < 600
 
 
-@pytest.mark.parametrize("name", PHASE_1)
+@pytest.mark.parametrize("name", ALL)
 def test_a_check_run_before_its_exercise_says_so(name: str) -> None:
     namespace: dict = {"check": check}
     exec(f"verdict = check({name!r})", namespace)
