@@ -48,11 +48,13 @@ from .steps import (
 )
 from .views import TOLERANCE, Expect, ExplorerCase, Step, mismatches
 
+# `make test` runs 04 and 08 in JupyterLab; 01, 03 and 06 run there in `make check-all`. In
+# `make test` their explorers are still moved on the static site and checked in node.
 CASES = [
-    pytest.param(LOOP_STEPPER_01, id="01-loop-stepper"),
-    pytest.param(SOFTMAX_AXIS_03, id="03-softmax-axis"),
+    pytest.param(LOOP_STEPPER_01, id="01-loop-stepper", marks=pytest.mark.check_all),
+    pytest.param(SOFTMAX_AXIS_03, id="03-softmax-axis", marks=pytest.mark.check_all),
     pytest.param(QUERY_EXPLORER_04, id="04-query-explorer"),
-    pytest.param(CAUSAL_EXPLORER_06, id="06-causal-explorer"),
+    pytest.param(CAUSAL_EXPLORER_06, id="06-causal-explorer", marks=pytest.mark.check_all),
     pytest.param(SENTENCE_EXPLORER_08, id="08-sentence-explorer"),
     # A later notebook is one more entry: its explorer's root and the views it must show,
     # e.g. pytest.param(ExplorerCase("07_....ipynb", ".attnlib-explorer.attnlib-...",
