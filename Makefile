@@ -82,7 +82,7 @@ bundle: node_modules/.package-lock.json  ## rebuild attnlib/widgets/static/explo
 WORKERS ?= 2
 PYTEST := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(ISOLATED) $(BIN)/python -m pytest \
 	-n $(WORKERS) --dist loadfile --no-loadscope-reorder
-# check-all's hypothesis search over every public function: fresh draws, this many per test.
+# check-all's hypothesis search (tests/test_any_argument.py): the same draws each run, this many per test.
 FUZZ_EXAMPLES ?= 1000
 
 test: lint $(NPM_STAMP)  ## ruff, attnlib units, widgets, nbval over every notebook, browser

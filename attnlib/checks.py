@@ -106,7 +106,8 @@ def diagnose(
     query = None if query is None else validate.index(query, "query", inputs.shape[0])
     if got := _no_values(result):
         return Diagnosis(None, "unknown", f"expected a real tensor with values, got {got}")
-    return _identify(result.detach().cpu(), inputs, names, query)
+    # A bool or integer result is compared by its values, as numbers.
+    return _identify(result.detach().cpu().to(inputs.dtype), inputs, names, query)
 
 
 def _identify(result: torch.Tensor, inputs: torch.Tensor, names, query: int | None) -> Diagnosis:
