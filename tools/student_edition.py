@@ -52,6 +52,8 @@ CHECK_CELL = re.compile(r'check\("(\d\d\.\w+)"\)\s*(#[^\n]*)?')
 USED_FILE = re.compile(r"\b((?:figures|data)/[\w.-]+\.\w+)")
 NOTEBOOK_LINK = re.compile(r"\]\((\d\d_\w+)\.ipynb(#[^)]*)?\)")
 COURSE_MAP_LINK = "](../README.md)"
+# A solution folded into the question's own cell (the questions answered without code).
+FOLDED_SOLUTION = re.compile(r"\s*<details><summary>Solution</summary>.*?</details>", re.DOTALL)
 
 
 def grade_id(exercise: str) -> str:
@@ -148,8 +150,9 @@ def instructor_version(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 def release_version(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """What a student receives: :func:`instructor_version` without its solution cells,
-    every check cell's output the engine's verdict on an unattempted exercise.
+    """What a student receives: :func:`instructor_version` without its solution cells and
+    the solutions folded into a question's cell, every check cell's output the engine's
+    verdict on an unattempted exercise.
 
     The exercise cells keep their ``...`` starters, the explorers, figures and other
     outputs stay as committed.
@@ -165,6 +168,9 @@ def release_version(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         )
         cell.outputs = [shown]
     nb.cells = [c for c in nb.cells if "solution" not in c.metadata.get("attnlib", {})]
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = FOLDED_SOLUTION.sub("", cell.source)
     return nb
 
 
