@@ -172,6 +172,9 @@ def test_nbgrader_metadata_follows_its_schema_with_unique_ids(edition, kind):
                 assert not meta["grade"] and not meta["solution"]
             if "exercise" not in cell.metadata.get("tags", []):
                 assert meta["locked"], cell.id  # read-only, as nbgrader's lock cells
+            if kind == "release":  # what nbgrader's LockCells writes for Jupyter
+                assert cell.metadata["deletable"] is False
+                assert cell.metadata.get("editable", True) is meta["solution"], cell.id
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
@@ -203,6 +206,24 @@ def test_links_and_files_resolve_inside_the_edition(edition, kind):
                 assert (folder / target).resolve().is_file(), (path.name, target)
     assert (edition / kind / "10_attention_that_learns" / "data" / "the-verdict.txt").is_file()
     assert (edition / kind / "10_attention_that_learns" / "data" / "README.md").is_file()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_nbgrader_step_on_the_source_gives_the_release(edition, path):
+    # What `nbgrader generate_assignment` does with student/nbgrader_config.py: the release
+    # step applied to source/ (not to the committed notebook) gives the release as written.
+    source = _read(edition, "source", path)
+    released, resources = student_edition.nbgrader_step(source, {"language": "python"})
+    assert resources == {"language": "python"}
+    assert nbformat.writes(released) == nbformat.writes(_read(edition, "release", path))
+
+
+def test_nbgrader_config_and_its_module_sit_beside_the_assignments(edition):
+    config = (edition / "nbgrader_config.py").read_text()
+    assert "nbgrader_step" in config and "c.GenerateAssignment.preprocessors" in config
+    assert (edition / "student_edition.py").read_bytes() == (
+        ROOT / "tools" / "student_edition.py"
+    ).read_bytes()
 
 
 def test_the_same_course_gives_the_same_bytes(edition, tmp_path):

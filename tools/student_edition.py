@@ -8,7 +8,9 @@ named by the notebook's file stem::
     student/release/<assignment>/<notebook>.ipynb   what students receive: no solutions,
                                                     every check "Not attempted yet"
 
-and beside each notebook the figures and data files it uses. Links between notebooks
+and beside each notebook the figures and data files it uses; ``student/nbgrader_config.py``
+(from tools/) and a copy of this module let ``nbgrader generate_assignment`` make the same
+release from ``source/``. Links between notebooks
 become ``../<assignment>/<notebook>.ipynb``, which holds in ``release/`` and in a student's
 home after ``nbgrader fetch_assignment`` alike (assignments sit side by side there).
 
@@ -119,8 +121,9 @@ def _relink(source: str) -> str:
     """Links to another notebook point into its assignment folder; the course map (the
     README, outside every assignment) to the repository's copy."""
     source = NOTEBOOK_LINK.sub(lambda m: f"](../{m[1]}/{m[1]}.ipynb{m[2] or ''})", source)
-    course_map = f"]({_repository()}/blob/main/README.md#the-course)"
-    return source.replace(COURSE_MAP_LINK, course_map)
+    if COURSE_MAP_LINK not in source:  # (the repository is read only where it is needed)
+        return source
+    return source.replace(COURSE_MAP_LINK, f"]({_repository()}/blob/main/README.md#the-course)")
 
 
 def instructor_version(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -171,7 +174,17 @@ def release_version(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = FOLDED_SOLUTION.sub("", cell.source)
+        # As nbgrader's LockCells: no cell can be deleted, only the answers edited.
+        cell.metadata["deletable"] = False
+        if not cell.metadata["nbgrader"]["solution"]:
+            cell.metadata["editable"] = False
     return nb
+
+
+def nbgrader_step(nb: nbformat.NotebookNode, resources: dict) -> tuple:
+    """:func:`release_version` as a step of ``nbgrader generate_assignment`` (an nbconvert
+    preprocessor), in place of its ClearSolutions and ClearOutput: see nbgrader_config.py."""
+    return release_version(nb), resources
 
 
 def used_files(nb: nbformat.NotebookNode, folder: Path) -> list[str]:
@@ -190,28 +203,31 @@ def used_files(nb: nbformat.NotebookNode, folder: Path) -> list[str]:
 
 
 def build(out: Path, paths: list[Path]) -> list[str]:
-    """Write ``out/source`` and ``out/release`` for the notebooks ``paths``; return the
-    assignments written. ``out`` is emptied of those assignments first."""
+    """Write ``out/source`` and ``out/release`` for the notebooks ``paths``, and nbgrader's
+    configuration with this module beside them; return the assignments written. Those
+    assignments' folders are emptied first; nothing is written if a notebook is refused."""
     if not paths:
         raise ValueError("expected at least one notebook, got none")
     for path in paths:
         if path.suffix != ".ipynb" or not path.is_file():
             raise ValueError(f"expected a notebook file, got {path}")
-    written = []
+    editions = []
     for path in paths:
         nb = nbformat.read(path, as_version=4)
-        assignment = path.stem
-        for kind, version in (("source", instructor_version), ("release", release_version)):
-            folder = out / kind / assignment
+        editions.append((path, {"source": instructor_version(nb), "release": release_version(nb)}))
+    for path, versions in editions:
+        for kind, version in versions.items():
+            folder = out / kind / path.stem
             if folder.exists():
                 shutil.rmtree(folder)
             folder.mkdir(parents=True)
-            nbformat.write(version(nb), folder / path.name)
-            for name in used_files(nb, path.parent):
+            nbformat.write(version, folder / path.name)
+            for name in used_files(version, path.parent):
                 (folder / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(path.parent / name, folder / name)
-        written.append(assignment)
-    return written
+    for tool in ("student_edition.py", "nbgrader_config.py"):
+        shutil.copyfile(Path(__file__).resolve().parent / tool, out / tool)
+    return [path.stem for path, _ in editions]
 
 
 def main(argv: list[str]) -> int:
