@@ -6,6 +6,7 @@ notebook that runs top to bottom as it is (one short one here, all ten in `make 
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import re
 import shutil
@@ -188,6 +189,23 @@ def test_every_check_reads_not_attempted_as_the_committed_run_printed(edition, p
         assert output.data["text/plain"].startswith(f"{NOT_ATTEMPTED}: ")
         # `make notebooks` ran this cell after the starter: the same output.
         assert output == committed[cell.id].outputs[0]
+
+
+def test_a_check_answered_in_the_course_is_reset_in_the_release(tmp_path):
+    # A course notebook saved after answering: its check printed "Correct!" and more.
+    path = tmp_path / "01_scores_loops.ipynb"
+    nb = nbformat.read(ROOT / "notebooks" / path.name, as_version=4)
+    check_cell = next(c for c in nb.cells if c.source == 'check("01.dot")')
+    starter_output = copy.deepcopy(check_cell.outputs)
+    check_cell.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="answered\n"),
+        nbformat.v4.new_output("execute_result", data={"text/plain": "Correct!"}),
+    ]
+    nbformat.write(nb, path)
+    student_edition.build(tmp_path / "student", [path])
+    release = nbformat.read(tmp_path / "student" / "release" / path.stem / path.name, 4)
+    (reset,) = [c for c in release.cells if c.id == check_cell.id]
+    assert reset.outputs == starter_output  # what `make notebooks` printed for the starter
 
 
 @pytest.mark.parametrize("kind", ["source", "release"])
