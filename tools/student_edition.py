@@ -8,11 +8,14 @@ named by the notebook's file stem::
     student/release/<assignment>/<notebook>.ipynb   what students receive: no solutions,
                                                     every check "Not attempted yet"
 
-and beside each notebook the figures and data files it uses; ``student/nbgrader_config.py``
+and beside each notebook the figures and data files it uses. ``student/nbgrader_config.py``
 (from tools/) and a copy of this module let ``nbgrader generate_assignment`` make the same
-release from ``source/``. Links between notebooks
-become ``../<assignment>/<notebook>.ipynb``, which holds in ``release/`` and in a student's
-home after ``nbgrader fetch_assignment`` alike (assignments sit side by side there).
+release from ``source/``. Links between notebooks become ``../<assignment>/<notebook>.ipynb``,
+which holds in ``release/`` and in a student's home after ``nbgrader fetch_assignment`` alike
+(assignments sit side by side there).
+
+The release drops the solution cells (markdown tagged ``solution``, after their check) and the
+solutions folded into a question's own markdown cell (the questions answered without code).
 
 Every exercise cell (tagged ``exercise``) is an nbgrader solution cell and every check cell
 (one ``check("NN.name")`` call, the first code cell after its exercise) a grade cell; both
