@@ -254,6 +254,15 @@ def test_the_same_course_gives_the_same_bytes(edition, tmp_path):
         assert (tmp_path / name).read_bytes() == (edition / name).read_bytes(), name
 
 
+def test_the_command_writes_the_notebooks_it_is_given(tmp_path, capsys):
+    # `make student` runs this with --out student and no notebook (all of them).
+    notebook = ROOT / "notebooks" / "02_scores_matmul.ipynb"
+    assert student_edition.main(["--out", str(tmp_path), str(notebook)]) == 0
+    assert capsys.readouterr().out == f"{tmp_path / 'release' / notebook.stem} (and source/)\n"
+    written = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.ipynb"))
+    assert written == [f"{kind}/{notebook.stem}/{notebook.name}" for kind in ("release", "source")]
+
+
 def test_bad_input_is_refused_in_words(tmp_path):
     with pytest.raises(ValueError, match="expected at least one notebook, got none"):
         student_edition.build(tmp_path, [])
