@@ -16,7 +16,7 @@ ISOLATED := JUPYTER_CONFIG_DIR=$(STATE)/jupyter-config JUPYTER_DATA_DIR=$(STATE)
 	JUPYTER_RUNTIME_DIR=$(STATE)/jupyter-runtime IPYTHONDIR=$(STATE)/ipython \
 	MPLCONFIGDIR=$(STATE)/matplotlib npm_config_cache=$(STATE)/npm
 
-.PHONY: lab test check-all lint notebooks bench site npm bundle lock clean mutants
+.PHONY: lab test check-all lint notebooks bench site npm bundle lock clean mutants student
 
 # PyPI's torch for Linux is the CUDA build, with gigabytes of nvidia-* wheels a CPU never
 # uses. PyTorch's CPU index has the same release as 2.13.0+cpu, which `==2.13.0` matches and
@@ -109,6 +109,11 @@ bench: $(STAMP)  ## speed and memory measurements, each printed as ratios or pea
 
 site: $(STAMP) $(NPM_STAMP)  ## the course as a website in site/ (Sphinx, MyST-NB, book theme), explorers alive offline
 	$(ISOLATED) $(BIN)/python tools/build_site.py --out site
+
+# The course for a class (nbgrader's layout): student/source/<assignment>/ the instructor
+# version, student/release/<assignment>/ what students receive, solutions removed.
+student: $(STAMP)  ## the student edition in student/: every notebook as an nbgrader assignment
+	$(ISOLATED) $(BIN)/python tools/student_edition.py --out student
 
 lock: $(STAMP)  ## record the exact versions of the working .venv
 	{ echo "# The exact versions tested (Python 3.11, CPU). The Makefile installs these into .venv."; \
