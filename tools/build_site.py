@@ -1,7 +1,8 @@
 """Write the course as a website into site/: Sphinx with MyST-NB and the book theme.
 
 `make site` calls this. Each committed notebook, with the widget state that `make
-notebooks` stores, becomes one page, its explorers alive without a kernel; a landing page
+notebooks` saves beside it (notebooks/.widget-state/), becomes one page, its explorers
+alive without a kernel; a landing page
 holds the course map (the table of README.md's "The course"); the book theme gives every
 page a sidebar, previous/next links, search and a dark mode. Nothing a page loads comes
 from another host: MathJax, require.js, the widgets' HTML manager and anywidget's module
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import json
 import os
 import re
 import shutil
@@ -48,6 +50,7 @@ LINK = re.compile(r"\]\((\d\d_[\w-]+)\.ipynb([#)])")
 # The one link out of notebooks/ (09's "course map"): the landing page holds that map.
 README_LINK = re.compile(r"\]\(\.\./README\.md(#[\w-]*)?\)")
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # What a page says about the controls only a kernel can act on (a sentence needs embeddings).
 KERNEL_NOTE = "Fixed on this page: open the notebook in JupyterLab to try your own sentence."
 
@@ -146,9 +149,32 @@ def site_links(markdown: str) -> str:
     return README_LINK.sub("](index.md)", markdown)
 
 
+def with_widget_state(nb: nbformat.NotebookNode, path: Path) -> None:
+    """Put back the widget state that `make notebooks` saved beside the notebook at ``path``
+    (notebooks keep none, so that renderers without JavaScript show the explorers' pictures)."""
+    from run_notebooks import widget_state_path  # beside this file
+
+    state_file = widget_state_path(path)
+    shown = {
+        output["data"][WIDGET_VIEW]["model_id"]
+        for cell in nb.cells
+        for output in cell.get("outputs", [])
+        if WIDGET_VIEW in output.get("data", {})
+    }
+    if not shown:
+        return
+    if not state_file.is_file():
+        sys.exit(f"{path.name} shows explorers but {state_file} is missing: run make notebooks")
+    widgets = json.loads(state_file.read_text(encoding="utf-8"))
+    if missing := shown - set(widgets["state"]):
+        sys.exit(f"{state_file} lacks {sorted(missing)} that {path.name} shows: run make notebooks")
+    nb.metadata["widgets"] = {WIDGET_STATE: widgets}
+
+
 def prepared(path: Path) -> nbformat.NotebookNode:
     """The notebook at ``path`` as its page shows it."""
     nb = nbformat.read(path, as_version=4)
+    with_widget_state(nb, path)
     with_current_module(nb)
     fix_kernel_only_controls(nb)
     for cell in nb.cells:

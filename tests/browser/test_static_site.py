@@ -2,8 +2,9 @@
 has its navigation, its math typeset and its explorers alive, and axe-core finds no
 critical or serious violation in the site's own content, at 1280 and 390 px, light and dark.
 
-The site is built once per session from the committed notebooks, whose widget state
-`make notebooks` keeps; the scripts it runs come from pinned npm packages (`make npm`).
+The site is built once per session from the committed notebooks and the widget state
+`make notebooks` saves beside them (notebooks/.widget-state/); the scripts it runs come
+from pinned npm packages (`make npm`).
 axe-core's run leaves out the explorers' subtree (`.attnlib-explorer`): their own
 accessibility is checked where they are built (tests of attnlib/widgets).
 """
@@ -20,7 +21,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import pytest
 
 from attnlib.widgets.base import NEEDS_KERNEL
@@ -70,11 +70,12 @@ EXPLORER_PAGES = [s for s in STEMS if _explorer_outputs(NOTEBOOKS / f"{s}.ipynb"
 
 @pytest.mark.parametrize("notebook", [f"{s}.ipynb" for s in LIVE])
 def test_committed_explorers_keep_their_state_and_a_picture(notebook: str) -> None:
-    """What a site page needs: each explorer's widget state; GitHub: its PNG."""
+    """What a site page needs: each explorer's widget state (saved beside the notebook);
+    GitHub: its PNG."""
     path = NOTEBOOKS / notebook
     shown = _explorer_outputs(path)
     assert shown, f"{notebook} shows no explorer"
-    state = nbformat.read(path, as_version=4).metadata["widgets"][WIDGET_STATE]["state"]
+    state = build_site.prepared(path).metadata["widgets"][WIDGET_STATE]["state"]
     for data in shown:
         assert data[WIDGET_VIEW]["model_id"] in state
         assert data["image/png"] and "a live explorer" in "".join(data["text/plain"])
