@@ -159,7 +159,10 @@ def test_the_widget_state_moves_beside_the_notebook(tmp_path):
 
 
 def _texts(fig) -> list[tuple[str, Bbox]]:
-    """Every visible, non-empty text of ``fig`` and where it is drawn, in pixels."""
+    """Every visible, non-empty text of ``fig`` and where it is drawn, in pixels.
+
+    A slanted tick label's box is the upright rectangle around it, which always meets
+    its neighbour's: those are left out (their spacing is the cells' or bars')."""
     canvas = FigureCanvasAgg(fig)
     canvas.draw()
     renderer = canvas.get_renderer()
@@ -177,7 +180,10 @@ def _texts(fig) -> list[tuple[str, Bbox]]:
     texts = [
         t
         for t in fig.findobj(Text)
-        if t.get_visible() and t.get_text().strip() and id(t) not in undrawn
+        if t.get_visible()
+        and t.get_text().strip()
+        and id(t) not in undrawn
+        and not t.get_rotation()
     ]
     return [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
 
@@ -216,3 +222,12 @@ def test_a_long_sum_breaks_before_its_result():
     fig = widgets.AttentionExplorer(causal=True).figure()
     lines = fig._suptitle.get_text().splitlines()
     assert len(lines) == 2 and lines[1] == "[0.5058, 0.6050, 0.7447]", lines
+
+
+def test_a_long_sentences_picture_keeps_its_numbers_apart():
+    """16 tokens (notebook 10's): heatmap above the bars, no number over another."""
+    sentence = "I HAD always thought Jack Gisburn rather a cheap genius -- though a good fellow"
+    explorer = widgets.AttentionExplorer(sentence, causal=True, query=3)
+    boxes = _texts(explorer.figure())
+    crossing = [(a, b) for (a, p), (b, q) in combinations(boxes, 2) if p.overlaps(q)]
+    assert not crossing, f"texts drawn over each other: {crossing[:5]}"

@@ -42,6 +42,10 @@ def png(fig: Figure) -> str:
     return base64.b64encode(out.getvalue()).decode("ascii")
 
 
+#: The most tokens whose heatmap and bars fit side by side; more are drawn one above the other.
+SIDE_BY_SIDE = 8
+#: The largest side of a picture with many tokens, in inches.
+MAX_INCHES = 20.0
 #: The columns' name before notebook 05 defines keys.
 COMPARED = "token compared"
 #: The longest token a title names; a longer one is named by its index (tokens may have 100).
@@ -78,9 +82,18 @@ def _with_bars(
     limits: tuple[float, float],
     xlabel: str = "key",
 ) -> Figure:
-    """A weights heatmap with the query's row outlined, and that row as bars beside it."""
-    fig = plots.new_figure((11, 4.4))
-    left, right = fig.subplots(1, 2, width_ratios=[1.2, 1])
+    """A weights heatmap with the query's row outlined, and that row as bars beside it (up
+    to :data:`SIDE_BY_SIDE` tokens) or below it (more: each cell and bar keeps its room)."""
+    num_tokens = len(tokens)
+    if num_tokens <= SIDE_BY_SIDE:
+        fig = plots.new_figure((11, 4.4))
+        left, right = fig.subplots(1, 2, width_ratios=[1.2, 1])
+    else:
+        # Half an inch per cell and per bar: a bar's label "0.0000" is 0.4 in wide at 8 pt.
+        width = min(max(11.0, 0.5 * num_tokens + 2.5), MAX_INCHES)
+        grid = min(0.5 * num_tokens + 2.0, MAX_INCHES)
+        fig = plots.new_figure((width, grid + 3.6))
+        left, right = fig.subplots(2, 1, height_ratios=[grid, 3.6])
     # The colour bar stays unnamed: the bars' axis beside it says "attention weight" already.
     _grid(
         matrix,
