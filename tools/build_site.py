@@ -46,10 +46,28 @@ NPM_PACKAGES = {
     "axe-core": "4.14.1",
 }
 MANAGER = "@jupyter-widgets/html-manager"
+# MathJax's files the pages load (tools/site/course.js names the components): its loader,
+# TeX with the packages the notebooks' math uses, HTML output, and the hidden MathML a
+# screen reader reads.
+MATHJAX_COMPONENTS = (
+    "startup.js",
+    "core.js",
+    "input/tex-base.js",
+    "input/tex/extensions/ams.js",
+    "input/tex/extensions/noundefined.js",
+    "output/chtml.js",
+    "output/chtml/fonts/tex.js",
+    "a11y/assistive-mml.js",
+)
 LINK = re.compile(r"\]\((\d\d_[\w-]+)\.ipynb([#)])")
 # The one link out of notebooks/ (09's "course map"): the landing page holds that map.
 README_LINK = re.compile(r"\]\(\.\./README\.md(#[\w-]*)?\)")
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+# The theme's Font Awesome script (1.6 MB, every icon as SVG, for icons a site adds): the
+# theme's stylesheet draws the few icons the pages show from Font Awesome's web fonts.
+FONT_AWESOME_SCRIPT = re.compile(
+    r'\s*<script [^>]*src="_static/scripts/fontawesome\.js[^"]*"></script>'
+)
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # What a page says about the controls only a kernel can act on (a sentence needs embeddings).
 KERNEL_NOTE = "Fixed on this page: open the notebook in JupyterLab to try your own sentence."
@@ -100,9 +118,14 @@ def copy_scripts(static: Path, npm_dir: Path = NPM_DIR) -> None:
     shutil.copy(package_dir("requirejs", npm_dir) / "require.js", static / "require.js")
     manager = package_dir(MANAGER, npm_dir) / "dist"
     shutil.copy(manager / "embed-amd.js", static / "embed-amd.js")
-    # MathJax: the TeX-to-HTML component and the fonts it loads from its own folder.
+    # MathJax: the components the pages use (tools/site/course.js loads them), not the
+    # tex-chtml bundle (1.16 MB, with every TeX package's loader and the contextual menu);
+    # and the fonts the HTML output loads from its own folder, each only when a page needs it.
     mathjax = package_dir("mathjax", npm_dir) / "es5"
-    shutil.copy(mathjax / "tex-chtml.js", static / "mathjax" / "tex-chtml.js")
+    for component in MATHJAX_COMPONENTS:
+        target = static / "mathjax" / component
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(mathjax / component, target)
     fonts = Path("output", "chtml", "fonts", "woff-v2")
     shutil.copytree(mathjax / fonts, static / "mathjax" / fonts, dirs_exist_ok=True)
 
@@ -246,6 +269,17 @@ def lay_out_sources(src: Path, notebooks: Path = NOTEBOOKS, npm_dir: Path = NPM_
     (src / "index.md").write_text(landing_page(readme, stems), encoding="utf-8")
 
 
+def trim(html_dir: Path) -> None:
+    """Leave out of the built site what its pages do not use: the theme's Font Awesome
+    script, and the source maps (read by a browser's developer tools only)."""
+    for page in html_dir.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        page.write_text(FONT_AWESOME_SCRIPT.sub("", text), encoding="utf-8")
+    for unused in (html_dir / "_static").rglob("*"):
+        if unused.name.startswith("fontawesome.js") or unused.suffix == ".map":
+            unused.unlink()
+
+
 def build(out: Path, notebooks: Path = NOTEBOOKS, npm_dir: Path = NPM_DIR) -> list[Path]:
     """Write the site into ``out`` (index.html at its root); the notebooks' pages written."""
     from sphinx.cmd.build import build_main
@@ -261,6 +295,7 @@ def build(out: Path, notebooks: Path = NOTEBOOKS, npm_dir: Path = NPM_DIR) -> li
         sys.exit("sphinx-build failed (its messages are above)")
     # Sphinx's build record, not a page: a site served as it is needs no such file.
     (html_dir / ".buildinfo").unlink(missing_ok=True)
+    trim(html_dir)
     if out.exists():
         shutil.rmtree(out)
     shutil.copytree(html_dir, out)

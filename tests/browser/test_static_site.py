@@ -356,3 +356,45 @@ def test_explorers_on_a_site_page_are_alive(offline, name: str) -> None:
 @pytest.mark.parametrize("name", [s for s in EXPLORER_PAGES if s not in LIVE])
 def test_every_control_on_a_site_page(offline, name: str) -> None:
     _explorers_alive(offline, name, every_control=True)
+
+
+# ----------------------------------------------------------------------------- page weight
+
+# An explorer page's first visit, every file counted at its size on disk: 7.6 MB (04) when
+# the theme's Font Awesome script (1.56 MB) and MathJax's tex-chtml bundle (1.16 MB) shipped,
+# 5.6 MB without them; the widgets' manager (3.6 MB) is most of what is left.
+FIRST_VISIT_MAX_BYTES = 6_000_000
+
+
+@pytest.mark.browser
+def test_an_explorer_pages_first_visit_loads_only_what_it_uses(browser, site: Path) -> None:
+    """benchmarks/site_weight.py's count for 04: no Font Awesome script, MathJax's components
+    only, under the ceiling; the theme's icons drawn from Font Awesome's web font instead."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import site_weight
+
+    files = site_weight.loaded_files(browser, site / "04_context_vectors.html")
+    names = {f.name for f in files}
+    assert not {"fontawesome.js", "tex-chtml.js"} & names, sorted(names)
+    assert "startup.js" in names and "chtml.js" in names, sorted(names)
+    total = sum(f.stat().st_size for f in files)
+    assert total < FIRST_VISIT_MAX_BYTES, f"{total:,} bytes: {sorted(names)}"
+    assert not list((site / "_static").rglob("fontawesome.js*"))
+    assert not list(site.rglob("*.map")), "source maps are for developer tools only"
+
+
+@pytest.mark.browser
+def test_the_themes_icons_are_drawn_from_its_web_font(offline) -> None:
+    page, errors, refused = offline("04_context_vectors")
+    page.wait_for_function("() => document.fonts.ready.then(() => true)", timeout=10_000)
+    families = page.evaluate(
+        """() => Array.from(document.fonts).filter((f) => f.status === "loaded")
+                 .map((f) => f.family)"""
+    )
+    assert any("Font Awesome" in f for f in families), families
+    # The header's buttons: each icon is a glyph of that font, with a width.
+    icons = page.locator(".bd-header-article i[class*='fa-'], .article-header-buttons i")
+    assert icons.count() > 0
+    widths = icons.evaluate_all("(els) => els.map((e) => e.getBoundingClientRect().width)")
+    assert all(w > 4 for w in widths), widths
+    assert not refused and not errors, (refused, errors)
