@@ -264,6 +264,11 @@ def test_make_notebooks_reproduces_the_committed_notebook(path, tmp_path):
     fresh = tmp_path / path.name
     fresh.write_text(path.read_text())
     run_notebooks.run(fresh, cwd=path.parent)
+    # The widget state saved beside it too (none for a notebook without explorers).
+    state, saved = (run_notebooks.widget_state_path(p) for p in (fresh, path))
+    assert state.exists() == saved.exists(), path.name
+    if saved.exists():
+        assert state.read_text() == saved.read_text(), f"{saved.name}: another widget state"
     written, committed = fresh.read_text(), path.read_text()
     assert _without_png(written) == _without_png(committed)  # on any library versions
     other = [

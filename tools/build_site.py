@@ -1,7 +1,8 @@
 """Write the course as a website into site/: Sphinx with MyST-NB and the book theme.
 
 `make site` calls this. Each committed notebook, with the widget state that `make
-notebooks` stores, becomes one page, its explorers alive without a kernel; a landing page
+notebooks` saves beside it (notebooks/.widget-state/), becomes one page, its explorers
+alive without a kernel; a landing page
 holds the course map (the table of README.md's "The course"); the book theme gives every
 page a sidebar, previous/next links, search and a dark mode. Nothing a page loads comes
 from another host: MathJax, require.js, the widgets' HTML manager and anywidget's module
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import json
 import os
 import re
 import shutil
@@ -44,10 +46,29 @@ NPM_PACKAGES = {
     "axe-core": "4.14.1",
 }
 MANAGER = "@jupyter-widgets/html-manager"
+# MathJax's files the pages load (tools/site/course.js names the components): its loader,
+# TeX with the packages the notebooks' math uses, HTML output, and the hidden MathML a
+# screen reader reads.
+MATHJAX_COMPONENTS = (
+    "startup.js",
+    "core.js",
+    "input/tex-base.js",
+    "input/tex/extensions/ams.js",
+    "input/tex/extensions/noundefined.js",
+    "output/chtml.js",
+    "output/chtml/fonts/tex.js",
+    "a11y/assistive-mml.js",
+)
 LINK = re.compile(r"\]\((\d\d_[\w-]+)\.ipynb([#)])")
 # The one link out of notebooks/ (09's "course map"): the landing page holds that map.
 README_LINK = re.compile(r"\]\(\.\./README\.md(#[\w-]*)?\)")
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+# The theme's Font Awesome script (1.6 MB, every icon as SVG, for icons a site adds): the
+# theme's stylesheet draws the few icons the pages show from Font Awesome's web fonts.
+FONT_AWESOME_SCRIPT = re.compile(
+    r'\s*<script [^>]*src="_static/scripts/fontawesome\.js[^"]*"></script>'
+)
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # What a page says about the controls only a kernel can act on (a sentence needs embeddings).
 KERNEL_NOTE = "Fixed on this page: open the notebook in JupyterLab to try your own sentence."
 
@@ -97,9 +118,14 @@ def copy_scripts(static: Path, npm_dir: Path = NPM_DIR) -> None:
     shutil.copy(package_dir("requirejs", npm_dir) / "require.js", static / "require.js")
     manager = package_dir(MANAGER, npm_dir) / "dist"
     shutil.copy(manager / "embed-amd.js", static / "embed-amd.js")
-    # MathJax: the TeX-to-HTML component and the fonts it loads from its own folder.
+    # MathJax: the components the pages use (tools/site/course.js loads them), not the
+    # tex-chtml bundle (1.16 MB, with every TeX package's loader and the contextual menu);
+    # and the fonts the HTML output loads from its own folder, each only when a page needs it.
     mathjax = package_dir("mathjax", npm_dir) / "es5"
-    shutil.copy(mathjax / "tex-chtml.js", static / "mathjax" / "tex-chtml.js")
+    for component in MATHJAX_COMPONENTS:
+        target = static / "mathjax" / component
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(mathjax / component, target)
     fonts = Path("output", "chtml", "fonts", "woff-v2")
     shutil.copytree(mathjax / fonts, static / "mathjax" / fonts, dirs_exist_ok=True)
 
@@ -146,9 +172,32 @@ def site_links(markdown: str) -> str:
     return README_LINK.sub("](index.md)", markdown)
 
 
+def with_widget_state(nb: nbformat.NotebookNode, path: Path) -> None:
+    """Put back the widget state that `make notebooks` saved beside the notebook at ``path``
+    (notebooks keep none, so that renderers without JavaScript show the explorers' pictures)."""
+    from run_notebooks import widget_state_path  # beside this file
+
+    state_file = widget_state_path(path)
+    shown = {
+        output["data"][WIDGET_VIEW]["model_id"]
+        for cell in nb.cells
+        for output in cell.get("outputs", [])
+        if WIDGET_VIEW in output.get("data", {})
+    }
+    if not shown:
+        return
+    if not state_file.is_file():
+        sys.exit(f"{path.name} shows explorers but {state_file} is missing: run make notebooks")
+    widgets = json.loads(state_file.read_text(encoding="utf-8"))
+    if missing := shown - set(widgets["state"]):
+        sys.exit(f"{state_file} lacks {sorted(missing)} that {path.name} shows: run make notebooks")
+    nb.metadata["widgets"] = {WIDGET_STATE: widgets}
+
+
 def prepared(path: Path) -> nbformat.NotebookNode:
     """The notebook at ``path`` as its page shows it."""
     nb = nbformat.read(path, as_version=4)
+    with_widget_state(nb, path)
     with_current_module(nb)
     fix_kernel_only_controls(nb)
     for cell in nb.cells:
@@ -220,6 +269,17 @@ def lay_out_sources(src: Path, notebooks: Path = NOTEBOOKS, npm_dir: Path = NPM_
     (src / "index.md").write_text(landing_page(readme, stems), encoding="utf-8")
 
 
+def trim(html_dir: Path) -> None:
+    """Leave out of the built site what its pages do not use: the theme's Font Awesome
+    script, and the source maps (read by a browser's developer tools only)."""
+    for page in html_dir.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        page.write_text(FONT_AWESOME_SCRIPT.sub("", text), encoding="utf-8")
+    for unused in (html_dir / "_static").rglob("*"):
+        if unused.name.startswith("fontawesome.js") or unused.suffix == ".map":
+            unused.unlink()
+
+
 def build(out: Path, notebooks: Path = NOTEBOOKS, npm_dir: Path = NPM_DIR) -> list[Path]:
     """Write the site into ``out`` (index.html at its root); the notebooks' pages written."""
     from sphinx.cmd.build import build_main
@@ -235,6 +295,7 @@ def build(out: Path, notebooks: Path = NOTEBOOKS, npm_dir: Path = NPM_DIR) -> li
         sys.exit("sphinx-build failed (its messages are above)")
     # Sphinx's build record, not a page: a site served as it is needs no such file.
     (html_dir / ".buildinfo").unlink(missing_ok=True)
+    trim(html_dir)
     if out.exists():
         shutil.rmtree(out)
     shutil.copytree(html_dir, out)

@@ -4,7 +4,12 @@
 stored, and the widget state that keeps the explorers alive on exported pages is
 pruned to the widgets shown and given ids numbered in order (see ``normalise``).
 The explorers' front-end code (``_esm``, ``_css``) is not stored: `make site` puts
-the current one back, so an edit to the JS changes no notebook.
+the current one back, so an edit to the JS changes no saved file.
+
+The widget state is not kept in the notebook but beside it, in
+``.widget-state/NN_name.json`` (see ``save_widget_state``): with no state in the notebook,
+renderers that run no widget code (GitHub, ``jupyter nbconvert --to html``) show each
+explorer's picture, and `make site` reads the state from there.
 
 Usage: python tools/run_notebooks.py [NOTEBOOK ...]
 """
@@ -32,6 +37,13 @@ VOLATILE_TAG = "volatile-output"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 REFERENCE = re.compile(r"IPY_MODEL_([0-9a-f]{32})")
+# Run after the last cell, in the same kernel: each shown explorer's picture of its state
+# then, by model id (nothing if no explorer was imported). Its cell is not saved.
+ASK_PICTURES = (
+    "import json as _json, sys as _sys\n"
+    "_base = _sys.modules.get('attnlib.widgets.base')\n"
+    "print(_json.dumps(_base.saved_pictures() if _base else {}))\n"
+)
 
 
 def _references(value: Any) -> list[str]:
@@ -109,6 +121,20 @@ def stable_widget_ids(nb: nbformat.NotebookNode) -> None:
                 view["model_id"] = new_ids[view["model_id"]]
 
 
+def with_saved_pictures(nb: nbformat.NotebookNode, pictures: dict[str, str]) -> None:
+    """Each explorer's ``image/png`` replaced by ``pictures[model_id]``, its state at the end.
+
+    An explorer's display carries the picture taken when it was first shown; cells after it
+    may move it (08 does), and the saved widget state is the state at the end of the run.
+    """
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            view = data.get(WIDGET_VIEW)
+            if view is not None and view["model_id"] in pictures and "image/png" in data:
+                data["image/png"] = pictures[view["model_id"]]
+
+
 def normalise(nb: nbformat.NotebookNode) -> None:
     """Drop what differs between identical runs, so `make notebooks` is repeatable."""
     widgets = nb.metadata.get("widgets")
@@ -127,6 +153,27 @@ def normalise(nb: nbformat.NotebookNode) -> None:
     stable_widget_ids(nb)
 
 
+def widget_state_path(notebook: Path) -> Path:
+    """Where the widget state of ``notebook`` is saved: ``.widget-state/<stem>.json`` beside it."""
+    return notebook.parent / ".widget-state" / f"{notebook.stem}.json"
+
+
+def save_widget_state(nb: nbformat.NotebookNode, path: Path) -> None:
+    """Move ``nb``'s widget state out of it, into :func:`widget_state_path` of ``path``.
+
+    nbconvert's HTML and GitHub prefer a widget's view to its picture when the notebook
+    holds the widget's state, and without JavaScript that view is an empty box. A
+    notebook without explorers leaves no file (and removes a stale one).
+    """
+    target = widget_state_path(path)
+    widgets = nb.metadata.pop("widgets", {}).get(WIDGET_STATE)
+    if not widgets or not widgets.get("state"):
+        target.unlink(missing_ok=True)
+        return
+    target.parent.mkdir(exist_ok=True)
+    target.write_text(json.dumps(widgets, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
 def run(path: Path, cwd: Path | None = None) -> None:
     """Execute ``path`` in place (working directory ``cwd``, default its folder), then normalise."""
     nb = nbformat.read(path, as_version=4)
@@ -142,8 +189,13 @@ def run(path: Path, cwd: Path | None = None) -> None:
         # The explorers' state, so that exported pages (make site) keep them alive.
         store_widget_state=True,
     )
+    nb.cells.append(nbformat.v4.new_code_cell(ASK_PICTURES))
     client.execute()
+    asked = nb.cells.pop()
+    printed = "".join(o.get("text", "") for o in asked.outputs if o.output_type == "stream")
+    with_saved_pictures(nb, json.loads(printed))
     normalise(nb)
+    save_widget_state(nb, path)
     nbformat.write(nb, path)
 
 

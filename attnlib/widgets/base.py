@@ -11,6 +11,7 @@ the control.
 from __future__ import annotations
 
 import html
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +24,19 @@ from attnlib.widgets import figures
 
 #: The class of a control only the kernel can act on: a page without one disables it.
 NEEDS_KERNEL = "attnlib-needs-kernel"
+
+#: The explorers displayed in this kernel, by their root widget's model id (weakly held).
+_SHOWN: weakref.WeakValueDictionary[str, Explorer] = weakref.WeakValueDictionary()
+
+
+def saved_pictures() -> dict[str, str]:
+    """Each displayed explorer's picture of its view now (base64 PNG), by root model id.
+
+    `make notebooks` asks for these at the end of a run and stores them in place of the
+    pictures taken when each explorer was first shown: a saved notebook's picture then
+    shows the saved state (e.g. an explorer that a later cell moved).
+    """
+    return {model_id: figures.png(explorer.figure()) for model_id, explorer in _SHOWN.items()}
 
 
 @dataclass(frozen=True)
@@ -133,6 +147,7 @@ class Explorer:
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         data = self.widget._repr_mimebundle_(**kwargs)
+        _SHOWN[self.widget.model_id] = self
         # The widget tree's own text changes run to run; a saved notebook keeps this line.
         data["text/plain"] = (
             f"{type(self).__name__}: a live explorer. Run this cell in JupyterLab to use it."

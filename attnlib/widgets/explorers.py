@@ -170,8 +170,10 @@ class LoopStepper(Explorer):
         self.frontend = ExplorerView(kind="loop", data=data)
         step = Control("step", self.step, trait="step")
         self._assemble([widgets.HBox([self.play, self.step])], [step, Control("play", self.play)])
-        # Play runs the slider in the browser; not one of the view's links (see base).
-        self._play_link = widgets.jslink((self.play, "value"), (self.step, "value"))
+        # Play runs the slider in the browser; not one of the view's links (see base). The
+        # slider is the link's source: a page opening copies source to target, so the
+        # slider's value (set by a cell, or saved) is kept, not Play's 0.
+        self._play_link = widgets.jslink((self.step, "value"), (self.play, "value"))
         self._guard(step)
 
     @property

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import io
+import textwrap
 from collections.abc import Sequence
 
 from matplotlib.figure import Figure
@@ -36,14 +37,34 @@ def png(fig: Figure) -> str:
     image = Image.open(rendered).convert("RGB")
     image = image.quantize(PNG_COLORS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     out = io.BytesIO()
-    image.save(out, format="png", optimize=True)  # Pillow writes no date: same picture, same bytes
+    # Pillow writes no date: same picture, same bytes. The dpi says it is drawn at 2x.
+    image.save(out, format="png", optimize=True, dpi=(PNG_DPI, PNG_DPI))
     return base64.b64encode(out.getvalue()).decode("ascii")
 
 
+#: The most tokens whose heatmap and bars fit side by side; more are drawn one above the other.
+SIDE_BY_SIDE = 8
+#: The largest side of a picture with many tokens, in inches.
+MAX_INCHES = 20.0
 #: The columns' name before notebook 05 defines keys.
 COMPARED = "token compared"
 #: The longest token a title names; a longer one is named by its index (tokens may have 100).
 TITLE_TOKEN = 30
+
+
+def _headline(fig: Figure, text: str, fontsize: float = 10) -> None:
+    """``text`` above the whole figure, broken into lines that fit its width.
+
+    matplotlib's own ``wrap=True`` wraps to the figure's edges from the text's centre and
+    still lets a long line run past them; here the lines are cut before drawing.
+    """
+    # About 0.65 em per character of the default sans-serif font (digits are 0.64), 72 pt an inch.
+    width = max(20, int(fig.get_figwidth() * 72 / (0.65 * fontsize)))
+    # A sum too long for one line breaks before its result, so that the vector stays whole.
+    head, equals, result = text.rpartition(" = ")
+    parts = [head + equals.rstrip(), result] if len(text) > width and head else [text]
+    lines = [textwrap.fill(part, width, break_on_hyphens=False) for part in parts]
+    fig.suptitle("\n".join(lines), fontsize=fontsize)
 
 
 def _grid(matrix, tokens: Sequence[str], limits: tuple[float, float], label: str, **more) -> Figure:
@@ -61,14 +82,24 @@ def _with_bars(
     limits: tuple[float, float],
     xlabel: str = "key",
 ) -> Figure:
-    """A weights heatmap with the query's row outlined, and that row as bars beside it."""
-    fig = plots.new_figure((11, 4.4))
-    left, right = fig.subplots(1, 2, width_ratios=[1.2, 1])
+    """A weights heatmap with the query's row outlined, and that row as bars beside it (up
+    to :data:`SIDE_BY_SIDE` tokens) or below it (more: each cell and bar keeps its room)."""
+    num_tokens = len(tokens)
+    if num_tokens <= SIDE_BY_SIDE:
+        fig = plots.new_figure((11, 4.4))
+        left, right = fig.subplots(1, 2, width_ratios=[1.2, 1])
+    else:
+        # Half an inch per cell and per bar: a bar's label "0.0000" is 0.4 in wide at 8 pt.
+        width = min(max(11.0, 0.5 * num_tokens + 2.5), MAX_INCHES)
+        grid = min(0.5 * num_tokens + 2.0, MAX_INCHES)
+        fig = plots.new_figure((width, grid + 3.6))
+        left, right = fig.subplots(2, 1, height_ratios=[grid, 3.6])
+    # The colour bar stays unnamed: the bars' axis beside it says "attention weight" already.
     _grid(
         matrix,
         tokens,
         limits,
-        "attention weight",
+        "",
         ax=left,
         highlight_row=query,
         title=title,
@@ -93,7 +124,7 @@ def query_figure(view: QueryView, tokens: Sequence[str]) -> Figure:
         limits,
         xlabel=COMPARED,
     )
-    fig.suptitle(view.text, fontsize=10, wrap=True)
+    _headline(fig, view.text)
     return fig
 
 
@@ -117,7 +148,7 @@ def loop_figure(view: LoopView, tokens: Sequence[str], limits: tuple[float, floa
         title=title,
     )
     # Above the grid, wrapped: with long tokens the dot product is longer than a title may be.
-    fig.suptitle(view.text, fontsize=10, wrap=True)
+    _headline(fig, view.text)
     return fig
 
 
@@ -128,12 +159,12 @@ def attention_figure(view: AttentionView) -> Figure:
     title = f"{where}dim={view.dim}, temperature {view.temperature:g}{causal}"
     limits = (0.0, view.attn_weights.max().item())
     fig = _with_bars(view.attn_weights, view.tokens, view.weights, view.query, title, limits)
-    fig.suptitle(view.text.splitlines()[-2], fontsize=10, wrap=True)
+    _headline(fig, view.text.splitlines()[-2])
     return fig
 
 
 def training_figure(view: TrainingView, tokens: Sequence[str]) -> Figure:
     """The TrainingExplorer's view: the head's weights (0 to 1) and the query's bars."""
     fig = _with_bars(view.attn_weights, tokens, view.weights, view.query, view.caption, (0.0, 1.0))
-    fig.suptitle(view.text.splitlines()[-1], fontsize=8, wrap=True)
+    _headline(fig, view.text.splitlines()[-1], fontsize=9)
     return fig

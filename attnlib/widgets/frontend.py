@@ -5,9 +5,9 @@ per-head scores and values, sent once per sentence) and the controls' values
 (``query``, ``dim_index``, ...), which the controls set in the browser through
 ``jsdlink``. The ES module drawing it is ``static/explorer.js``, built by
 esbuild from the modules in ``static/src/`` (``make bundle``) and shipped with the
-package. Saved notebooks do not keep it (:func:`without_module`, a fixed
-placeholder instead): pages exported from them get the current one back
-(:func:`with_module`), so a JS edit changes no notebook.
+package. The widget state `make notebooks` saves does not keep it
+(:func:`without_module`): pages made from that state get the current one back
+(:func:`with_module`), so a JS edit changes no saved file.
 """
 
 from __future__ import annotations
@@ -21,28 +21,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 #: The bundle the package ships (``make bundle`` writes it from ``static/src/``).
 BUNDLE = STATIC / "explorer.js"
 KINDS = ("query", "softmax", "loop", "attention", "training")
-#: What saved notebooks keep of the front end's code (``_esm``, ``_css``): a module that
-#: never changes with the JS, and says what to do where a saved explorer is shown without
-#: its kernel (JupyterLab restores saved widgets when it opens a notebook).
-SAVED_CODE = {
-    "_esm": (
-        "export default { render({ el }) {\n"
-        '  const note = document.createElement("p");\n'
-        '  note.className = "attnlib-saved";\n'
-        '  note.textContent = "\u23f8 This explorer is not running: run this cell to bring it '
-        'back.";\n'
-        "  el.append(note);\n"
-        "} };\n"
-    ),
-    # Styled where it is shown, so that it reads as a note and not as stray text.
-    "_css": (
-        ".attnlib-saved { margin: 4px 0; padding: 8px 12px; max-width: 40em;"
-        " font: 14px/1.4 var(--jp-ui-font-family, system-ui, sans-serif);"
-        " color: var(--jp-content-font-color1, #1a1a1a);"
-        " background: var(--jp-layout-color2, #eef2f7);"
-        " border-left: 4px solid var(--jp-brand-color1, #1565c0); }\n"
-    ),
-}
+#: The traits holding the front end's code, which a saved widget state leaves out.
+CODE_TRAITS = ("_esm", "_css")
 
 
 def module_source() -> str:
@@ -61,10 +41,12 @@ def _ours(model: dict) -> bool:
 
 
 def without_module(state: dict) -> dict:
-    """A saved widget ``state`` (model id -> model) whose ExplorerViews keep only
-    :data:`SAVED_CODE`, not the front end."""
+    """A saved widget ``state`` (model id -> model) whose ExplorerViews keep no front-end
+    code (:data:`CODE_TRAITS`): pages made from it get the current one (:func:`with_module`)."""
     return {
-        key: {**m, "state": {**m["state"], **SAVED_CODE}} if _ours(m) else m
+        key: {**m, "state": {k: v for k, v in m["state"].items() if k not in CODE_TRAITS}}
+        if _ours(m)
+        else m
         for key, m in state.items()
     }
 

@@ -60,12 +60,17 @@ def _command(page: Page, command: str) -> None:
     page.evaluate("(id) => { void window.jupyterapp.commands.execute(id); }", command)
 
 
-def _open_cleared(page: Page, lab: ServerProcess, notebook: str) -> None:
-    """Open ``notebook`` in Lab, wait for its kernel, and clear every output and count."""
+def open_as_saved(page: Page, lab: ServerProcess, notebook: str) -> None:
+    """Open ``notebook`` in Lab as a reader would, outputs as saved, and wait for its kernel."""
     # reset: start from an empty workspace, not with the tabs of earlier tests reopened.
     page.goto(f"{lab.url}lab/tree/{notebook}?reset&token={lab.token}")
-    # A Run All issued before the kernel is idle is silently dropped.
     page.wait_for_function(_KERNEL_IDLE, arg=notebook, timeout=KERNEL_READY_TIMEOUT_MS)
+
+
+def _open_cleared(page: Page, lab: ServerProcess, notebook: str) -> None:
+    """Open ``notebook`` in Lab, wait for its kernel, and clear every output and count."""
+    # A Run All issued before the kernel is idle is silently dropped.
+    open_as_saved(page, lab, notebook)
     # The committed notebook has its outputs and counts: clear them so that what is
     # checked afterwards can only come from this run.
     _command(page, "notebook:clear-all-cell-outputs")

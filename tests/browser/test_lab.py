@@ -8,6 +8,7 @@ the comparison of views, and the expected numbers.
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 import sys
@@ -35,7 +36,14 @@ from .expected import (
     TOKENS,
 )
 from .gate import Gate, browser_gate
-from .pages import WatchedPage, assert_healthy, assert_nothing_broken, code_sources, is_outside
+from .pages import (
+    ROOT,
+    WatchedPage,
+    assert_healthy,
+    assert_nothing_broken,
+    code_sources,
+    is_outside,
+)
 from .plans import FEW, WITHOUT_KERNEL, explorers
 from .process import ServerProcess
 from .settings import check_every_control, check_random_settings
@@ -43,11 +51,13 @@ from .steps import (
     NO_KERNEL_CONSOLE,
     check_explorer,
     open_and_run_all,
+    open_as_saved,
     shut_down_kernel,
     shut_down_sessions,
 )
 from .views import TOLERANCE, Expect, ExplorerCase, Step, mismatches
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # `make test` runs 04 and 08 in JupyterLab; 01, 03 and 06 run there in `make check-all`. In
 # `make test` their explorers are still moved on the static site and checked in node.
 CASES = [
@@ -84,6 +94,37 @@ def test_explorer_in_lab(
         assert_healthy(watched_page, where)
         if case.notebook in WITHOUT_KERNEL:
             check_without_kernel(watched_page, lab_server, case.notebook, rng)
+    finally:
+        shut_down_sessions(lab_server)
+
+
+@pytest.mark.browser
+def test_a_committed_notebook_opens_with_its_explorers_pictures(
+    lab_server: ServerProcess, notebooks_copy: Path, watched_page: WatchedPage
+) -> None:
+    """Opened as committed (not run, so not trusted), each explorer shows its saved picture,
+    with no error in the page or its console: the notebook holds no widget state, so Lab
+    has none to restore (tools/run_notebooks.py saves it beside the notebook)."""
+    # A copy of its own: the Run All tests may have saved theirs, with live outputs.
+    notebook = "saved-08_explorer.ipynb"
+    shutil.copy(ROOT / "notebooks" / "08_explorer.ipynb", notebooks_copy / notebook)
+    cells = json.loads((notebooks_copy / notebook).read_text())["cells"]
+    shown = sum(WIDGET_VIEW in o.get("data", {}) for c in cells for o in c.get("outputs", []))
+    page = watched_page.page
+    try:
+        open_as_saved(page, lab_server, notebook)
+        pictures = '.jp-OutputArea-output[data-mime-type="image/png"] img'
+        page.wait_for_function(
+            "([sel, n]) => Array.from(document.querySelectorAll(sel))"
+            ".filter((img) => img.complete && img.naturalWidth > 0).length >= n",
+            arg=[pictures, shown],
+            timeout=30_000,
+        )
+        page.wait_for_timeout(1_000)  # anything Lab would log after drawing
+        views = page.locator(f'.jp-OutputArea-output[data-mime-type="{WIDGET_VIEW}"]')
+        assert views.count() == 0, f"{notebook}: {views.count()} widget views shown"
+        watched_page.screenshot("lab-08-as-committed")
+        assert_healthy(watched_page, notebook)
     finally:
         shut_down_sessions(lab_server)
 

@@ -2,8 +2,9 @@
 has its navigation, its math typeset and its explorers alive, and axe-core finds no
 critical or serious violation in the site's own content, at 1280 and 390 px, light and dark.
 
-The site is built once per session from the committed notebooks, whose widget state
-`make notebooks` keeps; the scripts it runs come from pinned npm packages (`make npm`).
+The site is built once per session from the committed notebooks and the widget state
+`make notebooks` saves beside them (notebooks/.widget-state/); the scripts it runs come
+from pinned npm packages (`make npm`).
 axe-core's run leaves out the explorers' subtree (`.attnlib-explorer`): their own
 accessibility is checked where they are built (tests of attnlib/widgets).
 """
@@ -20,7 +21,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import pytest
 
 from attnlib.widgets.base import NEEDS_KERNEL
@@ -70,11 +70,12 @@ EXPLORER_PAGES = [s for s in STEMS if _explorer_outputs(NOTEBOOKS / f"{s}.ipynb"
 
 @pytest.mark.parametrize("notebook", [f"{s}.ipynb" for s in LIVE])
 def test_committed_explorers_keep_their_state_and_a_picture(notebook: str) -> None:
-    """What a site page needs: each explorer's widget state; GitHub: its PNG."""
+    """What a site page needs: each explorer's widget state (saved beside the notebook);
+    GitHub: its PNG."""
     path = NOTEBOOKS / notebook
     shown = _explorer_outputs(path)
     assert shown, f"{notebook} shows no explorer"
-    state = nbformat.read(path, as_version=4).metadata["widgets"][WIDGET_STATE]["state"]
+    state = build_site.prepared(path).metadata["widgets"][WIDGET_STATE]["state"]
     for data in shown:
         assert data[WIDGET_VIEW]["model_id"] in state
         assert data["image/png"] and "a live explorer" in "".join(data["text/plain"])
@@ -355,3 +356,46 @@ def test_explorers_on_a_site_page_are_alive(offline, name: str) -> None:
 @pytest.mark.parametrize("name", [s for s in EXPLORER_PAGES if s not in LIVE])
 def test_every_control_on_a_site_page(offline, name: str) -> None:
     _explorers_alive(offline, name, every_control=True)
+
+
+# ----------------------------------------------------------------------------- page weight
+
+# An explorer page's first visit, every file counted at its size on disk: 7.6 MB (04) when
+# the theme's Font Awesome script (1.56 MB) and MathJax's tex-chtml bundle (1.16 MB) shipped,
+# 5.6 MB without them; the widgets' manager (3.6 MB) is most of what is left.
+FIRST_VISIT_MAX_BYTES = 6_000_000
+
+
+@pytest.mark.browser
+def test_an_explorer_pages_first_visit_loads_only_what_it_uses(browser, site: Path) -> None:
+    """benchmarks/site_weight.py's count for 04: no Font Awesome script, MathJax's components
+    only, under the ceiling; the theme's icons drawn from Font Awesome's web font instead."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import site_weight
+
+    files = site_weight.loaded_files(browser, site / "04_context_vectors.html")
+    names = {f.name for f in files}
+    assert not {"fontawesome.js", "tex-chtml.js"} & names, sorted(names)
+    assert "startup.js" in names and "chtml.js" in names, sorted(names)
+    total = sum(f.stat().st_size for f in files)
+    assert total < FIRST_VISIT_MAX_BYTES, f"{total:,} bytes: {sorted(names)}"
+    assert not list((site / "_static").rglob("fontawesome.js*"))
+    assert not list(site.rglob("*.map")), "source maps are for developer tools only"
+
+
+@pytest.mark.browser
+def test_the_themes_icons_are_drawn_from_its_web_font(offline) -> None:
+    page, errors, refused = offline("04_context_vectors")
+    page.wait_for_function("() => document.fonts.ready.then(() => true)", timeout=10_000)
+    families = page.evaluate(
+        """() => Array.from(document.fonts).filter((f) => f.status === "loaded")
+                 .map((f) => f.family)"""
+    )
+    assert any("Font Awesome" in f for f in families), families
+    # The icons shown (the theme hides the others, e.g. the light/dark modes not chosen)
+    # are glyphs of that font, each with a width.
+    icons = page.locator("i[class*='fa-']")
+    widths = icons.evaluate_all("(els) => els.map((e) => e.getBoundingClientRect().width)")
+    shown = [w for w in widths if w > 0]
+    assert shown and all(w > 4 for w in shown), widths
+    assert not refused and not errors, (refused, errors)

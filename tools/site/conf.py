@@ -21,8 +21,9 @@ myst_heading_anchors = 3
 # The saved widget state renders the explorers; these scripts (in _static/) run it, on the
 # pages that have explorers only. The manager loads anywidget through require.js.
 nb_ipywidgets_js = {"require.js": {"defer": "defer"}, "embed-amd.js": {"defer": "defer"}}
-# MathJax from _static/ (npm `mathjax`, pinned in build_site.NPM_PACKAGES).
-mathjax_path = "mathjax/tex-chtml.js"
+# MathJax from _static/ (npm `mathjax`, pinned in build_site.NPM_PACKAGES): its loader, which
+# loads the components course.js names (build_site.MATHJAX_COMPONENTS).
+mathjax_path = "mathjax/startup.js"
 
 html_theme = "sphinx_book_theme"
 html_title = "attention, step by step"

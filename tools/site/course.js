@@ -1,8 +1,3 @@
-// The theme's Font Awesome replaces every <i class="fa ..."> with an <svg>, the widgets'
-// own icons too (the Play buttons), which left the loop stepper's links dead on a page.
-// "nest" puts the svg inside the <i> instead, so the widgets keep the elements they made.
-window.FontAwesomeConfig = { autoReplaceSvg: "nest" };
-
 // The widgets' labels typeset their math with MathJax 2's call, MathJax.Hub.Queue(["Typeset",
 // hub, element]); the site runs MathJax 3, which has no Hub. Whatever object window.MathJax
 // is (this config before MathJax loads, MathJax's own object after), it gets a Hub whose
@@ -18,7 +13,13 @@ window.FontAwesomeConfig = { autoReplaceSvg: "nest" };
       started.then(() => window.MathJax.typesetPromise(element ? [element] : undefined));
     },
   };
-  let current = {
+  const ours = {
+    // Only what the notebooks' math needs (\operatorname is ams's); core and the rest of
+    // what these need come with them. build_site.MATHJAX_COMPONENTS copies these files.
+    loader: {
+      load: ["input/tex-base", "[tex]/ams", "[tex]/noundefined", "output/chtml", "a11y/assistive-mml"],
+    },
+    tex: { packages: ["base", "ams", "noundefined"] },
     startup: {
       ready() {
         current.startup.defaultReady();
@@ -26,11 +27,16 @@ window.FontAwesomeConfig = { autoReplaceSvg: "nest" };
       },
     },
   };
+  let current = ours;
   Object.defineProperty(window, "MathJax", {
     configurable: true,
     get: () => current,
     set: (value) => {
-      current = value;
+      // The page's own configuration (Sphinx writes one, its "options") would replace this
+      // one: a configuration, unlike MathJax itself, has no version, and both are kept.
+      const config = value && typeof value === "object" && !value.version;
+      current = config ? { ...ours, ...value } : value;
+      value = current;
       if (value && typeof value === "object" && !value.Hub) value.Hub = Hub;
     },
   });
