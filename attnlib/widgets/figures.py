@@ -93,7 +93,7 @@ def query_figure(view: QueryView, tokens: Sequence[str]) -> Figure:
         limits,
         xlabel=COMPARED,
     )
-    fig.suptitle(view.text, fontsize=10, wrap=True)
+    fig.suptitle(view.text, fontsize=10, wrap=True, parse_math=False)
     return fig
 
 
@@ -117,7 +117,7 @@ def loop_figure(view: LoopView, tokens: Sequence[str], limits: tuple[float, floa
         title=title,
     )
     # Above the grid, wrapped: with long tokens the dot product is longer than a title may be.
-    fig.suptitle(view.text, fontsize=10, wrap=True)
+    fig.suptitle(view.text, fontsize=10, wrap=True, parse_math=False)
     return fig
 
 
@@ -128,12 +128,12 @@ def attention_figure(view: AttentionView) -> Figure:
     title = f"{where}dim={view.dim}, temperature {view.temperature:g}{causal}"
     limits = (0.0, view.attn_weights.max().item())
     fig = _with_bars(view.attn_weights, view.tokens, view.weights, view.query, title, limits)
-    fig.suptitle(view.text.splitlines()[-2], fontsize=10, wrap=True)
+    fig.suptitle(view.text.splitlines()[-2], fontsize=10, wrap=True, parse_math=False)
     return fig
 
 
 def training_figure(view: TrainingView, tokens: Sequence[str]) -> Figure:
     """The TrainingExplorer's view: the head's weights (0 to 1) and the query's bars."""
     fig = _with_bars(view.attn_weights, tokens, view.weights, view.query, view.caption, (0.0, 1.0))
-    fig.suptitle(view.text.splitlines()[-1], fontsize=8, wrap=True)
+    fig.suptitle(view.text.splitlines()[-1], fontsize=8, wrap=True, parse_math=False)
     return fig
