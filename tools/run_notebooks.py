@@ -24,6 +24,9 @@ from nbclient import NotebookClient
 from attnlib.widgets.frontend import without_module
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))  # also when a test loads this file by its path
+from lifetime import kernel_options  # noqa: E402
+
 NOTEBOOKS = ROOT / "notebooks"
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
@@ -142,7 +145,7 @@ def run(path: Path, cwd: Path | None = None) -> None:
         # The explorers' state, so that exported pages (make site) keep them alive.
         store_widget_state=True,
     )
-    client.execute()
+    client.execute(**kernel_options())  # the kernel ends with this process, even if killed
     normalise(nb)
     nbformat.write(nb, path)
 
