@@ -484,6 +484,12 @@ def test_new_figure_saves_at_its_limits(figsize):
     fig.savefig(io.BytesIO(), format="png", dpi=plots.SAVE_DPI)  # no error: it can be saved
 
 
+def test_the_explorers_pngs_are_saved_at_most_at_the_resolution_new_figure_checks():
+    from attnlib.widgets import figures
+
+    assert figures.PNG_DPI <= plots.SAVE_DPI
+
+
 def test_only_the_figures_are_public():
     # The colour and formatting helpers are plumbing shared with attnlib.widgets.
     import inspect
