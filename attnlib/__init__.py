@@ -26,7 +26,7 @@ from attnlib.checks import (
     check_weights,
     diagnose,
 )
-from attnlib.data import TOKENS, embed, example_inputs, tokenize
+from attnlib.data import TOKENS, embed, example_inputs, tokenize, usable_sentence
 
 __version__ = "0.1.0"
 
@@ -36,6 +36,7 @@ __all__ = [
     "example_inputs",
     "embed",
     "tokenize",
+    "usable_sentence",
     "attention_scores_loop",
     "attention_scores",
     "softmax_naive",

@@ -25,7 +25,10 @@ def describe(x: Any) -> str:
     """A short description of ``x`` for error messages."""
     if isinstance(x, torch.Tensor):
         return f"a tensor of shape {tuple(x.shape)} and dtype {x.dtype}"
-    return f"{type(x).__name__} {x!r}"[:120]
+    try:
+        return f"{type(x).__name__} {x!r}"[:120]
+    except Exception:  # a repr that raises must not hide the message it was asked for
+        return f"a {type(x).__name__} whose repr fails"
 
 
 def invalid(name: str, expected: str, got: Any) -> ValueError:

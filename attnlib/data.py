@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from typing import Any
 
 import torch
 
@@ -52,11 +53,14 @@ def embed(sentence: str, d: int = 3, seed: int = 123) -> tuple[list[str], torch.
     seed = validate.integer(seed, "seed", 0, 2**63 - 1)
     tokens = tokenize(sentence)
     if not tokens:
-        raise validate.invalid("sentence", "at least one word", repr(sentence))
+        shown = repr(sentence[:40]) + ("..." if len(sentence) > 40 else "")
+        raise validate.invalid("sentence", "at least one word", shown)
     if len(tokens) > MAX_TOKENS:
         why = "shorten it so the heatmap stays readable"
         raise validate.invalid("sentence", f"at most {MAX_TOKENS} tokens", f"{len(tokens)}; {why}")
-    validate.tokens(tokens, len(tokens))
+    if longest := max((t for t in tokens if len(t) > validate.MAX_TEXT), key=len, default=""):
+        expected = f"words of at most {validate.MAX_TEXT} characters"
+        raise validate.invalid("sentence", expected, f"one of {len(longest)}: {longest[:20]!r}...")
     return tokens, torch.stack([_vector(token.lower(), d, seed) for token in tokens])
 
 
@@ -66,3 +70,17 @@ def sentence_inputs(sentence: str, seed: int = 123) -> tuple[tuple[str, ...], to
     if " ".join(tokens).lower() == EXAMPLE_SENTENCE.lower():
         inputs = example_inputs()
     return tuple(tokens), inputs
+
+
+def usable_sentence(sentence: Any, fallback: str = EXAMPLE_SENTENCE) -> tuple[str, list[str]]:
+    """``sentence`` and its :func:`tokenize` tokens if :func:`embed` takes it; if not, says why in
+    one line and gives ``fallback``'s instead, so that the cells after it still run."""
+    try:
+        fallback_tokens = embed(fallback)[0]
+    except ValueError as err:  # a bad fallback is the caller's error: refused
+        raise validate.invalid("fallback", "a sentence that embed takes", err) from None
+    try:
+        return sentence, embed(sentence)[0]
+    except ValueError as err:
+        print(f"This sentence cannot be used ({err}); using {fallback!r} instead.")
+        return fallback, fallback_tokens

@@ -4,6 +4,7 @@ Jupyter cell displays once); a caller's text is drawn as written, never as math.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +27,10 @@ MAX_CELLS = 64  #: the most rows or columns a heatmap draws, with a number in ev
 
 _LUMINANCE_THRESHOLD = 0.179  # WCAG: above it, black text contrasts more than white
 _LARGEST = 1e300  # beyond it, the width of an axis or a colour scale overflows float64
+#: The resolution ``new_figure`` checks a size at: the explorers' PNGs, the finest the course saves.
+SAVE_DPI = 144
+_AGG_PIXELS = 2**16  # matplotlib's Agg canvas holds fewer pixels than this on a side
+_SMALLEST_INCHES = 0.1  # a side saved at a few pixels or none ("cannot write empty image")
 _PLAIN = {"parse_math": False}  # a caller's text is drawn as written, never as $...$ math
 _SLANTED = {"rotation": 45, "ha": "right", "rotation_mode": "anchor", **_PLAIN}
 _CURVED = ("polar", "aitoff", "hammer", "lambert", "mollweide")  # x, y not Cartesian
@@ -77,9 +82,22 @@ def new_figure(figsize: tuple[float, float]) -> Figure:
     if not all(validate.is_real(x) and 0 < x < np.inf for x in sizes):
         expected = "a pair (width, height) of positive finite inches"
         raise validate.invalid("figsize", expected, validate.describe(figsize))
+    width, height = (float(x) for x in figsize)
+    pixels = f"{width * SAVE_DPI:,.0f} x {height * SAVE_DPI:,.0f} pixels at {SAVE_DPI} dpi"
+    if not _SMALLEST_INCHES <= min(width, height) <= max(width, height) < _AGG_PIXELS / SAVE_DPI:
+        largest = (_AGG_PIXELS - 1) / SAVE_DPI
+        limit = f"{_SMALLEST_INCHES} to {largest:.0f} inches a side ({_AGG_PIXELS - 1:,} pixels"
+        expected = f"{limit} at most, matplotlib's limit)"
+        raise validate.invalid("figsize", expected, f"{(width, height)}: {pixels}")
+    # Saving draws into an RGBA buffer: 4 bytes a pixel, under the memory rule of every call.
+    validate.memory(
+        (math.ceil(height * SAVE_DPI), math.ceil(width * SAVE_DPI), 4),
+        1,
+        f"figsize {(width, height)} ({pixels})",
+    )
     import matplotlib.pyplot as plt
 
-    fig = plt.figure(figsize=tuple(float(x) for x in figsize), layout="constrained")
+    fig = plt.figure(figsize=(width, height), layout="constrained")
     plt.close(fig)
     return fig
 

@@ -51,6 +51,9 @@ for _name, _folder in ISOLATED.items():
 import nbformat  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tools"))
+from lifetime import kernel_options  # noqa: E402
+
 # The imports the notebooks share, one cell each, for --imports.
 IMPORT_CELLS = [
     "pass  # the kernel alone",
@@ -137,7 +140,7 @@ def run_notebook(nb: nbformat.NotebookNode, cwd: Path, per_cell: bool) -> Run:
     # shown only when the run fails, so that the output is one line per measurement.
     with tempfile.TemporaryFile(mode="w+") as kernel_log:
         try:
-            client.execute(stderr=kernel_log)
+            client.execute(stderr=kernel_log, **kernel_options())  # ends with this process
         except Exception:
             kernel_log.seek(0)
             sys.stderr.write(kernel_log.read())

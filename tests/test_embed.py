@@ -11,7 +11,14 @@ from book import BOOK_INPUTS, TOKENS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnlib.data import MAX_TOKENS, embed, sentence_inputs, tokenize
+from attnlib.data import (
+    EXAMPLE_SENTENCE,
+    MAX_TOKENS,
+    embed,
+    sentence_inputs,
+    tokenize,
+    usable_sentence,
+)
 
 
 @pytest.mark.parametrize(
@@ -122,7 +129,10 @@ def test_vectors_depend_only_on_lowercased_word(words, d, seed):
         ({"sentence": "a b", "d": 10**12}, "d: expected an int <= 65536 (the limit)"),
         ({"sentence": "hi", "seed": 2**63}, "seed: expected an int <= 9223372036854775807"),
         ({"sentence": "hi", "seed": 1.0}, "seed: expected an int >= 0, got float 1.0"),
-        ({"sentence": "a" * 101}, "expected at most 100 characters, got 101"),
+        (
+            {"sentence": "a" * 101},
+            "sentence: expected words of at most 100 characters, got one of 101",
+        ),
     ],
 )
 def test_bad_input_errors(kwargs, message):
@@ -173,3 +183,50 @@ def test_any_other_sentence_gets_embed_with_d_3():
 def test_sentence_inputs_refuses_a_bad_seed_for_any_sentence(sentence):
     with pytest.raises(ValueError, match=r"seed: expected an int >= 0, got -1"):
         sentence_inputs(sentence, seed=-1)
+
+
+BAD_SENTENCES = {
+    "empty": ("", "sentence: expected at least one word, got ''"),
+    "blank": ("  \t ", "sentence: expected at least one word, got '  \\t '"),
+    "33-words": (
+        " ".join(["word"] * 33),
+        "sentence: expected at most 32 tokens, got 33; shorten it so the heatmap stays readable",
+    ),
+    "101-characters": (
+        "a" * 101,
+        "sentence: expected words of at most 100 characters, got one of 101: "
+        "'aaaaaaaaaaaaaaaaaaaa'...",
+    ),
+    "not-a-str": (5, "sentence: expected a str, got int 5"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_SENTENCES)
+def test_a_sentence_no_explorer_can_use_is_named_in_one_line_and_the_book_s_used(name, capsys):
+    sentence, why = BAD_SENTENCES[name]
+    assert usable_sentence(sentence) == (EXAMPLE_SENTENCE, list(TOKENS))
+    printed = capsys.readouterr().out
+    book = repr(EXAMPLE_SENTENCE)
+    assert printed == f"This sentence cannot be used ({why}); using {book} instead.\n"
+    assert "tokens[" not in printed
+
+
+def test_embed_names_the_sentence_for_a_word_that_is_too_long():
+    with pytest.raises(ValueError) as info:
+        embed("short " + "b" * 101)
+    assert str(info.value).startswith("sentence: expected words of at most 100 characters")
+
+
+def test_a_usable_sentence_is_kept_silently(capsys):
+    assert usable_sentence("Time flies.", fallback="a b") == ("Time flies.", ["Time", "flies", "."])
+    assert usable_sentence("", fallback="a b") == ("a b", ["a", "b"])
+    assert capsys.readouterr().out.count("\n") == 1
+
+
+def test_a_fallback_that_cannot_be_used_is_refused():
+    with pytest.raises(ValueError) as info:
+        usable_sentence("fine", fallback="")
+    assert str(info.value) == (
+        "fallback: expected a sentence that embed takes, "
+        "got sentence: expected at least one word, got ''"
+    )

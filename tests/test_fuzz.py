@@ -70,6 +70,13 @@ def odd_tensor(rng: random.Random) -> torch.Tensor:
     return values.to(rng.choice(DTYPES))
 
 
+class _BadRepr:
+    """An object whose repr raises: a message must not need it."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
 def odd_value(rng: random.Random) -> object:
     """What a reader might pass by accident, or a good value, for any argument."""
     pool = [
@@ -83,7 +90,7 @@ def odd_value(rng: random.Random) -> object:
         lambda: rng.choice(["", " ", "x", "Your journey starts", "\ud800", "a" * 5000, "$x$"]),
         lambda: rng.choice([[], [1.0, 2.0], [[1.0, 2.0, 3.0]], [["a"]], ("a", "b")]),
         lambda: np.ones(rng.choice([(6, 3), (2, 2), (0,), ()])),
-        lambda: rng.choice([np.int64(3), np.float32(0.5), object(), print]),
+        lambda: rng.choice([np.int64(3), np.float32(0.5), object(), print, _BadRepr()]),
     ]
     return rng.choice(pool)()
 
@@ -263,3 +270,16 @@ def test_the_search_can_tell_each_class(monkeypatch):
         assert classify(time.sleep, [3], {})[0] == "hang"
     finally:
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_the_report_counts_every_class_per_name_and_in_all(capsys):
+    counts = {
+        "softmax": collections.Counter(result=3, refused=2),
+        "embed": collections.Counter(raw=1, hang=1, silent=4),
+    }
+    report(counts)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "fuzz report (calls per public name and class)"
+    assert lines[2].split() == ["embed", "result=0", "refused=0", "raw=1", "hang=1", "silent=4"]
+    assert lines[3].split() == ["softmax", "result=3", "refused=2", "raw=0", "hang=0", "silent=0"]
+    assert lines[4].split() == ["total", "result=3", "refused=2", "raw=1", "hang=1", "silent=4"]

@@ -7,11 +7,14 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from lifetime import guarded, popen_options  # noqa: E402
 
 
 def _free_port() -> int:
@@ -29,13 +32,14 @@ def test_make_lab_serves_the_notebooks_on_localhost():
     port, token = _free_port(), "attnlib-test-token"
     # The root conftest already points Jupyter's dirs into .cache; BROWSER=true opens nothing.
     env = dict(os.environ, JUPYTER_TOKEN=token, BROWSER="true")
+    # Guarded: if this test run dies, make and the JupyterLab it starts are ended with it.
     server = subprocess.Popen(
-        ["make", "--no-print-directory", "lab", f"PORT={port}"],
+        guarded(["make", "--no-print-directory", "lab", f"PORT={port}"]),
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        start_new_session=True,
+        **popen_options(),
     )
     try:
         base = f"http://127.0.0.1:{port}"

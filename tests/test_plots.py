@@ -456,6 +456,40 @@ def test_new_figure_refuses_a_bad_figsize(figsize):
         plots.new_figure(figsize)
 
 
+@pytest.mark.parametrize(
+    ("figsize", "message"),
+    [
+        ((1000, 1000), "figsize: expected 0.1 to 455 inches a side (65,535 pixels at most, "
+         "matplotlib's limit), got (1000.0, 1000.0): 144,000 x 144,000 pixels at 144 dpi"),
+        ((456, 1), "figsize: expected 0.1 to 455 inches a side (65,535 pixels at most, "
+         "matplotlib's limit), got (456.0, 1.0): 65,664 x 144 pixels at 144 dpi"),
+        ((1e-6, 3), "figsize: expected 0.1 to 455 inches a side (65,535 pixels at most, "
+         "matplotlib's limit), got (1e-06, 3.0): 0 x 432 pixels at 144 dpi"),
+        ((400, 400), "figsize (400.0, 400.0) (57,600 x 57,600 pixels at 144 dpi): shape "
+         "(57600, 57600, 4) needs 13,271,040,000 bytes, over the limit of 2,147,483,648 bytes"
+         " (2 GiB)"),
+    ],
+    ids=["1000x1000", "too-wide", "too-small", "over-2GiB"],
+)  # fmt: skip
+def test_new_figure_refuses_a_size_it_cannot_save_naming_pixels_and_limit(figsize, message):
+    with pytest.raises(ValueError) as info:
+        plots.new_figure(figsize)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize("figsize", [(0.1, 0.1), (455, 1)], ids=["smallest", "widest"])
+def test_new_figure_saves_at_its_limits(figsize):
+    fig = plots.new_figure(figsize)
+    fig.add_subplot()
+    fig.savefig(io.BytesIO(), format="png", dpi=plots.SAVE_DPI)  # no error: it can be saved
+
+
+def test_the_explorers_pngs_are_saved_at_most_at_the_resolution_new_figure_checks():
+    from attnlib.widgets import figures
+
+    assert figures.PNG_DPI <= plots.SAVE_DPI
+
+
 def test_only_the_figures_are_public():
     # The colour and formatting helpers are plumbing shared with attnlib.widgets.
     import inspect

@@ -29,6 +29,9 @@ from nbclient import NotebookClient
 from attnlib.widgets.frontend import without_module
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))  # also when a test loads this file by its path
+from lifetime import kernel_options  # noqa: E402
+
 NOTEBOOKS = ROOT / "notebooks"
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
@@ -190,7 +193,7 @@ def run(path: Path, cwd: Path | None = None) -> None:
         store_widget_state=True,
     )
     nb.cells.append(nbformat.v4.new_code_cell(ASK_PICTURES))
-    client.execute()
+    client.execute(**kernel_options())  # the kernel ends with this process, even if killed
     asked = nb.cells.pop()
     printed = "".join(o.get("text", "") for o in asked.outputs if o.output_type == "stream")
     with_saved_pictures(nb, json.loads(printed))

@@ -96,6 +96,10 @@ def check(name: str, answer: Any = _LOOK_UP) -> Verdict:
     exercise declares (a function, a class or values the exercise cell defines).
     """
     try:
+        if not isinstance(name, str):
+            return _fault(
+                name, f"an exercise is named by a str such as '01.dot', not {shown(name)}"
+            )
         if name not in EXERCISES:
             known = ", ".join(sorted(EXERCISES))
             return _fault(name, f"no exercise is called {shown(name)}; the course has {known}")

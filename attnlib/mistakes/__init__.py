@@ -10,8 +10,10 @@ predictions), ``costs`` (slopes, bytes, growth), ``blockwise`` (the running soft
 
 from __future__ import annotations
 
+import string
 from typing import Any
 
+from attnlib import _validate as validate
 from attnlib.mistakes import (
     blockwise,
     context,
@@ -51,4 +53,12 @@ for _table in (
 
 def hint(name: str, **values: Any) -> str:
     """The hint of mistake ``name`` with its placeholders filled from ``values``."""
-    return MISTAKES[name].hint.format(**values)
+    if not isinstance(name, str) or name not in MISTAKES:
+        known = ", ".join(sorted(MISTAKES))
+        raise validate.invalid("name", f"the name of a mistake ({known})", validate.describe(name))
+    template = MISTAKES[name].hint
+    fields = (field for _, field, _, _ in string.Formatter().parse(template) if field)
+    needed = sorted({field.split(".")[0].split("[")[0] for field in fields})
+    if missing := [field for field in needed if field not in values]:
+        raise validate.invalid("values", f"a value for each of {needed}", f"none for {missing}")
+    return template.format(**values)

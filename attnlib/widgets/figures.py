@@ -64,7 +64,7 @@ def _headline(fig: Figure, text: str, fontsize: float = 10) -> None:
     head, equals, result = text.rpartition(" = ")
     parts = [head + equals.rstrip(), result] if len(text) > width and head else [text]
     lines = [textwrap.fill(part, width, break_on_hyphens=False) for part in parts]
-    fig.suptitle("\n".join(lines), fontsize=fontsize)
+    fig.suptitle("\n".join(lines), fontsize=fontsize, parse_math=False)
 
 
 def _grid(matrix, tokens: Sequence[str], limits: tuple[float, float], label: str, **more) -> Figure:

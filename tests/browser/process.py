@@ -6,7 +6,6 @@ command lines of JupyterLab and Voila.
 
 from __future__ import annotations
 
-import ctypes
 import http.client
 import os
 import signal
@@ -18,18 +17,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from lifetime import popen_options  # noqa: E402
+
 POLL_S = 0.2
-PR_SET_PDEATHSIG = 1  # linux/prctl.h
-
-
-def _die_with_parent() -> None:
-    """In the child, before exec: SIGTERM when the test runner dies, even by SIGKILL.
-
-    The server then shuts its kernels down, as on any SIGTERM; nothing is left running
-    by a test run that was killed.
-    """
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 @dataclass
@@ -65,7 +56,8 @@ class ServerProcess:
         log.parent.mkdir(parents=True, exist_ok=True)
         full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
         with log.open("ab") as out:
-            # A new session: the server and its kernels form one group, stopped together.
+            # Its own group, stopped together, and SIGTERM when the test run dies (even by
+            # SIGKILL): the server then shuts its kernels down, as on any SIGTERM.
             proc = subprocess.Popen(
                 list(args),
                 cwd=cwd,
@@ -73,8 +65,7 @@ class ServerProcess:
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                start_new_session=True,
-                preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+                **popen_options(),
             )
         return cls(name, proc, port, token, log)
 

@@ -18,6 +18,7 @@ import re
 import sys
 import time
 from collections.abc import Iterator
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -155,10 +156,19 @@ def test_the_widget_scripts_are_one_shared_file(site: Path) -> None:
         assert len(body) < manager / 2, f"{name}: {len(body)} bytes, the manager inlined?"
 
 
+# The book theme the pages are made for; it needs Python 3.11. On 3.10 pip installs 1.1, whose
+# pages load their icon font in a way a page opened from files may not, in other colours.
+THEME = (1, 4)
+
+
 @pytest.fixture
 def offline(browser, site: Path) -> Iterator[Any]:
     """A function opening a site page in a fresh context with every request off file:// refused:
     ``open(name, width, scheme)`` -> (page, errors, refused)."""
+    theme = version("sphinx-book-theme")
+    if tuple(int(part) for part in theme.split(".")[:2]) < THEME:
+        made_for = ".".join(map(str, THEME))
+        pytest.skip(f"pages not opened: made for sphinx-book-theme {made_for}, here {theme}")
     contexts = []
 
     def open_page(name: str, width: int = 1280, scheme: str = "light") -> tuple[Any, list, list]:
