@@ -80,6 +80,7 @@ TEXTS: dict[str, dict[str, Any]] = {
         "cell_empty": "score[{i}, {j}]: not computed yet",
         # The formula as math: a region of its own, scrolled sideways on a narrow screen.
         "math": "formula of the cell in view",
+        "math_masked": "(masked: its score is −∞)",
         # The summary of the formula in words and code, folded under the formula as math.
         "formula_text": "the same in words and code",
     },

@@ -259,11 +259,9 @@ function logSumExp(values) {
   const top = Math.max(...finite);
   return top + Math.log(finite.reduce((s, v) => s + Math.exp(v - top), 0));
 }
-function weightLine(into, weights, [i, j], dim, name) {
+function weightLine(into, weights, [i, j], dim, name, texts) {
   const alpha = indexed("\u03B1", i, j);
-  if (!Number.isFinite(into[i][j])) {
-    return mrow(alpha, eq, mn("0"), mtext(" (masked: its score is \u2212\u221E)"));
-  }
+  if (!Number.isFinite(into[i][j])) return mrow(alpha, eq, mn("0"), mtext(` ${texts.math_masked}`));
   const rows = dim === -1;
   const along = rows ? into[i] : into.map((row) => row[j]);
   const exp = (x) => msup(mi("e"), x);
@@ -331,6 +329,7 @@ function scoreLine(inputs, [i, j], score) {
 }
 function mathView(kind, data2, view, state, cell2) {
   const n = data2.tokens.length;
+  const texts = data2.texts.panels;
   const [i, j] = cell2.map((v) => Math.min(Math.max(v, 0), n - 1));
   if (kind === "loop") {
     const [a, b] = view.at;
@@ -338,11 +337,14 @@ function mathView(kind, data2, view, state, cell2) {
   }
   if (kind === "softmax") {
     const into = data2.scores.map((row) => row.map((v) => v === null ? -Infinity : v));
-    return [weightLine(into, view.weights, [i, j], state.dim, "\u03C9")];
+    return [weightLine(into, view.weights, [i, j], state.dim, "\u03C9", texts)];
   }
   if (kind === "query") {
     const into = data2.scores;
-    return [weightLine(into, view.weights, [i, j], -1, "\u03C9"), contextLine(state.query, view.context, "x")];
+    return [
+      weightLine(into, view.weights, [i, j], -1, "\u03C9", texts),
+      contextLine(state.query, view.context, "x")
+    ];
   }
   if (kind === "attention") {
     const many = data2.heads.length > 1;
@@ -351,7 +353,8 @@ function mathView(kind, data2, view, state, cell2) {
     if (scaled && !view.masked[i][j]) {
       lines.push(scaledLine(view, [i, j], state.temperature, view.context.length, many));
     }
-    lines.push(weightLine(view.scaled, view.weights, [i, j], state.dim, scaled ? "s" : "\u03C9"));
+    const name = scaled ? "s" : "\u03C9";
+    lines.push(weightLine(view.scaled, view.weights, [i, j], state.dim, name, texts));
     lines.push(contextLine(state.query, view.context, many ? "v" : "x"));
     return lines;
   }
@@ -393,10 +396,21 @@ function luminance(rgb) {
   });
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
-function cellColors(value, vmin, vmax) {
-  const rgb = colorAt(vmax > vmin ? (value - vmin) / (vmax - vmin) : 0.5);
+var LEVELS = 128;
+function levelOf(value, vmin, vmax) {
+  const t = vmax > vmin ? (value - vmin) / (vmax - vmin) : 0.5;
+  return Math.round(Math.min(Math.max(t, 0), 1) * LEVELS);
+}
+function colorsOfLevel(level) {
+  const rgb = colorAt(level / LEVELS);
   const text = luminance(rgb) > LUMINANCE_THRESHOLD ? "#000" : "#fff";
   return { background: `rgb(${rgb.join(",")})`, color: text };
+}
+function levelStyles(selector) {
+  return Array.from({ length: LEVELS + 1 }, (_, k) => {
+    const { background, color } = colorsOfLevel(k);
+    return `${selector}[data-level="${k}"]{background:${background};color:${color}}`;
+  }).join("\n");
 }
 function gradient() {
   return `linear-gradient(to right, ${VIRIDIS.join(", ")})`;
@@ -528,7 +542,10 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   parts.masked = texts.masked;
   parts.row = -1;
   parts.at = null;
-  parts.shown = tokens.map(() => tokens.map(() => null));
+  const size = tokens.length ** 2;
+  const slots = () => new Array(size).fill(null);
+  parts.shown = { how: slots(), value: slots(), scale: slots(), text: slots(), level: slots() };
+  addLevelStyles();
   parts.sumsShown = { rows: [], cols: [] };
   parts.limits = "";
   const scroller = make("div", "attnlib-heatmap-scroll");
@@ -558,30 +575,39 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   return parts;
 }
 var PLAIN = () => "plain";
+var LEVELS_ID = "attnlib-heatmap-levels";
+function addLevelStyles() {
+  if (document.getElementById(LEVELS_ID)) return;
+  const style = document.createElement("style");
+  style.id = LEVELS_ID;
+  style.textContent = levelStyles(".attnlib-heatmap td");
+  document.head.append(style);
+}
 function paintCell(parts, i, j, value, how, vmin, vmax) {
   const td = parts.cells[i][j];
-  const last = parts.shown[i][j];
-  if (how === "blank") {
-    if (last && last[2] === "blank") return;
-    td.firstChild.data = "";
-    td.dataset.empty = "1";
-    td.style.background = td.style.color = "";
-    if (last && last[2] === "masked") paintMasked(td, false, parts.masked);
-    parts.shown[i][j] = ["", "", "blank"];
-    return;
+  const k = i * parts.cells.length + j;
+  const { shown } = parts;
+  if (shown.how[k] === how && shown.value[k] === value && shown.scale[k] === parts.scale) return;
+  const was = shown.how[k];
+  shown.how[k] = how;
+  shown.value[k] = value;
+  shown.scale[k] = parts.scale;
+  if (was === "masked" !== (how === "masked")) paintMasked(td, how === "masked", parts.masked);
+  if (was === "blank" !== (how === "blank")) {
+    if (how === "blank") td.dataset.empty = "1";
+    else delete td.dataset.empty;
   }
-  const text = fixed(value);
-  const colors = how === "masked" ? { background: "", color: "" } : cellColors(value, vmin, vmax);
-  if (last && last[0] === text && last[1] === colors.background && last[2] === how) return;
-  if (!last || last[2] === "blank") delete td.dataset.empty;
-  const hidden = how === "masked";
-  if (last?.[2] === "masked" !== hidden) paintMasked(td, hidden, parts.masked);
-  if (!last || last[0] !== text) td.firstChild.data = text;
-  if (!last || last[1] !== colors.background) {
-    td.style.background = colors.background;
-    td.style.color = colors.color;
+  const text = how === "blank" ? "" : fixed(value);
+  if (shown.text[k] !== text) {
+    td.firstChild.data = text;
+    shown.text[k] = text;
   }
-  parts.shown[i][j] = [text, colors.background, how];
+  const level = how === "plain" ? String(levelOf(value, vmin, vmax)) : "";
+  if (shown.level[k] !== level) {
+    if (level) td.dataset.level = level;
+    else delete td.dataset.level;
+    shown.level[k] = level;
+  }
 }
 function paintMasked(td, hidden, masked) {
   td.classList.toggle("attnlib-masked", hidden);
@@ -623,6 +649,7 @@ function paintHeatmap(parts, values, { vmin, vmax, how = PLAIN, row = -1, at = n
   const same = parts.painted?.every((x, k) => x === painted[k]) ?? false;
   parts.painted = painted;
   if (!same) {
+    parts.scale = `${vmin} ${vmax}`;
     const n = parts.cells.length;
     for (let i = 0; i < n; i++) {
       for (let j = 0; j < n; j++) paintCell(parts, i, j, values[i][j], how(i, j), vmin, vmax);

@@ -61,13 +61,11 @@ function logSumExp(values) {
 /**
  * α_{ij} = e^{s_ij} / Σ_k e^{s_ik} = e^{value} / total = weight: the weight of cell (i, j)
  * from the grid `into` (what softmax takes, -Infinity where masked) along `dim`; `name`
- * the symbol of what softmax takes ("ω", or "s" once scaled).
+ * the symbol of what softmax takes ("ω", or "s" once scaled); `texts`: TEXTS["panels"].
  */
-function weightLine(into, weights, [i, j], dim, name) {
+function weightLine(into, weights, [i, j], dim, name, texts) {
   const alpha = indexed("α", i, j);
-  if (!Number.isFinite(into[i][j])) {
-    return mrow(alpha, eq, mn("0"), mtext(" (masked: its score is −∞)"));
-  }
+  if (!Number.isFinite(into[i][j])) return mrow(alpha, eq, mn("0"), mtext(` ${texts.math_masked}`));
   const rows = dim === -1;
   const along = rows ? into[i] : into.map((row) => row[j]);
   const exp = (x) => msup(mi("e"), x);
@@ -147,6 +145,7 @@ function scoreLine(inputs, [i, j], score) {
  */
 export function mathView(kind, data, view, state, cell) {
   const n = data.tokens.length;
+  const texts = data.texts.panels;
   const [i, j] = cell.map((v) => Math.min(Math.max(v, 0), n - 1));
   if (kind === "loop") {
     const [a, b] = view.at;
@@ -154,11 +153,14 @@ export function mathView(kind, data, view, state, cell) {
   }
   if (kind === "softmax") {
     const into = data.scores.map((row) => row.map((v) => (v === null ? -Infinity : v)));
-    return [weightLine(into, view.weights, [i, j], state.dim, "ω")];
+    return [weightLine(into, view.weights, [i, j], state.dim, "ω", texts)];
   }
   if (kind === "query") {
     const into = data.scores;
-    return [weightLine(into, view.weights, [i, j], -1, "ω"), contextLine(state.query, view.context, "x")];
+    return [
+      weightLine(into, view.weights, [i, j], -1, "ω", texts),
+      contextLine(state.query, view.context, "x"),
+    ];
   }
   if (kind === "attention") {
     const many = data.heads.length > 1;
@@ -167,7 +169,8 @@ export function mathView(kind, data, view, state, cell) {
     if (scaled && !view.masked[i][j]) {
       lines.push(scaledLine(view, [i, j], state.temperature, view.context.length, many));
     }
-    lines.push(weightLine(view.scaled, view.weights, [i, j], state.dim, scaled ? "s" : "ω"));
+    const name = scaled ? "s" : "ω";
+    lines.push(weightLine(view.scaled, view.weights, [i, j], state.dim, name, texts));
     lines.push(contextLine(state.query, view.context, many ? "v" : "x"));
     return lines;
   }

@@ -7,7 +7,7 @@
 // data-col="sum" / data-row="sum", tr.attnlib-highlight-row, td.attnlib-highlight-cell,
 // td.attnlib-masked, blank cells with data-empty, div.attnlib-cell-details.
 
-import { cellColors, gradient } from "./colors.js";
+import { gradient, levelOf, levelStyles } from "./colors.js";
 import { make } from "./dom.js";
 import { fill, fixed } from "./format.js";
 
@@ -157,8 +157,11 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   parts.masked = texts.masked;
   parts.row = -1;
   parts.at = null;
-  // What each cell shows now ([text, background, how]): a repaint writes only differences.
-  parts.shown = tokens.map(() => tokens.map(() => null));
+  // What each cell (index i * n + j) shows now: a repaint writes only the differences.
+  const size = tokens.length ** 2;
+  const slots = () => new Array(size).fill(null);
+  parts.shown = { how: slots(), value: slots(), scale: slots(), text: slots(), level: slots() };
+  addLevelStyles();
   parts.sumsShown = { rows: [], cols: [] };
   parts.limits = "";
   const scroller = make("div", "attnlib-heatmap-scroll");
@@ -192,32 +195,44 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
 
 const PLAIN = () => "plain";
 
+// The cells' colours, one rule per level, added to the page with the first heatmap.
+const LEVELS_ID = "attnlib-heatmap-levels";
+function addLevelStyles() {
+  if (document.getElementById(LEVELS_ID)) return;
+  const style = document.createElement("style");
+  style.id = LEVELS_ID;
+  style.textContent = levelStyles(".attnlib-heatmap td");
+  document.head.append(style);
+}
+
+/** Cell (i, j) showing `value` as `how` on vmin..vmax: only what differs is written. */
 function paintCell(parts, i, j, value, how, vmin, vmax) {
   const td = parts.cells[i][j];
-  const last = parts.shown[i][j];
-  if (how === "blank") {
-    if (last && last[2] === "blank") return;
-    td.firstChild.data = "";
-    td.dataset.empty = "1";
-    td.style.background = td.style.color = "";
-    if (last && last[2] === "masked") paintMasked(td, false, parts.masked);
-    parts.shown[i][j] = ["", "", "blank"];
-    return;
+  const k = i * parts.cells.length + j;
+  const { shown } = parts;
+  // The same number, state and colour scale as shown: nothing to format or write.
+  if (shown.how[k] === how && shown.value[k] === value && shown.scale[k] === parts.scale) return;
+  const was = shown.how[k];
+  shown.how[k] = how;
+  shown.value[k] = value;
+  shown.scale[k] = parts.scale;
+  if ((was === "masked") !== (how === "masked")) paintMasked(td, how === "masked", parts.masked);
+  if ((was === "blank") !== (how === "blank")) {
+    if (how === "blank") td.dataset.empty = "1";
+    else delete td.dataset.empty;
   }
-  const text = fixed(value);
-  // Masked cells take the stylesheet's grey: no inline colour may win over it.
-  const colors = how === "masked" ? { background: "", color: "" } : cellColors(value, vmin, vmax);
-  if (last && last[0] === text && last[1] === colors.background && last[2] === how) return;
-  if (!last || last[2] === "blank") delete td.dataset.empty;
-  // A cell starts unmasked: only a change of state touches the class and the word.
-  const hidden = how === "masked";
-  if ((last?.[2] === "masked") !== hidden) paintMasked(td, hidden, parts.masked);
-  if (!last || last[0] !== text) td.firstChild.data = text;
-  if (!last || last[1] !== colors.background) {
-    td.style.background = colors.background;
-    td.style.color = colors.color;
+  const text = how === "blank" ? "" : fixed(value);
+  if (shown.text[k] !== text) {
+    td.firstChild.data = text;
+    shown.text[k] = text;
   }
-  parts.shown[i][j] = [text, colors.background, how];
+  // Masked and blank cells take the stylesheet's fill: no level may win over it.
+  const level = how === "plain" ? String(levelOf(value, vmin, vmax)) : "";
+  if (shown.level[k] !== level) {
+    if (level) td.dataset.level = level;
+    else delete td.dataset.level;
+    shown.level[k] = level;
+  }
 }
 
 /**
@@ -279,6 +294,7 @@ export function paintHeatmap(
   const same = parts.painted?.every((x, k) => x === painted[k]) ?? false;
   parts.painted = painted;
   if (!same) {
+    parts.scale = `${vmin} ${vmax}`;
     const n = parts.cells.length;
     for (let i = 0; i < n; i++) {
       for (let j = 0; j < n; j++) paintCell(parts, i, j, values[i][j], how(i, j), vmin, vmax);
