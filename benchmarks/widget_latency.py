@@ -15,8 +15,9 @@ ways are measured with no added delay and
 with every kernel message delayed by 100 ms each way (a Binder-like link,
 through Playwright's ``route_web_socket``).
 
-Not timed: ``play`` (it steps on a 500 ms timer) and ``sentence`` (a new
-sentence is computed by the kernel in both ways).
+Not timed: ``play`` (it steps on a 500 ms timer), ``sentence`` (a new
+sentence is computed by the kernel in both ways) and the TrainingExplorer's head
+(a drop-down, whose keys are the platform's; it redraws as its snapshot slider does).
 
 Full size: the same notebook also shows every explorer at its largest (32 tokens,
 64 dimensions, 16 heads where it has heads; the TrainingExplorer with 16 heads), drawn
