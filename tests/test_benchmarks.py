@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import ipywidgets
 
+from attnlib import _validate as validate
 from attnlib import widgets
 
 ROUND_TRIP = Path(__file__).resolve().parents[1] / "benchmarks" / "round_trip.py"
@@ -25,3 +27,42 @@ def test_kernel_round_trip_moves_the_view_only_through_the_kernel():
     assert not any(isinstance(link, ipywidgets.Widget) for link in explorer._links)
     explorer.query.value = 3
     assert explorer.frontend.query == 3
+
+
+LATENCY = Path(__file__).resolve().parents[1] / "benchmarks" / "widget_latency.py"
+
+
+def _latency_module():
+    spec = importlib.util.spec_from_file_location("widget_latency", LATENCY)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_latency_benchmark_times_every_explorer_at_its_largest():
+    """The benchmark's notebook, run here without a browser: its full-size explorers are
+    every kind at the largest size allowed, and every control they have is timed (but Play,
+    on a timer, and the training head's drop-down, whose keys are the platform's)."""
+    latency = _latency_module()
+    namespace = {"display": lambda *shown: None}
+    for source in latency.CELLS[:-1]:  # the last cell displays them
+        exec(source, namespace)
+    made = namespace["full_size"]()
+    kinds = {explorer._css_class.removeprefix("attnlib-") for explorer in made}
+    assert kinds == set(latency.FULL_KINDS)
+    assert all(len(explorer.tokens) == validate.MAX_TOKENS for explorer in made)
+    (attention,) = [e for e in made if isinstance(e, widgets.AttentionExplorer)]
+    assert attention.projections.W_query.shape[0] == validate.MAX_HEADS
+    assert attention.module.d_out == validate.MAX_D
+    (training,) = [e for e in made if isinstance(e, widgets.TrainingExplorer)]
+    assert len(training.head.options) == validate.MAX_HEADS
+    (query,) = [e for e in made if isinstance(e, widgets.QueryExplorer)]
+    assert query.inputs.shape[1] == validate.MAX_D
+    timed = {(c.kind, c.name) for c in latency.FULL_CONTROLS}
+    untimed = {("loop-stepper", "play"), ("attention-explorer", "sentence")}
+    untimed.add(("training-explorer", "head"))
+    for explorer in made:
+        kind = explorer._css_class.removeprefix("attnlib-")
+        for control in explorer._controls:
+            assert (kind, control.name) in timed | untimed, f"{kind}.{control.name} is not timed"

@@ -22,7 +22,7 @@ import pytest
 import torch
 
 from attnlib.attention import causal_mask
-from attnlib.data import TOKENS, example_inputs
+from attnlib.data import TOKENS, embed, example_inputs
 from attnlib.widgets import (
     AttentionExplorer,
     LoopStepper,
@@ -296,3 +296,144 @@ def test_the_front_ends_views_agree_with_the_python_views():
     print(f"node check: {count} settings in {seconds:.2f} s")
     assert count >= 300
     assert not wrong, f"{len(wrong)} differences, first: " + "\n".join(wrong[:5])
+
+
+# ----------------------------------------------------------------- the formula as math
+
+DECIMAL = re.compile(r"-?\d+\.\d+")
+# The formula writes a long vector as its first 3 numbers, an ellipsis, its last; a long dot
+# product as its first 2 products, an ellipsis, its last; a large sum of exponentials as
+# m × 10^e with m to 3 decimals.
+VECTOR_SHOWN, PRODUCTS_SHOWN, PLAIN_BELOW = 6, 4, 1e5
+
+
+def _shortened(items: list, shown: int, head: int) -> list:
+    return items if len(items) <= shown else items[:head] + items[len(items) - (shown - head - 1) :]
+
+
+def _total(logits: torch.Tensor) -> tuple[float, float]:
+    """Σ e^v over the finite ``logits`` as the formula writes it, and the tolerance."""
+    total = torch.exp(logits[torch.isfinite(logits)].double()).sum().item()
+    if total < PLAIN_BELOW:
+        return total, TOLERANCE
+    exponent = int(torch.floor(torch.log10(torch.tensor(total, dtype=torch.float64))).item())
+    return total / 10**exponent, 1.01e-3
+
+
+def _weight_numbers(into: torch.Tensor, weights: torch.Tensor, i: int, j: int, dim: int):
+    """α_ij = e^{into_ij} / Σ e^{...} = weight: the numbers, or none for a masked cell."""
+    if not torch.isfinite(into[i, j]):
+        return []
+    along = into[i] if dim == -1 else into[:, j]
+    return [(into[i, j].item(), TOLERANCE), _total(along), (weights[i, j].item(), TOLERANCE)]
+
+
+def _vector_numbers(vector: torch.Tensor) -> list:
+    return [(v, TOLERANCE) for v in _shortened(vector.tolist(), VECTOR_SHOWN, 3)]
+
+
+def _math_cases(rng: random.Random) -> tuple[list[dict], list[list[list]]]:
+    """Cases for node with a cell in each state, and per state the numbers of each line."""
+    cases, expected = [], []
+    base = {"query": 0, "dim": -1, "causal": False, "temperature": 1.0, "head": 0, "step": 0}
+
+    query = QueryExplorer()
+    states, wants = [], []
+    for q in range(len(TOKENS)):
+        query.query.value = q
+        v, j = query.view, rng.randrange(len(TOKENS))
+        scores = example_inputs() @ example_inputs().T
+        states.append({**base, "query": q, "cell": [q, j]})
+        wants.append(
+            [_weight_numbers(scores, v.attn_weights, q, j, -1), _vector_numbers(v.context)]
+        )
+    cases.append({"kind": "query", "data": query.frontend.data, "states": states})
+    expected.append(wants)
+
+    scores = example_inputs() @ example_inputs().T
+    for grid in (scores, scores.masked_fill(causal_mask(len(TOKENS)), -torch.inf)):
+        softmax = SoftmaxAxisExplorer(grid)
+        states, wants = [], []
+        for dim in (-1, 0, -1, 0):
+            softmax.dim.value = dim
+            i, j = rng.randrange(len(TOKENS)), rng.randrange(len(TOKENS))
+            states.append({**base, "dim": dim, "cell": [i, j]})
+            wants.append([_weight_numbers(grid, softmax.view.attn_weights, i, j, dim)])
+        cases.append({"kind": "softmax", "data": softmax.frontend.data, "states": states})
+        expected.append(wants)
+
+    # The loop's formula is its current iteration's dot product, whatever cell is in view.
+    tokens, inputs = embed(" ".join(f"w{k}" for k in range(5)), d=7)
+    for loop in (LoopStepper(), LoopStepper(inputs, tokens)):
+        n = len(loop.tokens)
+        states, wants = [], []
+        for step in rng.sample(range(n * n), 5):
+            loop.step.value = step
+            v = loop.view
+            pairs = _shortened(list(v.terms), PRODUCTS_SHOWN, 2)
+            numbers = [(x, TOLERANCE) for pair in pairs for x in pair] + [(v.score, TOLERANCE)]
+            states.append({**base, "step": step, "cell": [0, 0]})
+            wants.append([numbers])
+        cases.append({"kind": "loop", "data": loop.frontend.data, "states": states})
+        expected.append(wants)
+
+    for sentence, heads, d_out in SENTENCES:
+        explorer = AttentionExplorer(sentence, num_heads=heads, d_out=d_out, query=0)
+        n = len(explorer.tokens)
+        states, wants = [], []
+        for _ in range(20):
+            state = {
+                **base,
+                "query": rng.randrange(n),
+                "dim": rng.choice((-1, 0)),
+                "causal": rng.random() < 0.5,
+                "temperature": rng.choice((0.1, 0.5, 1.0, 2.3, 5.0)),
+                "head": rng.randrange(heads),
+            }
+            i, j = state["query"], rng.randrange(n)
+            v = attention_view(
+                explorer.inputs,
+                explorer.tokens,
+                projections=explorer.projections,
+                **{k: state[k] for k in ("query", "dim", "causal", "temperature", "head")},
+            )
+            lines = []
+            scaled = v.scale != 1 or state["temperature"] != 1
+            if scaled and not v.masked[i, j]:
+                t = state["temperature"]
+                shown_t = [(t, TOLERANCE)] if t != int(t) else []
+                lines.append(
+                    [(v.attn_scores[i, j].item(), TOLERANCE), *shown_t]
+                    + [(v.scaled_scores[i, j].item(), TOLERANCE)]
+                )
+            lines.append(_weight_numbers(v.scaled_scores, v.attn_weights, i, j, state["dim"]))
+            lines.append(_vector_numbers(v.context))
+            states.append({**state, "cell": [i, j]})
+            wants.append(lines)
+        cases.append({"kind": "attention", "data": explorer.frontend.data, "states": states})
+        expected.append(wants)
+    return cases, expected
+
+
+def test_the_formula_as_math_writes_the_python_views_numbers():
+    """Each line of the formula under an explorer (MathML, as text) holds the numbers of the
+    cell in view, computed here from the Python views: the score, what softmax takes, the sum
+    of exponentials and the weight; the query's context vector; the loop's dot product."""
+    node = _node()
+    cases, expected = _math_cases(random.Random(24))
+    out = subprocess.run(
+        [node, str(SCRIPT)], input=json.dumps(cases), capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    wrong = []
+    for case, views, wants in zip(cases, json.loads(out.stdout), expected, strict=True):
+        for state, view, want in zip(case["states"], views, wants, strict=True):
+            shown = [[float(x) for x in DECIMAL.findall(line)] for line in view["math"]]
+            ok = len(shown) == len(want) and all(
+                len(got) == len(line)
+                and all(abs(g - w) <= tol for g, (w, tol) in zip(got, line, strict=True))
+                for got, line in zip(shown, want, strict=True)
+            )
+            if not ok:
+                wrong.append(f"{case['kind']} {state}: node {view['math']}, python {want}")
+    assert not wrong, f"{len(wrong)} differences, first: " + "\n".join(wrong[:3])

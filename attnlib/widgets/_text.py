@@ -78,6 +78,11 @@ TEXTS: dict[str, dict[str, Any]] = {
         "cell_masked": "weight[{i}, {j}] = 0: masked (token {j} comes after query {i})",
         "cell_score": "score[{i}, {j}] = x({token_i})·x({token_j}) = {products} = {value:f4}",
         "cell_empty": "score[{i}, {j}]: not computed yet",
+        # The formula as math: a region of its own, scrolled sideways on a narrow screen.
+        "math": "formula of the cell in view",
+        "math_masked": "(masked: its score is −∞)",
+        # The summary of the formula in words and code, folded under the formula as math.
+        "formula_text": "the same in words and code",
     },
     # The controls' names and spoken values (ipywidgets gives them none; controls.js adds them).
     "controls": {

@@ -3,7 +3,8 @@ axe-core, and any width (1280 and 390 px) in the light and the dark theme.
 
 The page (a notebook written into the session's copy of notebooks/) shows each kind at a
 hard size: the loop, the softmax axis, the query explorer, four heads with a causal mask,
-and a sentence of 32 tokens. One Voila render serves the tests of one width and theme.
+a sentence of 32 tokens, and the TrainingExplorer. One Voila render serves the tests of
+one width and theme.
 """
 
 from __future__ import annotations
@@ -36,6 +37,14 @@ CELLS = [
     "QueryExplorer()",
     "AttentionExplorer(num_heads=4, d_out=16, causal=True)",
     f"AttentionExplorer({LONG_SENTENCE!r}, num_heads=16, d_out=64)",
+    # Notebook 10's explorer (its head a drop-down) on made-up snapshots of 2 heads.
+    "import torch\n"
+    "from attnlib.attention import causal_mask\n"
+    "from attnlib.widgets import TrainingExplorer\n"
+    "torch.manual_seed(0)\n"
+    "scores = 3 * torch.randn(3, 1, 2, 6, 6)\n"
+    "snapshots = torch.softmax(scores.masked_fill(causal_mask(6), -torch.inf), dim=-1)\n"
+    "TrainingExplorer(snapshots, 'Your journey starts with one step'.split(), [0, 10, 20])",
 ]
 # The smallest track a slider may have, and the phone's width.
 MIN_TRACK_PX = 120
@@ -177,12 +186,86 @@ def test_a_move_is_announced_and_the_query_row_is_current(
     text = live.text_content()
     assert text.startswith("query 2, 'starts': weights 0.14 0.24 0.23"), text
     assert handle.get_attribute("aria-valuetext") == "2: starts"
-    current = root.locator("tr[aria-current=true]")
+    current = root.locator("table.attnlib-heatmap tr[aria-current=true]")
     assert current.count() == 1 and current.get_attribute("data-row") == "2"
     masked = page.locator(".attnlib-attention-explorer td.attnlib-masked").first
-    assert masked.get_attribute("aria-label") == "masked"
+    assert " ".join(masked.text_content().split()) == "0.0000 masked"
     corner = page.locator(".attnlib-query-explorer th.attnlib-corner")
     assert corner.text_content().strip(), "the heatmap's corner header has no text"
+
+
+@pytest.mark.browser
+def test_the_query_is_marked_alike_in_the_heatmap_the_bars_and_the_blend(
+    shown: tuple[WatchedPage, int, bool],
+) -> None:
+    page = shown[0].page
+    root = page.locator(".attnlib-attention-explorer").first
+    handle = root.locator(".attnlib-control-query .noUi-handle")
+    for query in (2, 3):
+        handle.focus()
+        handle.press("ArrowRight")
+        # One mark per panel, on the query's own token, read as current; none elsewhere.
+        marks = [
+            ("tr.attnlib-highlight-row", "row"),
+            (".attnlib-bars .attnlib-query-mark", "col"),
+            (".attnlib-blend tr.attnlib-query-mark", "col"),
+        ]
+        for selector, key in marks:
+            page.wait_for_function(
+                "([el, sel, key, q]) => [...el.querySelectorAll(sel)]"
+                ".map((n) => n.dataset[key]).join() === String(q)",
+                arg=[root.element_handle(), selector, key, query],
+                timeout=5_000,
+            )
+            node = root.locator(selector)
+            assert node.get_attribute("aria-current") == "true", selector
+            # A visible mark: a frame (outline, border or shadow) in the text colour.
+            framed = node.evaluate(
+                """(n) => [n, ...n.children].some((c) => {
+                    const s = getComputedStyle(c);
+                    return (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2) ||
+                        s.boxShadow !== 'none' || parseFloat(s.borderTopWidth) >= 2;
+                })"""
+            )
+            assert framed, f"{selector}: the query's mark is not drawn"
+        assert root.locator("[aria-current=true]").count() == 3
+
+
+@pytest.mark.browser
+def test_a_cell_taken_by_the_keyboard_says_how_it_was_computed(
+    shown: tuple[WatchedPage, int, bool],
+) -> None:
+    """The heatmap is one tab stop (a roving tabindex); arrows move between cells, and the
+    cell taken shows its details and its formula, as MathML with the book's numbers."""
+    page = shown[0].page
+    root = page.locator(".attnlib-query-explorer")
+    grid = root.locator("table.attnlib-heatmap")
+    assert grid.get_attribute("role") == "grid"
+    stops = grid.locator('td[tabindex="0"]')
+    assert stops.count() == 1, "the grid must be one tab stop"
+    stops.first.focus()
+    row = page.evaluate("() => document.activeElement.dataset.row")
+    # From the query's row: to column 0, then right twice and (from row r) down to row 1.
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    for _ in range(abs(int(row) - 1)):
+        page.keyboard.press("ArrowDown" if int(row) < 1 else "ArrowUp")
+    at = page.evaluate("() => ['row', 'col'].map((k) => document.activeElement.dataset[k])")
+    assert at == ["1", "2"], at
+    assert grid.locator('td[tabindex="0"]').count() == 1
+    details = root.locator(".attnlib-cell-details")
+    focused = grid.locator('td[data-row="1"][data-col="2"]')
+    assert focused.get_attribute("aria-describedby") == details.get_attribute("id")
+    # The book's numbers: weight[1, 2] = 0.2333, from the score 1.4754.
+    text = details.text_content()
+    assert text.startswith("weight[1, 2] = 0.2333: query 1 (journey)"), text
+    math = root.locator(".attnlib-math math").first
+    formula = " ".join(math.text_content().split())
+    assert "1.4754" in formula and "0.2333" in formula, formula
+    # Tab leaves the grid: the next stop is outside it.
+    page.keyboard.press("Tab")
+    assert not page.evaluate("() => !!document.activeElement.closest('table.attnlib-heatmap')")
 
 
 @pytest.mark.browser

@@ -43,29 +43,30 @@ function extent(...grids) {
 function scoresOf(rows) {
   return rows.map((row) => row.map((v) => v === null ? -Infinity : v));
 }
-function attentionOf(data, state) {
-  const { scores, values } = data.heads[state.head];
-  const factor = data.scale / state.temperature;
-  const masked = scores.map((row2, i) => row2.map((_, j) => state.causal && j > i));
-  const scaled = scores.map((row2, i) => row2.map((s, j) => masked[i][j] ? -Infinity : s * factor));
+function attentionSetting(data2, state) {
+  const { scores, values } = data2.heads[state.head];
+  const factor = data2.scale / state.temperature;
+  const masked = scores.map((row, i) => row.map((_, j) => state.causal && j > i));
+  const scaled = scores.map((row, i) => row.map((s, j) => masked[i][j] ? -Infinity : s * factor));
   const weights = softmaxGrid(scaled, state.dim === -1);
-  const row = weights[state.query];
   return {
     scores,
     scaled,
     masked,
     weights,
-    row,
     values,
     rowSums: rowSums(weights),
-    colSums: colSums(weights),
-    context: blend(row, values)
+    colSums: colSums(weights)
   };
 }
-function fits(data, state) {
-  const n = (data.tokens || []).length;
+function attentionOf(data2, state, setting = attentionSetting(data2, state)) {
+  const row = setting.weights[state.query];
+  return { ...setting, row, context: blend(row, setting.values) };
+}
+function fits(data2, state) {
+  const n = (data2.tokens || []).length;
   const index = (v, size) => Number.isInteger(v) && v >= 0 && v < size;
-  return n > 0 && index(state.query, n) && index(state.step, Math.max(n * n, (data.steps || []).length)) && DIMS.includes(state.dim) && Number.isFinite(state.temperature) && state.temperature > 0 && index(state.head, (data.heads || [null]).length);
+  return n > 0 && index(state.query, n) && index(state.step, Math.max(n * n, (data2.steps || []).length)) && DIMS.includes(state.dim) && Number.isFinite(state.temperature) && state.temperature > 0 && index(state.head, (data2.heads || [null]).length);
 }
 var ones = (sums) => sums.every((s) => Math.abs(s - 1) <= 1e-4);
 
@@ -125,10 +126,19 @@ function setAttr(node, name, value) {
 function controlsOf(box) {
   const one = (name, selector) => box.querySelector(`.attnlib-control-${name} ${selector}`);
   return {
-    sliders: ["query", "temperature", "head", "step"].map((name) => [name, one(name, ".noUi-handle")]).filter(([, handle]) => handle),
+    // [the view's name, the control's class]: the TrainingExplorer's step is its snapshot.
+    sliders: [
+      ["query", "query"],
+      ["temperature", "temperature"],
+      ["head", "head"],
+      ["step", "step"],
+      ["step", "snapshot"]
+    ].map(([name, control]) => [name, one(control, ".noUi-handle")]).filter(([, handle]) => handle),
     toggles: box.querySelectorAll(".attnlib-control-dim button"),
     group: one("dim", ".widget-toggle-button")?.parentElement ?? null,
-    play: box.querySelector(".attnlib-control-play")
+    play: box.querySelector(".attnlib-control-play"),
+    // The TrainingExplorer's head: a drop-down whose label ipywidgets does not tie to it.
+    menu: one("head", "select")
   };
 }
 function watchControls(el, root, names, getTexts) {
@@ -161,6 +171,7 @@ function watchControls(el, root, names, getTexts) {
       setAttr(handle, "aria-label", texts[name]);
       setAttr(handle, "aria-valuetext", fill(texts[`${name}_value`], values));
     });
+    setAttr(found.menu, "aria-label", texts.head);
     if (found.group) {
       setAttr(found.group, "role", "group");
       setAttr(found.group, "aria-label", texts.dim);
@@ -211,6 +222,145 @@ function watchControls(el, root, names, getTexts) {
   };
 }
 
+// attnlib/widgets/static/src/formulas.js
+var mi = (x) => ["mi", x];
+var mn = (x) => ["mn", x];
+var mo = (x) => ["mo", x];
+var mtext = (x) => ["mtext", x];
+var mrow = (...children) => ["mrow", ...children];
+var msub = (base, sub) => ["msub", base, sub];
+var msup = (base, sup) => ["msup", base, sup];
+var mfrac = (top, bottom) => ["mfrac", top, bottom];
+var msqrt = (x) => ["msqrt", x];
+var eq = mo("=");
+var VECTOR_SHOWN = 6;
+var PRODUCTS_SHOWN = 4;
+var PLAIN_BELOW = 1e5;
+function indexed(name, i, j) {
+  return msub(mi(name), mrow(mn(String(i)), mo(","), mn(String(j))));
+}
+function vectorOf(name, j) {
+  return msup(mi(name), mrow(mo("("), mi(String(j)), mo(")")));
+}
+var number = (x) => mn(fixed(x));
+function shortened(items, shown, head) {
+  if (items.length <= shown) return items;
+  return [...items.slice(0, head), null, ...items.slice(items.length - (shown - head - 1))];
+}
+function large(logTotal) {
+  const total = Math.exp(logTotal);
+  if (total < PLAIN_BELOW) return number(total);
+  const exponent = Math.floor(logTotal / Math.LN10);
+  const mantissa = Math.exp(logTotal - exponent * Math.LN10);
+  return mrow(mn(mantissa.toFixed(3)), mo("\xD7"), msup(mn("10"), mn(String(exponent))));
+}
+function logSumExp(values) {
+  const finite = values.filter(Number.isFinite);
+  const top = Math.max(...finite);
+  return top + Math.log(finite.reduce((s, v) => s + Math.exp(v - top), 0));
+}
+function weightLine(into, weights, [i, j], dim, name, texts) {
+  const alpha = indexed("\u03B1", i, j);
+  if (!Number.isFinite(into[i][j])) return mrow(alpha, eq, mn("0"), mtext(` ${texts.math_masked}`));
+  const rows = dim === -1;
+  const along = rows ? into[i] : into.map((row) => row[j]);
+  const exp = (x) => msup(mi("e"), x);
+  const sum = msub(mo("\u2211"), mi("k"));
+  const each = rows ? indexed(name, i, "k") : indexed(name, "k", j);
+  return mrow(
+    alpha,
+    eq,
+    mfrac(exp(indexed(name, i, j)), mrow(sum, exp(each))),
+    eq,
+    mfrac(exp(number(into[i][j])), large(logSumExp(along))),
+    eq,
+    number(weights[i][j])
+  );
+}
+function scaledLine(view, [i, j], temperature, headDim, many) {
+  const t = mn(SPECS.g(temperature));
+  const symbolic = many ? mrow(msqrt(msub(mi("d"), mi("k"))), mo("\xB7"), mi("T")) : mi("T");
+  const numeric = many ? mrow(msqrt(mn(String(headDim))), mo("\xB7"), t) : t;
+  return mrow(
+    indexed("s", i, j),
+    eq,
+    mfrac(indexed("\u03C9", i, j), symbolic),
+    eq,
+    mfrac(number(view.scores[i][j]), numeric),
+    eq,
+    number(view.scaled[i][j])
+  );
+}
+function contextLine(query, context, vec) {
+  const shown = shortened(context, VECTOR_SHOWN, 3).map((v) => v === null ? mo("\u2026") : number(v));
+  const items = shown.flatMap((node, k) => k ? [mo(","), node] : [node]);
+  return mrow(
+    vectorOf("z", query),
+    eq,
+    msub(mo("\u2211"), mi("j")),
+    indexed("\u03B1", query, "j"),
+    vectorOf(vec, "j"),
+    eq,
+    mrow(mo("["), ...items, mo("]"))
+  );
+}
+function scoreLine(inputs, [i, j], score) {
+  const pairs = shortened(
+    inputs[i].map((a, k) => [a, inputs[j][k]]),
+    PRODUCTS_SHOWN,
+    2
+  );
+  const factor = (x) => mn(SPECS.factor(x));
+  const terms2 = pairs.flatMap((pair, k) => {
+    const term = pair === null ? [mo("\u22EF")] : [factor(pair[0]), mo("\xD7"), factor(pair[1])];
+    return k ? [mo("+"), ...term] : term;
+  });
+  return mrow(
+    indexed("\u03C9", i, j),
+    eq,
+    vectorOf("x", i),
+    mo("\xB7"),
+    vectorOf("x", j),
+    eq,
+    ...terms2,
+    eq,
+    number(score)
+  );
+}
+function mathView(kind, data2, view, state, cell2) {
+  const n = data2.tokens.length;
+  const texts = data2.texts.panels;
+  const [i, j] = cell2.map((v) => Math.min(Math.max(v, 0), n - 1));
+  if (kind === "loop") {
+    const [a, b] = view.at;
+    return [scoreLine(data2.inputs, [a, b], data2.scores[a][b])];
+  }
+  if (kind === "softmax") {
+    const into = data2.scores.map((row) => row.map((v) => v === null ? -Infinity : v));
+    return [weightLine(into, view.weights, [i, j], state.dim, "\u03C9", texts)];
+  }
+  if (kind === "query") {
+    const into = data2.scores;
+    return [
+      weightLine(into, view.weights, [i, j], -1, "\u03C9", texts),
+      contextLine(state.query, view.context, "x")
+    ];
+  }
+  if (kind === "attention") {
+    const many = data2.heads.length > 1;
+    const scaled = data2.scale !== 1 || SPECS.g(state.temperature) !== "1";
+    const lines = [];
+    if (scaled && !view.masked[i][j]) {
+      lines.push(scaledLine(view, [i, j], state.temperature, view.context.length, many));
+    }
+    const name = scaled ? "s" : "\u03C9";
+    lines.push(weightLine(view.scaled, view.weights, [i, j], state.dim, name, texts));
+    lines.push(contextLine(state.query, view.context, many ? "v" : "x"));
+    return lines;
+  }
+  return [];
+}
+
 // attnlib/widgets/static/src/colors.js
 var VIRIDIS = [
   "#440154",
@@ -246,16 +396,28 @@ function luminance(rgb) {
   });
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
-function cellColors(value, vmin, vmax) {
-  const rgb = colorAt(vmax > vmin ? (value - vmin) / (vmax - vmin) : 0.5);
+var LEVELS = 128;
+function levelOf(value, vmin, vmax) {
+  const t = vmax > vmin ? (value - vmin) / (vmax - vmin) : 0.5;
+  return Math.round(Math.min(Math.max(t, 0), 1) * LEVELS);
+}
+function colorsOfLevel(level) {
+  const rgb = colorAt(level / LEVELS);
   const text = luminance(rgb) > LUMINANCE_THRESHOLD ? "#000" : "#fff";
   return { background: `rgb(${rgb.join(",")})`, color: text };
+}
+function levelStyles(selector) {
+  return Array.from({ length: LEVELS + 1 }, (_, k) => {
+    const { background, color } = colorsOfLevel(k);
+    return `${selector}[data-level="${k}"]{background:${background};color:${color}}`;
+  }).join("\n");
 }
 function gradient() {
   return `linear-gradient(to right, ${VIRIDIS.join(", ")})`;
 }
 
 // attnlib/widgets/static/src/heatmap.js
+var serial = 0;
 function cell(tag, row, col, className = "") {
   const node = make(tag, className);
   node.dataset.row = row;
@@ -273,11 +435,17 @@ function headerRow(tokens, totals, texts) {
   if (totals) tr.append(header(texts.row_sum, "col", "attnlib-total"));
   return tr;
 }
+function gridCell(i, j) {
+  const td = cell("td", i, j);
+  td.tabIndex = -1;
+  td.append(document.createTextNode(""));
+  return td;
+}
 function bodyRow(tokens, i, totals, parts) {
   const tr = make("tr");
   tr.dataset.row = i;
   const label = header(tokens[i], "row");
-  const cells = tokens.map((_, j) => cell("td", i, j));
+  const cells = tokens.map((_, j) => gridCell(i, j));
   tr.append(label, ...cells);
   if (totals) {
     const sum = cell("td", i, "sum", "attnlib-total");
@@ -304,8 +472,65 @@ function legend(label) {
   box.append(make("span", "", `${label}:`), low, bar, high);
   return { box, low, high };
 }
+function moved(key, i, j, n) {
+  const clamp = (v) => Math.min(Math.max(v, 0), n - 1);
+  const to = {
+    ArrowUp: [i - 1, j],
+    ArrowDown: [i + 1, j],
+    ArrowLeft: [i, j - 1],
+    ArrowRight: [i, j + 1],
+    Home: [i, 0],
+    End: [i, n - 1]
+  }[key];
+  return to ? to.map(clamp) : null;
+}
+function wireGrid(parts, details) {
+  const n = parts.cells.length;
+  const at = (node) => {
+    const td = node?.closest?.("td[data-row]");
+    const [i, j] = td ? [Number(td.dataset.row), Number(td.dataset.col)] : [NaN, NaN];
+    return Number.isInteger(i) && Number.isInteger(j) ? [i, j] : null;
+  };
+  const show = (i, j) => {
+    const text = parts.describe ? parts.describe(i, j) : "";
+    parts.cells[i][j].title = text;
+    if (details.textContent !== text) details.textContent = text;
+    if (parts.onCell) parts.onCell(i, j);
+  };
+  parts.activate = (i, j) => {
+    const [a, b] = parts.active;
+    if (a !== i || b !== j) {
+      parts.cells[a][b].tabIndex = -1;
+      parts.cells[a][b].removeAttribute("aria-describedby");
+      parts.cells[i][j].tabIndex = 0;
+      parts.cells[i][j].setAttribute("aria-describedby", details.id);
+      parts.active = [i, j];
+    }
+  };
+  parts.table.addEventListener("keydown", (event) => {
+    const here = at(event.target);
+    const to = here && moved(event.key, here[0], here[1], n);
+    if (!to) return;
+    event.preventDefault();
+    parts.activate(...to);
+    show(...to);
+    parts.cells[to[0]][to[1]].focus();
+  });
+  parts.table.addEventListener("focusin", (event) => {
+    const here = at(event.target);
+    if (!here) return;
+    parts.activate(...here);
+    show(...here);
+  });
+  parts.table.addEventListener("mouseover", (event) => {
+    const here = at(event.target);
+    if (here) show(...here);
+  });
+  parts.show = show;
+}
 function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   const table = make("table", "attnlib-heatmap");
+  table.setAttribute("role", "grid");
   const caption = make("caption");
   const parts = { table, caption, rows: [], labels: [], cells: [], rowSums: [], colSums: [] };
   table.append(caption, headerRow(tokens, totals, texts));
@@ -316,6 +541,13 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   parts.current = tokens.map((token) => fill(texts.current, { token }));
   parts.masked = texts.masked;
   parts.row = -1;
+  parts.at = null;
+  const size = tokens.length ** 2;
+  const slots = () => new Array(size).fill(null);
+  parts.shown = { how: slots(), value: slots(), scale: slots(), text: slots(), level: slots() };
+  addLevelStyles();
+  parts.sumsShown = { rows: [], cols: [] };
+  parts.limits = "";
   const scroller = make("div", "attnlib-heatmap-scroll");
   scroller.append(table);
   const scroll = totals ? texts.scroll_sums : texts.scroll;
@@ -323,177 +555,306 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   scroller.tabIndex = 0;
   scroller.setAttribute("role", "region");
   scroller.setAttribute("aria-label", scroll);
+  const details = make("div", "attnlib-cell-details");
+  serial += 1;
+  details.id = `attnlib-cell-details-${serial}`;
+  parts.details = details;
   parts.describe = null;
-  table.addEventListener("mouseover", (event) => {
-    const td = event.target.closest?.("td[data-row]");
-    const [i, j] = td ? [Number(td.dataset.row), Number(td.dataset.col)] : [NaN, NaN];
-    if (parts.describe && Number.isInteger(i) && Number.isInteger(j)) {
-      td.title = parts.describe(i, j);
-    }
-  });
+  parts.onCell = null;
+  parts.active = [0, 0];
+  parts.cells[0][0].tabIndex = 0;
+  parts.cells[0][0].setAttribute("aria-describedby", details.id);
+  wireGrid(parts, details);
   const wrap = make("div", "attnlib-heatmap-wrap");
-  wrap.append(cue, scroller, parts.legend.box);
+  wrap.append(cue, scroller, parts.legend.box, details);
   parent.append(wrap);
   if (typeof ResizeObserver !== "undefined") {
-    const mark = () => wrap.classList.toggle("attnlib-scrolls", scroller.scrollWidth > scroller.clientWidth + 1);
-    new ResizeObserver(mark).observe(scroller);
+    const mark2 = () => wrap.classList.toggle("attnlib-scrolls", scroller.scrollWidth > scroller.clientWidth + 1);
+    new ResizeObserver(mark2).observe(scroller);
   }
   return parts;
 }
-function paintCell(td, value, how, vmin, vmax, masked) {
-  const hidden = how === "masked";
-  if (td.classList.contains("attnlib-masked") !== hidden) {
-    td.classList.toggle("attnlib-masked", hidden);
-    if (hidden) td.setAttribute("aria-label", masked);
-    else td.removeAttribute("aria-label");
-  }
-  if (how === "blank") {
-    td.textContent = "";
-    td.dataset.empty = "1";
-    td.style.background = td.style.color = "";
-    return;
-  }
-  delete td.dataset.empty;
-  td.textContent = fixed(value);
-  const colors = how === "masked" ? { background: "", color: "" } : cellColors(value, vmin, vmax);
-  td.style.background = colors.background;
-  td.style.color = colors.color;
+var PLAIN = () => "plain";
+var LEVELS_ID = "attnlib-heatmap-levels";
+function addLevelStyles() {
+  if (document.getElementById(LEVELS_ID)) return;
+  const style = document.createElement("style");
+  style.id = LEVELS_ID;
+  style.textContent = levelStyles(".attnlib-heatmap td");
+  document.head.append(style);
 }
-function paintSum(td, total) {
-  td.textContent = fixed(total);
+function paintCell(parts, i, j, value, how, vmin, vmax) {
+  const td = parts.cells[i][j];
+  const k = i * parts.cells.length + j;
+  const { shown } = parts;
+  if (shown.how[k] === how && shown.value[k] === value && shown.scale[k] === parts.scale) return;
+  const was = shown.how[k];
+  shown.how[k] = how;
+  shown.value[k] = value;
+  shown.scale[k] = parts.scale;
+  if (was === "masked" !== (how === "masked")) paintMasked(td, how === "masked", parts.masked);
+  if (was === "blank" !== (how === "blank")) {
+    if (how === "blank") td.dataset.empty = "1";
+    else delete td.dataset.empty;
+  }
+  const text = how === "blank" ? "" : fixed(value);
+  if (shown.text[k] !== text) {
+    td.firstChild.data = text;
+    shown.text[k] = text;
+  }
+  const level = how === "plain" ? String(levelOf(value, vmin, vmax)) : "";
+  if (shown.level[k] !== level) {
+    if (level) td.dataset.level = level;
+    else delete td.dataset.level;
+    shown.level[k] = level;
+  }
+}
+function paintMasked(td, hidden, masked) {
+  td.classList.toggle("attnlib-masked", hidden);
+  if (hidden) td.append(make("span", "attnlib-sr", ` ${masked}`));
+  else td.lastChild.remove();
+}
+function paintSum(td, total, shown, k) {
+  const text = fixed(total);
+  if (shown[k] === text) return;
+  shown[k] = text;
+  td.textContent = text;
   td.classList.toggle("attnlib-sum-one", Math.abs(total - 1) <= 1e-4);
 }
-function paintHeatmap(parts, values, { vmin, vmax, how = () => "plain", row = -1, at = null, sums = null, caption = "" }) {
-  parts.caption.textContent = caption;
-  parts.cells.forEach((tds, i) => {
-    tds.forEach((td, j) => {
-      paintCell(td, values[i][j], how(i, j), vmin, vmax, parts.masked);
-      td.classList.toggle("attnlib-highlight-cell", !!at && at[0] === i && at[1] === j);
-    });
+function paintRow(parts, row) {
+  if (parts.row === row) return;
+  [parts.row, row].forEach((i) => {
+    if (i < 0 || i >= parts.rows.length) return;
+    const current = i === row;
+    parts.rows[i].classList.toggle("attnlib-highlight-row", current);
+    if (current) parts.rows[i].setAttribute("aria-current", "true");
+    else parts.rows[i].removeAttribute("aria-current");
+    parts.labels[i].textContent = current ? parts.current[i] : parts.tokens[i];
   });
-  if (parts.row !== row) {
-    [parts.row, row].forEach((i) => {
-      if (i < 0 || i >= parts.rows.length) return;
-      const current = i === row;
-      parts.rows[i].classList.toggle("attnlib-highlight-row", current);
-      if (current) parts.rows[i].setAttribute("aria-current", "true");
-      else parts.rows[i].removeAttribute("aria-current");
-      parts.labels[i].textContent = current ? parts.current[i] : parts.tokens[i];
-    });
-    parts.row = row;
+  parts.row = row;
+}
+function paintAt(parts, at) {
+  const key = at ? `${at[0]},${at[1]}` : "";
+  if (parts.at === key) return;
+  if (parts.at) {
+    const [i, j] = parts.at.split(",").map(Number);
+    parts.cells[i][j].classList.remove("attnlib-highlight-cell");
   }
-  if (sums) {
-    parts.rowSums.forEach((td, i) => paintSum(td, sums[0][i]));
-    parts.colSums.forEach((td, j) => paintSum(td, sums[1][j]));
+  if (at) parts.cells[at[0]][at[1]].classList.add("attnlib-highlight-cell");
+  parts.at = key;
+}
+function paintHeatmap(parts, values, { vmin, vmax, how = PLAIN, row = -1, at = null, sums = null, caption = "" }) {
+  if (parts.caption.textContent !== caption) parts.caption.textContent = caption;
+  const painted = [values, how, sums, vmin, vmax];
+  const same = parts.painted?.every((x, k) => x === painted[k]) ?? false;
+  parts.painted = painted;
+  if (!same) {
+    parts.scale = `${vmin} ${vmax}`;
+    const n = parts.cells.length;
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) paintCell(parts, i, j, values[i][j], how(i, j), vmin, vmax);
+    }
   }
-  parts.legend.low.textContent = fixed(vmin);
-  parts.legend.high.textContent = fixed(vmax);
+  paintRow(parts, row);
+  paintAt(parts, at);
+  if (sums && !same) {
+    parts.rowSums.forEach((td, i) => paintSum(td, sums[0][i], parts.sumsShown.rows, i));
+    parts.colSums.forEach((td, j) => paintSum(td, sums[1][j], parts.sumsShown.cols, j));
+  }
+  const limits = `${fixed(vmin)} ${fixed(vmax)}`;
+  if (parts.limits !== limits) {
+    parts.legend.low.textContent = fixed(vmin);
+    parts.legend.high.textContent = fixed(vmax);
+    parts.limits = limits;
+  }
+}
+
+// attnlib/widgets/static/src/mathml.js
+var NS = "http://www.w3.org/1998/Math/MathML";
+function element(tree) {
+  const [tag, ...children] = tree;
+  const node = document.createElementNS(NS, tag);
+  children.forEach(
+    (child) => node.append(typeof child === "string" ? document.createTextNode(child) : element(child))
+  );
+  return node;
+}
+function paintMath(node, lines) {
+  const key = JSON.stringify(lines);
+  if (node.attnlibFormula === key) return;
+  node.attnlibFormula = key;
+  node.replaceChildren(
+    ...lines.map((line) => {
+      const div = document.createElement("div");
+      div.className = "attnlib-math-line";
+      div.append(element(["math", line]));
+      return div;
+    })
+  );
 }
 
 // attnlib/widgets/static/src/panels.js
 function paintToken(node, label) {
-  node.textContent = label;
+  if (node.textContent !== label) node.textContent = label;
 }
-function paintBars(node, weights, tokens, query, title) {
-  const top = Math.max(...weights, 1e-12);
-  const heading = make("div", "attnlib-panel-title", title);
-  const rows = weights.map((w, j) => {
-    const row = make("div", j === query ? "attnlib-bar-row attnlib-query-bar" : "attnlib-bar-row");
+function write(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+function data(node, text) {
+  if (node.data !== text) node.data = text;
+}
+function mark(items, k, state) {
+  if (state.mark === k) return;
+  [state.mark, k].forEach((m) => {
+    if (m < 0 || m >= items.length) return;
+    const on = m === k;
+    items[m].classList.toggle("attnlib-query-mark", on);
+    if (on) items[m].setAttribute("aria-current", "true");
+    else items[m].removeAttribute("aria-current");
+  });
+  state.mark = k;
+}
+function buildBars(node, tokens) {
+  const heading = make("div", "attnlib-panel-title");
+  const rows = [], bars = [], values = [];
+  tokens.forEach((token, j) => {
+    const row = make("div", "attnlib-bar-row");
     row.dataset.col = j;
     const bar = make("span", "attnlib-bar");
-    bar.style.width = `${100 * Math.max(w, 0) / top}px`;
-    row.append(
-      make("span", "attnlib-bar-label", tokens[j]),
-      bar,
-      make("span", "attnlib-bar-value", fixed(w))
-    );
-    return row;
+    const value = make("span", "attnlib-bar-value");
+    row.append(make("span", "attnlib-bar-label", token), bar, value);
+    rows.push(row);
+    bars.push(bar);
+    values.push(value);
   });
   node.replaceChildren(heading, ...rows);
+  return { heading, rows, bars, values, widths: [], mark: -1 };
 }
-function blendRow(label, weight, numbers, className, alpha) {
-  const tr = make("tr", className);
-  tr.append(make("th", "", label), make("td", "attnlib-weight", weight));
-  numbers.forEach((v, k) => {
-    const td = make("td", "attnlib-term", fixed(v));
-    td.dataset.k = k;
-    if (alpha !== null) td.style.setProperty("--attnlib-alpha", alpha.toFixed(3));
-    tr.append(td);
-  });
-  return tr;
-}
-function paintBlend(node, weights, values, context, tokens, texts) {
+function paintBars(parts, weights, query, title) {
   const top = Math.max(...weights, 1e-12);
-  const table = make("table", "attnlib-blend");
-  table.append(make("caption", "", texts.blend));
+  write(parts.heading, title);
   weights.forEach((w, j) => {
-    const row = blendRow(
-      `${tokens[j]}`,
-      fixed(w),
-      values[j].map((v) => w * v),
-      "",
-      Math.max(w, 0) / top
-    );
-    row.dataset.col = j;
-    table.append(row);
+    const width = `${(100 * Math.max(w, 0) / top).toFixed(1)}px`;
+    if (parts.widths[j] !== width) {
+      parts.bars[j].style.width = width;
+      parts.widths[j] = width;
+    }
+    write(parts.values[j], fixed(w));
   });
-  table.append(blendRow(texts.context, "", context, "attnlib-context", null));
+  mark(parts.rows, query, parts);
+}
+function blendRow(label, size, className) {
+  const tr = make("tr", className);
+  const weight = make("td", "attnlib-weight");
+  tr.append(make("th", "", label), weight);
+  const terms2 = Array.from({ length: size }, (_, k) => {
+    const td = make("td", "attnlib-term");
+    td.dataset.k = k;
+    const text = document.createTextNode("");
+    td.append(text);
+    tr.append(td);
+    return text;
+  });
+  return { tr, weight, terms: terms2 };
+}
+function buildBlend(node, tokens, size) {
+  const table = make("table", "attnlib-blend");
+  const caption = make("caption");
+  table.append(caption);
+  const rows = tokens.map((token, j) => {
+    const row = blendRow(token, size, "");
+    row.tr.dataset.col = j;
+    table.append(row.tr);
+    return row;
+  });
+  const context = blendRow("", size, "attnlib-context");
+  table.append(context.tr);
   node.replaceChildren(table);
+  return { caption, rows, trs: rows.map((r) => r.tr), context, alphas: [], mark: -1 };
+}
+function paintBlend(parts, weights, values, context, query, texts) {
+  const top = Math.max(...weights, 1e-12);
+  write(parts.caption, texts.blend);
+  write(parts.context.tr.firstChild, texts.context);
+  weights.forEach((w, j) => {
+    const row = parts.rows[j];
+    write(row.weight, fixed(w));
+    const alpha = (Math.max(w, 0) / top).toFixed(3);
+    if (parts.alphas[j] !== alpha) {
+      row.tr.style.setProperty("--attnlib-alpha", alpha);
+      parts.alphas[j] = alpha;
+    }
+    values[j].forEach((v, k) => data(row.terms[k], fixed(w * v)));
+  });
+  context.forEach((v, k) => data(parts.context.terms[k], fixed(v)));
+  mark(parts.trs, query, parts);
 }
 function paintText(node, text) {
-  node.textContent = text;
+  write(node, text);
 }
 
 // attnlib/widgets/static/src/views.js
 var prepared = /* @__PURE__ */ new WeakMap();
-function once(data, make2) {
-  if (!prepared.has(data)) prepared.set(data, make2());
-  return prepared.get(data);
+function once(data2, make2) {
+  if (!prepared.has(data2)) prepared.set(data2, make2());
+  return prepared.get(data2);
 }
-function queryPanels(data, query, row, vec) {
-  const texts = data.texts.panels;
-  const token = data.tokens[query];
+var SETTINGS_KEPT = 8;
+var settings = /* @__PURE__ */ new WeakMap();
+function perSetting(data2, key, make2) {
+  if (!settings.has(data2)) settings.set(data2, /* @__PURE__ */ new Map());
+  const kept = settings.get(data2);
+  if (!kept.has(key)) {
+    if (kept.size >= SETTINGS_KEPT) kept.delete(kept.keys().next().value);
+    kept.set(key, make2());
+  }
+  return kept.get(key);
+}
+function queryPanels(data2, query, row, vec) {
+  const texts = data2.texts.panels;
+  const token = data2.tokens[query];
   const total = row.reduce((s, w) => s + w, 0);
   return {
-    label: fill(texts.query, { query, token_repr: data.reprs[query] }),
+    label: fill(texts.query, { query, token_repr: data2.reprs[query] }),
     bars: fill(texts.bars, { query, total }),
     blend: fill(texts.blend, { token, vec }),
     context: fill(texts.context, { token })
   };
 }
-function announced(data, query, row) {
+function announced(data2, query, row) {
   const total = row.reduce((s, w) => s + w, 0);
-  return { query, token_repr: data.reprs[query], row, total };
+  return { query, token_repr: data2.reprs[query], row, total };
 }
-function queryView(data, { query }) {
-  const { weights, limits } = once(data, () => {
-    const grid = softmaxGrid(scoresOf(data.scores), true);
+function queryView(data2, { query }) {
+  const { weights, limits } = once(data2, () => {
+    const grid = softmaxGrid(scoresOf(data2.scores), true);
     return { weights: grid, limits: extent(grid) };
   });
-  const texts = data.texts.query;
+  const texts = data2.texts.query;
   const row = weights[query];
-  const context = blend(row, data.values);
-  const fields = { token: data.tokens[query], terms: terms(data.texts.panels, row, data.tokens, "x"), context };
+  const context = blend(row, data2.values);
+  const fields = { token: data2.tokens[query], terms: terms(data2.texts.panels, row, data2.tokens, "x"), context };
   return {
     weights,
     limits,
     row,
-    values: data.values,
+    values: data2.values,
     context,
     caption: texts.caption,
     formula: compose(texts.formula, fields, {}),
-    announce: compose(texts.announce, announced(data, query, row), {}),
-    panels: queryPanels(data, query, row, "x")
+    announce: compose(texts.announce, announced(data2, query, row), {}),
+    panels: queryPanels(data2, query, row, "x")
   };
 }
-function softmaxView(data, { dim }) {
-  const { both, limits } = once(data, () => {
-    const grids = DIMS.map((d) => softmaxGrid(scoresOf(data.scores), d === -1));
-    return { both: grids, limits: extent(...grids) };
+function softmaxView(data2, { dim }) {
+  const { both, sumsOf, limits } = once(data2, () => {
+    const grids = DIMS.map((d) => softmaxGrid(scoresOf(data2.scores), d === -1));
+    const sumsOf2 = grids.map((grid) => [rowSums(grid), colSums(grid)]);
+    return { both: grids, sumsOf: sumsOf2, limits: extent(...grids) };
   });
-  const texts = data.texts.softmax;
+  const texts = data2.texts.softmax;
   const weights = both[DIMS.indexOf(dim)];
-  const sums = [rowSums(weights), colSums(weights)];
+  const sums = sumsOf[DIMS.indexOf(dim)];
   const flags = { rows: dim === -1, rows_one: ones(sums[0]), cols_one: ones(sums[1]) };
   const fields = { row_sums: sums[0], col_sums: sums[1] };
   return {
@@ -505,10 +866,10 @@ function softmaxView(data, { dim }) {
     announce: compose(texts.announce, fields, flags)
   };
 }
-function loopView(data, { step }) {
-  const limits = once(data, () => extent(data.scores));
-  const texts = data.texts.loop;
-  const { tokens, scores, inputs } = data;
+function loopView(data2, { step }) {
+  const limits = once(data2, () => extent(data2.scores));
+  const texts = data2.texts.loop;
+  const { tokens, scores, inputs } = data2;
   const n = tokens.length;
   const [i, j] = [Math.floor(step / n), step % n];
   const fields = {
@@ -518,7 +879,7 @@ function loopView(data, { step }) {
     token_j: tokens[j],
     iteration: step + 1,
     iterations: n * n,
-    products: products(data.texts.panels, inputs[i], inputs[j]),
+    products: products(data2.texts.panels, inputs[i], inputs[j]),
     score: scores[i][j]
   };
   return {
@@ -533,24 +894,34 @@ function loopView(data, { step }) {
     announce: compose(texts.announce, fields, {})
   };
 }
-function attentionView(data, state) {
-  const view = attentionOf(data, state);
+function attentionView(data2, state) {
   const { query, dim, causal, temperature, head } = state;
-  const texts = data.texts.attention;
-  const many = data.heads.length > 1;
+  const setting = perSetting(data2, `${head} ${dim} ${causal} ${temperature}`, () => {
+    const grids = attentionSetting(data2, state);
+    return {
+      ...grids,
+      // vmin = 0, not the smallest weight: a flat row looks flat and a sharp one bright.
+      limits: [0, Math.max(...grids.weights.flat())],
+      sums: [grids.rowSums, grids.colSums],
+      how: (i, j) => grids.masked[i][j] ? "masked" : "plain"
+    };
+  });
+  const view = attentionOf(data2, state, setting);
+  const texts = data2.texts.attention;
+  const many = data2.heads.length > 1;
   const vec = many ? "v" : "x";
   const fields = {
     query,
-    token: data.tokens[query],
-    token_repr: data.reprs[query],
+    token: data2.tokens[query],
+    token_repr: data2.reprs[query],
     dim,
     temperature,
     head,
-    num_heads: data.heads.length,
+    num_heads: data2.heads.length,
     head_dim: view.context.length,
     scores: view.scores[query],
     scaled: view.scaled[query],
-    terms: terms(data.texts.panels, view.row, data.tokens, vec),
+    terms: terms(data2.texts.panels, view.row, data2.tokens, vec),
     context: view.context,
     row_sum: view.rowSums[query],
     col_sums: view.colSums
@@ -560,18 +931,16 @@ function attentionView(data, state) {
     causal,
     many,
     // Temperature as shown: a slider's 1.0000000000000002 is 1 and changes nothing.
-    changed: data.scale !== 1 || SPECS.g(temperature) !== "1" || causal,
+    changed: data2.scale !== 1 || SPECS.g(temperature) !== "1" || causal,
     rows_one: ones(view.rowSums),
     cols_one: ones(view.colSums)
   };
   return {
     ...view,
-    // vmin = 0, not the smallest weight: a flat row looks flat and a sharp one bright.
-    limits: [0, Math.max(...view.weights.flat())],
     caption: compose(texts.caption, fields, flags),
     formula: compose(texts.formula, fields, flags),
     announce: compose(texts.announce, { ...fields, row: view.row }, flags),
-    panels: queryPanels(data, query, view.row, vec)
+    panels: queryPanels(data2, query, view.row, vec)
   };
 }
 function evenShare(n) {
@@ -579,35 +948,40 @@ function evenShare(n) {
   for (let i = 1; i < n; i += 1) total += 1 / (i + 1);
   return n < 2 ? 0 : total / (n - 1);
 }
-function decoded(data) {
-  return once(data, () => {
-    const bytes = Uint8Array.from(atob(data.snapshots), (c) => c.charCodeAt(0));
+function decoded(data2) {
+  return once(data2, () => {
+    const bytes = Uint8Array.from(atob(data2.snapshots), (c) => c.charCodeAt(0));
     const view = new DataView(bytes.buffer);
     return Float64Array.from({ length: bytes.length / 2 }, (_, k) => view.getUint16(2 * k, true) / 1e4);
   });
 }
-function trainingView(data, { step: snapshot, head, query }) {
-  const texts = data.texts.training;
-  const [, heads, n] = data.shape;
-  const flat = decoded(data);
-  const start = (snapshot * heads + head) * n * n;
-  const weights = Array.from({ length: n }, (_, i) => Array.from(flat.subarray(start + i * n, start + (i + 1) * n)));
+function trainingView(data2, { step: snapshot, head, query }) {
+  const texts = data2.texts.training;
+  const [, heads, n] = data2.shape;
+  const weights = perSetting(data2, `${snapshot} ${head}`, () => {
+    const flat = decoded(data2);
+    const start = (snapshot * heads + head) * n * n;
+    return Array.from(
+      { length: n },
+      (_, i) => Array.from(flat.subarray(start + i * n, start + (i + 1) * n))
+    );
+  });
   const row = weights[query];
   const top = row.indexOf(Math.max(...row));
   const below = weights.slice(1).map((r, i) => r[i]);
   const share = n > 1 ? below.reduce((s, w) => s + w, 0) / below.length : 0;
   const fields = {
-    step: data.steps[snapshot],
+    step: data2.steps[snapshot],
     snapshot,
-    last: data.steps.length - 1,
-    block: Math.floor(head / data.num_heads),
-    head: head % data.num_heads,
+    last: data2.steps.length - 1,
+    block: Math.floor(head / data2.num_heads),
+    head: head % data2.num_heads,
     query,
-    token_repr: data.reprs[query],
+    token_repr: data2.reprs[query],
     top: row[top],
-    top_repr: data.reprs[top],
+    top_repr: data2.reprs[top],
     before: query > 0 ? row[query - 1] : null,
-    before_repr: query > 0 ? data.reprs[query - 1] : "",
+    before_repr: query > 0 ? data2.reprs[query - 1] : "",
     share,
     even: evenShare(n)
   };
@@ -617,7 +991,7 @@ function trainingView(data, { step: snapshot, head, query }) {
     limits: [0, 1],
     row,
     caption: fill(texts.caption, fields),
-    bars: fill(data.texts.panels.bars, { query, total }),
+    bars: fill(data2.texts.panels.bars, { query, total }),
     formula: compose(texts.formula, fields, { first: query === 0 })
   };
 }
@@ -630,84 +1004,100 @@ var VIEWS = {
 };
 
 // attnlib/widgets/static/src/explorer.js
-function weightCell(data, weights, scores, dim, masked) {
-  const texts = data.texts.panels;
+function weightCell(data2, weights, scores, dim, masked) {
+  const texts = data2.texts.panels;
   return (i, j) => {
-    const fields = { i, j, token_i: data.tokens[i], token_j: data.tokens[j], dim };
+    const fields = { i, j, token_i: data2.tokens[i], token_j: data2.tokens[j], dim };
     if (masked && masked[i][j]) return fill(texts.cell_masked, fields);
     return fill(texts.cell_weight, { ...fields, value: weights[i][j], score: scores[i][j] });
   };
 }
-function queryLayout(root, data, legend2, totals) {
+function mathBox(texts) {
+  const math = make("div", "attnlib-math");
+  math.tabIndex = 0;
+  math.setAttribute("role", "region");
+  math.setAttribute("aria-label", texts.math);
+  return math;
+}
+function formulaBlock(root, texts) {
+  const math = mathBox(texts);
+  const folded = make("details", "attnlib-formula-text");
+  const formula = make("div", "attnlib-formula");
+  folded.append(make("summary", "", texts.formula_text), formula);
+  root.append(math, folded);
+  return { math, formula };
+}
+function queryLayout(root, data2, legend2, totals, size) {
   const head = make("div", "attnlib-head");
   const token = make("b", "attnlib-token");
   head.append(token);
   const row = make("div", "attnlib-row");
-  const { panels } = data.texts;
-  const heatmap = buildHeatmap(row, data.tokens, { texts: panels, label: legend2, totals });
-  const bars = make("div", "attnlib-bars");
+  const { panels } = data2.texts;
+  const heatmap = buildHeatmap(row, data2.tokens, { texts: panels, label: legend2, totals });
+  const barsBox = make("div", "attnlib-bars");
   const blendBox = make("div", "attnlib-blend-panel");
-  row.append(bars, blendBox);
-  const formula = make("div", "attnlib-formula");
-  root.append(head, row, formula);
-  return { token, heatmap, bars, blendBox, formula };
+  row.append(barsBox, blendBox);
+  root.append(head, row);
+  const bars = buildBars(barsBox, data2.tokens);
+  const blend2 = buildBlend(blendBox, data2.tokens, size);
+  return { token, heatmap, bars, blend: blend2, ...formulaBlock(root, panels) };
 }
-function drawQueryPanels(parts, data, query, view) {
+function drawQueryPanels(parts, data2, query, view) {
   paintToken(parts.token, view.panels.label);
-  paintBars(parts.bars, view.row, data.tokens, query, view.panels.bars);
-  paintBlend(parts.blendBox, view.row, view.values, view.context, data.tokens, view.panels);
+  paintBars(parts.bars, view.row, query, view.panels.bars);
+  paintBlend(parts.blend, view.row, view.values, view.context, query, view.panels);
 }
 var QUERY = {
-  build: (root, data) => queryLayout(root, data, data.texts.query.legend, false),
-  draw(parts, data, view, { query }) {
+  build: (root, data2) => queryLayout(root, data2, data2.texts.query.legend, false, data2.values[0].length),
+  draw(parts, data2, view, { query }) {
     const [vmin, vmax] = view.limits;
     paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
-    parts.heatmap.describe = weightCell(data, view.weights, data.scores, -1, null);
-    drawQueryPanels(parts, data, query, view);
+    parts.heatmap.describe = weightCell(data2, view.weights, data2.scores, -1, null);
+    drawQueryPanels(parts, data2, query, view);
     paintText(parts.formula, view.formula);
   }
 };
 var SOFTMAX = {
-  build(root, data) {
-    const texts = data.texts;
-    const heatmap = buildHeatmap(root, data.tokens, {
+  build(root, data2) {
+    const texts = data2.texts;
+    const heatmap = buildHeatmap(root, data2.tokens, {
       texts: texts.panels,
       label: texts.softmax.legend,
       totals: true
     });
+    const math = mathBox(texts.panels);
     const explanation = make("div", "attnlib-explanation");
-    root.append(explanation);
-    return { heatmap, explanation };
+    root.append(math, explanation);
+    return { heatmap, math, explanation };
   },
-  draw(parts, data, view, { dim }) {
+  draw(parts, data2, view, { dim }) {
     const [vmin, vmax] = view.limits;
     const { sums, caption } = view;
     paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, sums, caption });
-    parts.heatmap.describe = weightCell(data, view.weights, data.scores, dim, null);
+    parts.heatmap.describe = weightCell(data2, view.weights, data2.scores, dim, null);
     paintText(parts.explanation, view.explanation);
   }
 };
 var LOOP = {
-  build(root, data) {
+  build(root, data2) {
     const position = make("div", "attnlib-position");
     root.append(position);
-    const { panels, loop } = data.texts;
-    const heatmap = buildHeatmap(root, data.tokens, { texts: panels, label: loop.legend });
+    const { panels, loop } = data2.texts;
+    const heatmap = buildHeatmap(root, data2.tokens, { texts: panels, label: loop.legend });
     const code = make("div", "attnlib-code");
-    const formula = make("div", "attnlib-formula");
-    root.append(code, formula);
-    return { position, heatmap, code, formula };
+    root.append(code);
+    return { position, heatmap, code, ...formulaBlock(root, panels) };
   },
-  draw(parts, data, view) {
+  draw(parts, data2, view) {
     const [vmin, vmax] = view.limits;
     const how = (a, b) => view.filled(a, b) ? "plain" : "blank";
     const options = { vmin, vmax, how, at: view.at, caption: view.caption };
     paintHeatmap(parts.heatmap, view.scores, options);
-    const texts = data.texts.panels;
+    const texts = data2.texts.panels;
     parts.heatmap.describe = (i, j) => {
-      const fields = { i, j, token_i: data.tokens[i], token_j: data.tokens[j] };
+      const fields = { i, j, token_i: data2.tokens[i], token_j: data2.tokens[j] };
       if (!view.filled(i, j)) return fill(texts.cell_empty, fields);
-      const terms2 = products(texts, data.inputs[i], data.inputs[j]);
+      const terms2 = products(texts, data2.inputs[i], data2.inputs[j]);
       return fill(texts.cell_score, { ...fields, products: terms2, value: view.scores[i][j] });
     };
     paintText(parts.position, view.position);
@@ -716,35 +1106,34 @@ var LOOP = {
   }
 };
 var ATTENTION = {
-  build: (root, data) => queryLayout(root, data, data.texts.attention.legend, true),
-  draw(parts, data, view, state) {
+  build: (root, data2) => queryLayout(root, data2, data2.texts.attention.legend, true, data2.heads[0].values[0].length),
+  draw(parts, data2, view, state) {
     const { query } = state;
     const [vmin, vmax] = view.limits;
-    const how = (i, j) => view.masked[i][j] ? "masked" : "plain";
-    const sums = [view.rowSums, view.colSums];
+    const { how, sums } = view;
     const options = { vmin, vmax, how, row: query, sums, caption: view.caption };
     paintHeatmap(parts.heatmap, view.weights, options);
     const { dim } = state;
-    parts.heatmap.describe = weightCell(data, view.weights, view.scaled, dim, view.masked);
-    drawQueryPanels(parts, data, query, view);
+    parts.heatmap.describe = weightCell(data2, view.weights, view.scaled, dim, view.masked);
+    drawQueryPanels(parts, data2, query, view);
     paintText(parts.formula, view.formula);
   }
 };
 var TRAINING = {
-  build(root, data) {
+  build(root, data2) {
     const row = make("div", "attnlib-row");
-    const { panels, training } = data.texts;
-    const heatmap = buildHeatmap(row, data.tokens, { texts: panels, label: training.legend });
-    const bars = make("div", "attnlib-bars");
-    row.append(bars);
+    const { panels, training } = data2.texts;
+    const heatmap = buildHeatmap(row, data2.tokens, { texts: panels, label: training.legend });
+    const barsBox = make("div", "attnlib-bars");
+    row.append(barsBox);
     const formula = make("div", "attnlib-formula");
     root.append(row, formula);
-    return { heatmap, bars, formula };
+    return { heatmap, bars: buildBars(barsBox, data2.tokens), formula };
   },
-  draw(parts, data, view, { query }) {
+  draw(parts, data2, view, { query }) {
     const [vmin, vmax] = view.limits;
     paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
-    paintBars(parts.bars, view.row, data.tokens, query, view.bars);
+    paintBars(parts.bars, view.row, query, view.bars);
     paintText(parts.formula, view.formula);
   }
 };
@@ -753,24 +1142,24 @@ var NAMED = {
   query: () => ["query"],
   softmax: () => ["dim"],
   loop: () => ["step"],
-  attention: (data) => ["query", "temperature", "dim", ...data.heads.length > 1 ? ["head"] : []],
+  attention: (data2) => ["query", "temperature", "dim", ...data2.heads.length > 1 ? ["head"] : []],
   // The head is a drop-down, named by its own label; the step slider walks the snapshots.
   training: () => ["query", "step"]
 };
-function spoken(data, state) {
-  const n = data.tokens.length;
+function spoken(data2, state) {
+  const n = data2.tokens.length;
   const [i, j] = [Math.floor(state.step / n), state.step % n];
   return {
     ...state,
-    token: data.tokens[state.query] ?? "",
-    last_head: (data.heads?.length ?? 1) - 1,
+    token: data2.tokens[state.query] ?? "",
+    last_head: (data2.heads?.length ?? 1) - 1,
     iteration: state.step + 1,
-    snapshots: data.steps?.length ?? 0,
+    snapshots: data2.steps?.length ?? 0,
     iterations: n * n,
     i,
     j,
-    token_i: data.tokens[i] ?? "",
-    token_j: data.tokens[j] ?? ""
+    token_i: data2.tokens[i] ?? "",
+    token_j: data2.tokens[j] ?? ""
   };
 }
 var CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step"];
@@ -784,6 +1173,7 @@ function stateOf(model) {
     step: model.get("step")
   };
 }
+var FOLLOWS_QUERY = /* @__PURE__ */ new Set(["query", "attention"]);
 function render({ model, el }) {
   const name = model.get("kind");
   const kind = KINDS[name];
@@ -791,22 +1181,44 @@ function render({ model, el }) {
   el.append(root);
   let parts = null;
   let controls = null;
+  let cell2 = [0, 0];
+  let shown = null;
+  const drawMath = () => {
+    if (!parts?.math || !shown) return;
+    const { data: data2, view, state } = shown;
+    paintMath(parts.math, mathView(name, data2, view, state, cell2));
+  };
   const redraw = () => {
-    const data = model.get("data");
+    const data2 = model.get("data");
     const state = stateOf(model);
-    if (!parts || !fits(data, state)) return;
-    const view = VIEWS[name](data, state);
-    kind.draw(parts, data, view, state);
-    const values = spoken(data, state);
+    if (!parts || !fits(data2, state)) return;
+    const view = VIEWS[name](data2, state);
+    kind.draw(parts, data2, view, state);
+    if (FOLLOWS_QUERY.has(name) && cell2[0] !== state.query) {
+      cell2 = [state.query, cell2[1]];
+      parts.heatmap.activate(...cell2);
+    }
+    shown = { data: data2, view, state };
+    drawMath();
+    const values = spoken(data2, state);
     controls.update({ ...state, dim_index: model.get("dim_index") }, values, view.announce ?? "");
   };
   const rebuild = () => {
     root.replaceChildren();
     if (controls) controls.dispose();
-    const data = model.get("data");
-    parts = data && data.tokens ? kind.build(root, data) : null;
-    const texts = () => ({ ...data.texts.controls, ...data.texts[name]?.controls ?? {} });
-    controls = parts ? watchControls(el, root, NAMED[name](data), texts) : null;
+    const data2 = model.get("data");
+    parts = data2 && data2.tokens ? kind.build(root, data2) : null;
+    const texts = () => ({ ...data2.texts.controls, ...data2.texts[name]?.controls ?? {} });
+    controls = parts ? watchControls(el, root, NAMED[name](data2), texts) : null;
+    if (parts) {
+      const query = Math.min(Math.max(model.get("query"), 0), data2.tokens.length - 1);
+      cell2 = FOLLOWS_QUERY.has(name) ? [query, query] : [0, 0];
+      parts.heatmap.activate(...cell2);
+      parts.heatmap.onCell = (i, j) => {
+        cell2 = [i, j];
+        drawMath();
+      };
+    }
     redraw();
   };
   model.on("change:data", rebuild);

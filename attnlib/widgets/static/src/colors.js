@@ -41,12 +41,30 @@ function luminance(rgb) {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
 
-/** Background and text colour of a cell holding `value` on the scale vmin..vmax. */
-export function cellColors(value, vmin, vmax) {
-  // A flat grid (vmin == vmax) sits in the middle of the map.
-  const rgb = colorAt(vmax > vmin ? (value - vmin) / (vmax - vmin) : 0.5);
+// Cells are coloured in LEVELS + 1 steps of the map (a step is far below what an eye tells
+// apart): a cell names its level (data-level) and one stylesheet, written once, colours it.
+// A repaint then writes one attribute per cell, only when its level changes.
+export const LEVELS = 128;
+
+/** The level (0..LEVELS) of `value` on the scale vmin..vmax; a flat grid sits in the middle. */
+export function levelOf(value, vmin, vmax) {
+  const t = vmax > vmin ? (value - vmin) / (vmax - vmin) : 0.5;
+  return Math.round(Math.min(Math.max(t, 0), 1) * LEVELS);
+}
+
+/** Background and text colour of level `level`. */
+function colorsOfLevel(level) {
+  const rgb = colorAt(level / LEVELS);
   const text = luminance(rgb) > LUMINANCE_THRESHOLD ? "#000" : "#fff";
   return { background: `rgb(${rgb.join(",")})`, color: text };
+}
+
+/** The stylesheet of the levels: `selector`[data-level="k"] gets level k's colours. */
+export function levelStyles(selector) {
+  return Array.from({ length: LEVELS + 1 }, (_, k) => {
+    const { background, color } = colorsOfLevel(k);
+    return `${selector}[data-level="${k}"]{background:${background};color:${color}}`;
+  }).join("\n");
 }
 
 /** The map as a CSS gradient, for the legend. */

@@ -55,25 +55,29 @@ export function scoresOf(rows) {
   return rows.map((row) => row.map((v) => (v === null ? -Infinity : v)));
 }
 
-/** The AttentionExplorer's view of `data` under the controls' values `state`. */
-export function attentionOf(data, state) {
+/** What the AttentionExplorer shows for every query under one setting of head, mask,
+ * temperature and axis: the grids and their sums (the same whichever query is chosen). */
+export function attentionSetting(data, state) {
   const { scores, values } = data.heads[state.head];
   const factor = data.scale / state.temperature;
   const masked = scores.map((row, i) => row.map((_, j) => state.causal && j > i));
   const scaled = scores.map((row, i) => row.map((s, j) => (masked[i][j] ? -Infinity : s * factor)));
   const weights = softmaxGrid(scaled, state.dim === -1);
-  const row = weights[state.query];
   return {
     scores,
     scaled,
     masked,
     weights,
-    row,
     values,
     rowSums: rowSums(weights),
     colSums: colSums(weights),
-    context: blend(row, values),
   };
+}
+
+/** The AttentionExplorer's view of `data` under the controls' values `state`. */
+export function attentionOf(data, state, setting = attentionSetting(data, state)) {
+  const row = setting.weights[state.query];
+  return { ...setting, row, context: blend(row, setting.values) };
 }
 
 /** Whether the controls' values fit the data (a kernel may set any value for a moment). */

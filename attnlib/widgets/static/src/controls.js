@@ -22,12 +22,21 @@ function setAttr(node, name, value) {
 function controlsOf(box) {
   const one = (name, selector) => box.querySelector(`.attnlib-control-${name} ${selector}`);
   return {
-    sliders: ["query", "temperature", "head", "step"]
-      .map((name) => [name, one(name, ".noUi-handle")])
+    // [the view's name, the control's class]: the TrainingExplorer's step is its snapshot.
+    sliders: [
+      ["query", "query"],
+      ["temperature", "temperature"],
+      ["head", "head"],
+      ["step", "step"],
+      ["step", "snapshot"],
+    ]
+      .map(([name, control]) => [name, one(control, ".noUi-handle")])
       .filter(([, handle]) => handle),
     toggles: box.querySelectorAll(".attnlib-control-dim button"),
     group: one("dim", ".widget-toggle-button")?.parentElement ?? null,
     play: box.querySelector(".attnlib-control-play"),
+    // The TrainingExplorer's head: a drop-down whose label ipywidgets does not tie to it.
+    menu: one("head", "select"),
   };
 }
 
@@ -69,6 +78,7 @@ export function watchControls(el, root, names, getTexts) {
       setAttr(handle, "aria-label", texts[name]);
       setAttr(handle, "aria-valuetext", fill(texts[`${name}_value`], values));
     });
+    setAttr(found.menu, "aria-label", texts.head);
     if (found.group) {
       setAttr(found.group, "role", "group");
       setAttr(found.group, "aria-label", texts.dim);

@@ -6,8 +6,10 @@ import { DIMS, fits } from "./compute.js";
 import { watchControls } from "./controls.js";
 import { make } from "./dom.js";
 import { fill, products } from "./format.js";
+import { mathView } from "./formulas.js";
 import { buildHeatmap, paintHeatmap } from "./heatmap.js";
-import { paintBars, paintBlend, paintText, paintToken } from "./panels.js";
+import { paintMath } from "./mathml.js";
+import { buildBars, buildBlend, paintBars, paintBlend, paintText, paintToken } from "./panels.js";
 import { VIEWS } from "./views.js";
 
 /** A weights cell's description: its value, its tokens, the score it came from. */
@@ -20,31 +22,55 @@ function weightCell(data, weights, scores, dim, masked) {
   };
 }
 
-/** The query-centred layout: token, then heatmap, bars and blend side by side, then text. */
-function queryLayout(root, data, legend, totals) {
+/**
+ * The formula as math (div.attnlib-math), then the same in words and code, folded
+ * (div.attnlib-formula inside a <details>): { math, formula }.
+ */
+/** The formula as math: a region the keyboard can reach and scroll on a narrow screen. */
+function mathBox(texts) {
+  const math = make("div", "attnlib-math");
+  math.tabIndex = 0;
+  math.setAttribute("role", "region");
+  math.setAttribute("aria-label", texts.math);
+  return math;
+}
+
+function formulaBlock(root, texts) {
+  const math = mathBox(texts);
+  const folded = make("details", "attnlib-formula-text");
+  const formula = make("div", "attnlib-formula");
+  folded.append(make("summary", "", texts.formula_text), formula);
+  root.append(math, folded);
+  return { math, formula };
+}
+
+/** The query-centred layout: token, then heatmap, bars and blend side by side, then formula. */
+function queryLayout(root, data, legend, totals, size) {
   const head = make("div", "attnlib-head");
   const token = make("b", "attnlib-token");
   head.append(token);
   const row = make("div", "attnlib-row");
   const { panels } = data.texts;
   const heatmap = buildHeatmap(row, data.tokens, { texts: panels, label: legend, totals });
-  const bars = make("div", "attnlib-bars");
+  const barsBox = make("div", "attnlib-bars");
   const blendBox = make("div", "attnlib-blend-panel");
-  row.append(bars, blendBox);
-  const formula = make("div", "attnlib-formula");
-  root.append(head, row, formula);
-  return { token, heatmap, bars, blendBox, formula };
+  row.append(barsBox, blendBox);
+  root.append(head, row);
+  const bars = buildBars(barsBox, data.tokens);
+  const blend = buildBlend(blendBox, data.tokens, size);
+  return { token, heatmap, bars, blend, ...formulaBlock(root, panels) };
 }
 
 /** The query's token, bars and blend, as `view` gives them. */
 function drawQueryPanels(parts, data, query, view) {
   paintToken(parts.token, view.panels.label);
-  paintBars(parts.bars, view.row, data.tokens, query, view.panels.bars);
-  paintBlend(parts.blendBox, view.row, view.values, view.context, data.tokens, view.panels);
+  paintBars(parts.bars, view.row, query, view.panels.bars);
+  paintBlend(parts.blend, view.row, view.values, view.context, query, view.panels);
 }
 
 const QUERY = {
-  build: (root, data) => queryLayout(root, data, data.texts.query.legend, false),
+  build: (root, data) =>
+    queryLayout(root, data, data.texts.query.legend, false, data.values[0].length),
   draw(parts, data, view, { query }) {
     const [vmin, vmax] = view.limits;
     paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
@@ -62,9 +88,10 @@ const SOFTMAX = {
       label: texts.softmax.legend,
       totals: true,
     });
+    const math = mathBox(texts.panels);
     const explanation = make("div", "attnlib-explanation");
-    root.append(explanation);
-    return { heatmap, explanation };
+    root.append(math, explanation);
+    return { heatmap, math, explanation };
   },
   draw(parts, data, view, { dim }) {
     const [vmin, vmax] = view.limits;
@@ -82,9 +109,8 @@ const LOOP = {
     const { panels, loop } = data.texts;
     const heatmap = buildHeatmap(root, data.tokens, { texts: panels, label: loop.legend });
     const code = make("div", "attnlib-code");
-    const formula = make("div", "attnlib-formula");
-    root.append(code, formula);
-    return { position, heatmap, code, formula };
+    root.append(code);
+    return { position, heatmap, code, ...formulaBlock(root, panels) };
   },
   draw(parts, data, view) {
     const [vmin, vmax] = view.limits;
@@ -105,12 +131,12 @@ const LOOP = {
 };
 
 const ATTENTION = {
-  build: (root, data) => queryLayout(root, data, data.texts.attention.legend, true),
+  build: (root, data) =>
+    queryLayout(root, data, data.texts.attention.legend, true, data.heads[0].values[0].length),
   draw(parts, data, view, state) {
     const { query } = state;
     const [vmin, vmax] = view.limits;
-    const how = (i, j) => (view.masked[i][j] ? "masked" : "plain");
-    const sums = [view.rowSums, view.colSums];
+    const { how, sums } = view;
     const options = { vmin, vmax, how, row: query, sums, caption: view.caption };
     paintHeatmap(parts.heatmap, view.weights, options);
     // The score as it goes into softmax: scaled by the head and the temperature.
@@ -126,16 +152,16 @@ const TRAINING = {
     const row = make("div", "attnlib-row");
     const { panels, training } = data.texts;
     const heatmap = buildHeatmap(row, data.tokens, { texts: panels, label: training.legend });
-    const bars = make("div", "attnlib-bars");
-    row.append(bars);
+    const barsBox = make("div", "attnlib-bars");
+    row.append(barsBox);
     const formula = make("div", "attnlib-formula");
     root.append(row, formula);
-    return { heatmap, bars, formula };
+    return { heatmap, bars: buildBars(barsBox, data.tokens), formula };
   },
   draw(parts, data, view, { query }) {
     const [vmin, vmax] = view.limits;
     paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
-    paintBars(parts.bars, view.row, data.tokens, query, view.bars);
+    paintBars(parts.bars, view.row, query, view.bars);
     paintText(parts.formula, view.formula);
   },
 };
@@ -181,6 +207,9 @@ function stateOf(model) {
   };
 }
 
+// The kinds whose formula follows the query's row.
+const FOLLOWS_QUERY = new Set(["query", "attention"]);
+
 function render({ model, el }) {
   const name = model.get("kind");
   const kind = KINDS[name];
@@ -188,6 +217,15 @@ function render({ model, el }) {
   el.append(root);
   let parts = null;
   let controls = null;
+  // The cell whose formula is shown: the one last under the pointer or the keyboard, in the
+  // query's row where the view has a query; and what was drawn last, to write it.
+  let cell = [0, 0];
+  let shown = null;
+  const drawMath = () => {
+    if (!parts?.math || !shown) return;
+    const { data, view, state } = shown;
+    paintMath(parts.math, mathView(name, data, view, state, cell));
+  };
   const redraw = () => {
     const data = model.get("data");
     const state = stateOf(model);
@@ -196,6 +234,12 @@ function render({ model, el }) {
     if (!parts || !fits(data, state)) return;
     const view = VIEWS[name](data, state);
     kind.draw(parts, data, view, state);
+    if (FOLLOWS_QUERY.has(name) && cell[0] !== state.query) {
+      cell = [state.query, cell[1]];
+      parts.heatmap.activate(...cell);
+    }
+    shown = { data, view, state };
+    drawMath();
     const values = spoken(data, state);
     controls.update({ ...state, dim_index: model.get("dim_index") }, values, view.announce ?? "");
   };
@@ -207,6 +251,15 @@ function render({ model, el }) {
     // A kind may say its controls in its own words (the training explorer's step is a snapshot).
     const texts = () => ({ ...data.texts.controls, ...(data.texts[name]?.controls ?? {}) });
     controls = parts ? watchControls(el, root, NAMED[name](data), texts) : null;
+    if (parts) {
+      const query = Math.min(Math.max(model.get("query"), 0), data.tokens.length - 1);
+      cell = FOLLOWS_QUERY.has(name) ? [query, query] : [0, 0];
+      parts.heatmap.activate(...cell);
+      parts.heatmap.onCell = (i, j) => {
+        cell = [i, j];
+        drawMath();
+      };
+    }
     redraw();
   };
   model.on("change:data", rebuild);

@@ -1,12 +1,18 @@
-// The heatmap: a table built once per
-// sentence (`buildHeatmap`) and repainted in place on every control move (`paintHeatmap`).
+// The heatmap: a table built once per sentence (`buildHeatmap`) and repainted in place on
+// every control move (`paintHeatmap`), touching only the cells whose number or colour
+// changed. Its cells form a WAI-ARIA grid: one tab stop (a roving tabindex), arrow keys
+// move between cells, and the cell under the pointer or the keyboard says how it was
+// computed (in the details line and its title).
 // Hooks for tests and styles: table.attnlib-heatmap, td[data-row][data-col], sums in
 // data-col="sum" / data-row="sum", tr.attnlib-highlight-row, td.attnlib-highlight-cell,
-// td.attnlib-masked, blank cells with data-empty.
+// td.attnlib-masked, blank cells with data-empty, div.attnlib-cell-details.
 
-import { cellColors, gradient } from "./colors.js";
+import { gradient, levelOf, levelStyles } from "./colors.js";
 import { make } from "./dom.js";
 import { fill, fixed } from "./format.js";
+
+// Ids for aria-describedby, unique in the page.
+let serial = 0;
 
 function cell(tag, row, col, className = "") {
   const node = make(tag, className);
@@ -29,11 +35,19 @@ function headerRow(tokens, totals, texts) {
   return tr;
 }
 
+/** A grid cell with its own text node, so that a repaint changes the text's data only. */
+function gridCell(i, j) {
+  const td = cell("td", i, j);
+  td.tabIndex = -1;
+  td.append(document.createTextNode(""));
+  return td;
+}
+
 function bodyRow(tokens, i, totals, parts) {
   const tr = make("tr");
   tr.dataset.row = i;
   const label = header(tokens[i], "row");
-  const cells = tokens.map((_, j) => cell("td", i, j));
+  const cells = tokens.map((_, j) => gridCell(i, j));
   tr.append(label, ...cells);
   if (totals) {
     const sum = cell("td", i, "sum", "attnlib-total");
@@ -64,12 +78,74 @@ function legend(label) {
   return { box, low, high };
 }
 
+/** The cell (i, j) a key moves to from (i, j) in an n x n grid; null for other keys. */
+export function moved(key, i, j, n) {
+  const clamp = (v) => Math.min(Math.max(v, 0), n - 1);
+  const to = {
+    ArrowUp: [i - 1, j],
+    ArrowDown: [i + 1, j],
+    ArrowLeft: [i, j - 1],
+    ArrowRight: [i, j + 1],
+    Home: [i, 0],
+    End: [i, n - 1],
+  }[key];
+  return to ? to.map(clamp) : null;
+}
+
+/** The grid's keyboard and pointer: a roving tab stop, and details of the cell in view. */
+function wireGrid(parts, details) {
+  const n = parts.cells.length;
+  const at = (node) => {
+    const td = node?.closest?.("td[data-row]");
+    const [i, j] = td ? [Number(td.dataset.row), Number(td.dataset.col)] : [NaN, NaN];
+    return Number.isInteger(i) && Number.isInteger(j) ? [i, j] : null;
+  };
+  const show = (i, j) => {
+    const text = parts.describe ? parts.describe(i, j) : "";
+    parts.cells[i][j].title = text;
+    if (details.textContent !== text) details.textContent = text;
+    if (parts.onCell) parts.onCell(i, j);
+  };
+  parts.activate = (i, j) => {
+    const [a, b] = parts.active;
+    if (a !== i || b !== j) {
+      parts.cells[a][b].tabIndex = -1;
+      parts.cells[a][b].removeAttribute("aria-describedby");
+      parts.cells[i][j].tabIndex = 0;
+      parts.cells[i][j].setAttribute("aria-describedby", details.id);
+      parts.active = [i, j];
+    }
+  };
+  parts.table.addEventListener("keydown", (event) => {
+    const here = at(event.target);
+    const to = here && moved(event.key, here[0], here[1], n);
+    if (!to) return;
+    event.preventDefault();
+    parts.activate(...to);
+    show(...to); // before focus, so that the description read on focus is this cell's
+    parts.cells[to[0]][to[1]].focus();
+  });
+  parts.table.addEventListener("focusin", (event) => {
+    const here = at(event.target);
+    if (!here) return;
+    parts.activate(...here);
+    show(...here);
+  });
+  // Written only when the pointer rests on a cell, not on every move of a control.
+  parts.table.addEventListener("mouseover", (event) => {
+    const here = at(event.target);
+    if (here) show(...here);
+  });
+  parts.show = show;
+}
+
 /**
  * A heatmap of `tokens` x `tokens` in `parent`; `totals`: with row and column sums; `texts`:
  * the panels' texts (TEXTS["panels"]); `label`: the legend's.
  */
 export function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   const table = make("table", "attnlib-heatmap");
+  table.setAttribute("role", "grid");
   const caption = make("caption");
   const parts = { table, caption, rows: [], labels: [], cells: [], rowSums: [], colSums: [] };
   table.append(caption, headerRow(tokens, totals, texts));
@@ -80,6 +156,14 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   parts.current = tokens.map((token) => fill(texts.current, { token }));
   parts.masked = texts.masked;
   parts.row = -1;
+  parts.at = null;
+  // What each cell (index i * n + j) shows now: a repaint writes only the differences.
+  const size = tokens.length ** 2;
+  const slots = () => new Array(size).fill(null);
+  parts.shown = { how: slots(), value: slots(), scale: slots(), text: slots(), level: slots() };
+  addLevelStyles();
+  parts.sumsShown = { rows: [], cols: [] };
+  parts.limits = "";
   const scroller = make("div", "attnlib-heatmap-scroll");
   scroller.append(table);
   // Said only while the table is wider than its box (a phone, a long sentence).
@@ -88,17 +172,18 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   scroller.tabIndex = 0;
   scroller.setAttribute("role", "region");
   scroller.setAttribute("aria-label", scroll);
-  // How a cell was computed: written only when the pointer rests on it, not on every move.
+  const details = make("div", "attnlib-cell-details");
+  serial += 1;
+  details.id = `attnlib-cell-details-${serial}`;
+  parts.details = details;
   parts.describe = null;
-  table.addEventListener("mouseover", (event) => {
-    const td = event.target.closest?.("td[data-row]");
-    const [i, j] = td ? [Number(td.dataset.row), Number(td.dataset.col)] : [NaN, NaN];
-    if (parts.describe && Number.isInteger(i) && Number.isInteger(j)) {
-      td.title = parts.describe(i, j);
-    }
-  });
+  parts.onCell = null;
+  parts.active = [0, 0];
+  parts.cells[0][0].tabIndex = 0;
+  parts.cells[0][0].setAttribute("aria-describedby", details.id);
+  wireGrid(parts, details);
   const wrap = make("div", "attnlib-heatmap-wrap");
-  wrap.append(cue, scroller, parts.legend.box);
+  wrap.append(cue, scroller, parts.legend.box, details);
   parent.append(wrap);
   if (typeof ResizeObserver !== "undefined") {
     const mark = () =>
@@ -108,66 +193,123 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   return parts;
 }
 
-function paintCell(td, value, how, vmin, vmax, masked) {
-  const hidden = how === "masked";
-  if (td.classList.contains("attnlib-masked") !== hidden) {
-    td.classList.toggle("attnlib-masked", hidden);
-    // Read as masked, not as a weight of 0.0000.
-    if (hidden) td.setAttribute("aria-label", masked);
-    else td.removeAttribute("aria-label");
-  }
-  if (how === "blank") {
-    td.textContent = "";
-    td.dataset.empty = "1";
-    td.style.background = td.style.color = "";
-    return;
-  }
-  delete td.dataset.empty;
-  td.textContent = fixed(value);
-  // Masked cells take the stylesheet's grey: no inline colour may win over it.
-  const colors = how === "masked" ? { background: "", color: "" } : cellColors(value, vmin, vmax);
-  td.style.background = colors.background;
-  td.style.color = colors.color;
+const PLAIN = () => "plain";
+
+// The cells' colours, one rule per level, added to the page with the first heatmap.
+const LEVELS_ID = "attnlib-heatmap-levels";
+function addLevelStyles() {
+  if (document.getElementById(LEVELS_ID)) return;
+  const style = document.createElement("style");
+  style.id = LEVELS_ID;
+  style.textContent = levelStyles(".attnlib-heatmap td");
+  document.head.append(style);
 }
 
-function paintSum(td, total) {
-  td.textContent = fixed(total);
+/** Cell (i, j) showing `value` as `how` on vmin..vmax: only what differs is written. */
+function paintCell(parts, i, j, value, how, vmin, vmax) {
+  const td = parts.cells[i][j];
+  const k = i * parts.cells.length + j;
+  const { shown } = parts;
+  // The same number, state and colour scale as shown: nothing to format or write.
+  if (shown.how[k] === how && shown.value[k] === value && shown.scale[k] === parts.scale) return;
+  const was = shown.how[k];
+  shown.how[k] = how;
+  shown.value[k] = value;
+  shown.scale[k] = parts.scale;
+  if ((was === "masked") !== (how === "masked")) paintMasked(td, how === "masked", parts.masked);
+  if ((was === "blank") !== (how === "blank")) {
+    if (how === "blank") td.dataset.empty = "1";
+    else delete td.dataset.empty;
+  }
+  const text = how === "blank" ? "" : fixed(value);
+  if (shown.text[k] !== text) {
+    td.firstChild.data = text;
+    shown.text[k] = text;
+  }
+  // Masked and blank cells take the stylesheet's fill: no level may win over it.
+  const level = how === "plain" ? String(levelOf(value, vmin, vmax)) : "";
+  if (shown.level[k] !== level) {
+    if (level) td.dataset.level = level;
+    else delete td.dataset.level;
+    shown.level[k] = level;
+  }
+}
+
+/**
+ * A masked cell is read as masked, not as a weight of 0.0000: its number is followed by the
+ * word, for screen readers only (a label in place of the number would hide it).
+ */
+function paintMasked(td, hidden, masked) {
+  td.classList.toggle("attnlib-masked", hidden);
+  if (hidden) td.append(make("span", "attnlib-sr", ` ${masked}`));
+  else td.lastChild.remove();
+}
+
+function paintSum(td, total, shown, k) {
+  const text = fixed(total);
+  if (shown[k] === text) return;
+  shown[k] = text;
+  td.textContent = text;
   td.classList.toggle("attnlib-sum-one", Math.abs(total - 1) <= 1e-4);
+}
+
+/** Row `row` marked as the query's (or no row, -1): only the rows gaining or losing it change. */
+function paintRow(parts, row) {
+  if (parts.row === row) return;
+  [parts.row, row].forEach((i) => {
+    if (i < 0 || i >= parts.rows.length) return;
+    const current = i === row;
+    parts.rows[i].classList.toggle("attnlib-highlight-row", current);
+    if (current) parts.rows[i].setAttribute("aria-current", "true");
+    else parts.rows[i].removeAttribute("aria-current");
+    parts.labels[i].textContent = current ? parts.current[i] : parts.tokens[i];
+  });
+  parts.row = row;
+}
+
+function paintAt(parts, at) {
+  const key = at ? `${at[0]},${at[1]}` : "";
+  if (parts.at === key) return;
+  if (parts.at) {
+    const [i, j] = parts.at.split(",").map(Number);
+    parts.cells[i][j].classList.remove("attnlib-highlight-cell");
+  }
+  if (at) parts.cells[at[0]][at[1]].classList.add("attnlib-highlight-cell");
+  parts.at = key;
 }
 
 /**
  * Repaint `parts` with `values` (grid), coloured on vmin..vmax. Options: `how(i, j)` ->
  * "blank" | "masked" | "plain"; `row` (highlighted row), `at` ([i, j] highlighted cell),
- * `sums` ([rowSums, colSums]), `caption`.
+ * `sums` ([rowSums, colSums]), `caption`. When `values`, `how`, `sums` and the limits are
+ * those of the last paint (only the marks moved), no cell is looked at.
  */
 export function paintHeatmap(
   parts,
   values,
-  { vmin, vmax, how = () => "plain", row = -1, at = null, sums = null, caption = "" },
+  { vmin, vmax, how = PLAIN, row = -1, at = null, sums = null, caption = "" },
 ) {
-  parts.caption.textContent = caption;
-  parts.cells.forEach((tds, i) => {
-    tds.forEach((td, j) => {
-      paintCell(td, values[i][j], how(i, j), vmin, vmax, parts.masked);
-      td.classList.toggle("attnlib-highlight-cell", !!at && at[0] === i && at[1] === j);
-    });
-  });
-  if (parts.row !== row) {
-    // Only the rows that gain or lose the query change.
-    [parts.row, row].forEach((i) => {
-      if (i < 0 || i >= parts.rows.length) return;
-      const current = i === row;
-      parts.rows[i].classList.toggle("attnlib-highlight-row", current);
-      if (current) parts.rows[i].setAttribute("aria-current", "true");
-      else parts.rows[i].removeAttribute("aria-current");
-      parts.labels[i].textContent = current ? parts.current[i] : parts.tokens[i];
-    });
-    parts.row = row;
+  if (parts.caption.textContent !== caption) parts.caption.textContent = caption;
+  const painted = [values, how, sums, vmin, vmax];
+  const same = parts.painted?.every((x, k) => x === painted[k]) ?? false;
+  parts.painted = painted;
+  if (!same) {
+    parts.scale = `${vmin} ${vmax}`;
+    const n = parts.cells.length;
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) paintCell(parts, i, j, values[i][j], how(i, j), vmin, vmax);
+    }
   }
-  if (sums) {
-    parts.rowSums.forEach((td, i) => paintSum(td, sums[0][i]));
-    parts.colSums.forEach((td, j) => paintSum(td, sums[1][j]));
+  paintRow(parts, row);
+  paintAt(parts, at);
+  if (sums && !same) {
+    parts.rowSums.forEach((td, i) => paintSum(td, sums[0][i], parts.sumsShown.rows, i));
+    parts.colSums.forEach((td, j) => paintSum(td, sums[1][j], parts.sumsShown.cols, j));
   }
-  parts.legend.low.textContent = fixed(vmin);
-  parts.legend.high.textContent = fixed(vmax);
+  const limits = `${fixed(vmin)} ${fixed(vmax)}`;
+  if (parts.limits !== limits) {
+    parts.legend.low.textContent = fixed(vmin);
+    parts.legend.high.textContent = fixed(vmax);
+    parts.limits = limits;
+  }
 }

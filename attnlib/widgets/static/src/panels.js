@@ -1,71 +1,133 @@
 // The panels beside and below the heatmap: the query's token, its weights as bars, its
-// context vector as a weighted blend of the value vectors, and lines of text. Each is
-// redrawn whole: they are small. Their texts come filled from views.js.
+// context vector as a weighted blend of the value vectors, and lines of text. Bars and
+// blend are built once per sentence and repainted in place: a move writes only the
+// numbers, widths and marks that changed. The query's own token carries one mark in
+// both (class attnlib-query-mark, aria-current), as its row does in the heatmap.
 
 import { fixed } from "./format.js";
 import { make } from "./dom.js";
 
 /** Which token is the query (b.attnlib-token): `label`, filled by the view. */
 export function paintToken(node, label) {
-  node.textContent = label;
+  if (node.textContent !== label) node.textContent = label;
 }
 
-/** One query's weights as bars, div[data-col=j] each, its value in the last span. */
-export function paintBars(node, weights, tokens, query, title) {
-  const top = Math.max(...weights, 1e-12);
-  // Bars of at most 100 px: with the labels and values, the panel fits beside the heatmap.
-  const heading = make("div", "attnlib-panel-title", title);
-  const rows = weights.map((w, j) => {
-    const row = make("div", j === query ? "attnlib-bar-row attnlib-query-bar" : "attnlib-bar-row");
+/** `text` into `node` only if it differs (no needless DOM writes). */
+function write(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+/** A text node's `text`, written only if it differs. */
+function data(node, text) {
+  if (node.data !== text) node.data = text;
+}
+
+/** Item `k` of `items` (elements) marked as the query's, -1 for none; `state.mark` the last. */
+function mark(items, k, state) {
+  if (state.mark === k) return;
+  [state.mark, k].forEach((m) => {
+    if (m < 0 || m >= items.length) return;
+    const on = m === k;
+    items[m].classList.toggle("attnlib-query-mark", on);
+    if (on) items[m].setAttribute("aria-current", "true");
+    else items[m].removeAttribute("aria-current");
+  });
+  state.mark = k;
+}
+
+/** The bars' rows, div[data-col=j] each, its value in the last span: built once. */
+export function buildBars(node, tokens) {
+  const heading = make("div", "attnlib-panel-title");
+  const rows = [],
+    bars = [],
+    values = [];
+  tokens.forEach((token, j) => {
+    const row = make("div", "attnlib-bar-row");
     row.dataset.col = j;
     const bar = make("span", "attnlib-bar");
-    bar.style.width = `${(100 * Math.max(w, 0)) / top}px`;
-    row.append(
-      make("span", "attnlib-bar-label", tokens[j]),
-      bar,
-      make("span", "attnlib-bar-value", fixed(w)),
-    );
-    return row;
+    const value = make("span", "attnlib-bar-value");
+    row.append(make("span", "attnlib-bar-label", token), bar, value);
+    rows.push(row);
+    bars.push(bar);
+    values.push(value);
   });
   node.replaceChildren(heading, ...rows);
+  return { heading, rows, bars, values, widths: [], mark: -1 };
 }
 
-function blendRow(label, weight, numbers, className, alpha) {
-  const tr = make("tr", className);
-  tr.append(make("th", "", label), make("td", "attnlib-weight", weight));
-  numbers.forEach((v, k) => {
-    const td = make("td", "attnlib-term", fixed(v));
-    td.dataset.k = k;
-    if (alpha !== null) td.style.setProperty("--attnlib-alpha", alpha.toFixed(3));
-    tr.append(td);
+/** One query's weights as bars, the query's own token marked; `title` the heading. */
+export function paintBars(parts, weights, query, title) {
+  const top = Math.max(...weights, 1e-12);
+  write(parts.heading, title);
+  weights.forEach((w, j) => {
+    // Bars of at most 100 px: with the labels and values, the panel fits beside the heatmap.
+    const width = `${((100 * Math.max(w, 0)) / top).toFixed(1)}px`;
+    if (parts.widths[j] !== width) {
+      parts.bars[j].style.width = width;
+      parts.widths[j] = width;
+    }
+    write(parts.values[j], fixed(w));
   });
-  return tr;
+  mark(parts.rows, query, parts);
+}
+
+function blendRow(label, size, className) {
+  const tr = make("tr", className);
+  const weight = make("td", "attnlib-weight");
+  tr.append(make("th", "", label), weight);
+  // Each term keeps its text node: a repaint changes the node's data only.
+  const terms = Array.from({ length: size }, (_, k) => {
+    const td = make("td", "attnlib-term");
+    td.dataset.k = k;
+    const text = document.createTextNode("");
+    td.append(text);
+    tr.append(td);
+    return text;
+  });
+  return { tr, weight, terms };
 }
 
 /**
- * The context vector as a weighted blend: one row per key j, w_j·v_j (d numbers, shaded
- * by w_j), then the row z = their sum (tr.attnlib-context, td[data-k]).
+ * The blend's table, built once for `tokens` and vectors of `size` numbers: one row per key
+ * j (tr[data-col]), w_j·v_j shaded by w_j, then the row z = their sum (tr.attnlib-context).
  */
-export function paintBlend(node, weights, values, context, tokens, texts) {
-  const top = Math.max(...weights, 1e-12);
+export function buildBlend(node, tokens, size) {
   const table = make("table", "attnlib-blend");
-  table.append(make("caption", "", texts.blend));
-  weights.forEach((w, j) => {
-    const row = blendRow(
-      `${tokens[j]}`,
-      fixed(w),
-      values[j].map((v) => w * v),
-      "",
-      Math.max(w, 0) / top,
-    );
-    row.dataset.col = j;
-    table.append(row);
+  const caption = make("caption");
+  table.append(caption);
+  const rows = tokens.map((token, j) => {
+    const row = blendRow(token, size, "");
+    row.tr.dataset.col = j;
+    table.append(row.tr);
+    return row;
   });
-  table.append(blendRow(texts.context, "", context, "attnlib-context", null));
+  const context = blendRow("", size, "attnlib-context");
+  table.append(context.tr);
   node.replaceChildren(table);
+  return { caption, rows, trs: rows.map((r) => r.tr), context, alphas: [], mark: -1 };
+}
+
+/** The context vector as a weighted blend of `values` by `weights`, in place. */
+export function paintBlend(parts, weights, values, context, query, texts) {
+  const top = Math.max(...weights, 1e-12);
+  write(parts.caption, texts.blend);
+  write(parts.context.tr.firstChild, texts.context);
+  weights.forEach((w, j) => {
+    const row = parts.rows[j];
+    write(row.weight, fixed(w));
+    // The row's shade, inherited by its terms.
+    const alpha = (Math.max(w, 0) / top).toFixed(3);
+    if (parts.alphas[j] !== alpha) {
+      row.tr.style.setProperty("--attnlib-alpha", alpha);
+      parts.alphas[j] = alpha;
+    }
+    values[j].forEach((v, k) => data(row.terms[k], fixed(w * v)));
+  });
+  context.forEach((v, k) => data(parts.context.terms[k], fixed(v)));
+  mark(parts.trs, query, parts);
 }
 
 /** Lines of text in a monospace block. */
 export function paintText(node, text) {
-  node.textContent = text;
+  write(node, text);
 }

@@ -5,6 +5,7 @@
 import {
   DIMS,
   attentionOf,
+  attentionSetting,
   blend,
   colSums,
   extent,
@@ -20,6 +21,20 @@ const prepared = new WeakMap();
 function once(data, make) {
   if (!prepared.has(data)) prepared.set(data, make());
   return prepared.get(data);
+}
+
+// What changes with a setting but not with the query, kept for the last few settings of
+// each sentence: moving the query (or back to a setting just left) computes no grid.
+const SETTINGS_KEPT = 8;
+const settings = new WeakMap();
+function perSetting(data, key, make) {
+  if (!settings.has(data)) settings.set(data, new Map());
+  const kept = settings.get(data);
+  if (!kept.has(key)) {
+    if (kept.size >= SETTINGS_KEPT) kept.delete(kept.keys().next().value);
+    kept.set(key, make());
+  }
+  return kept.get(key);
 }
 
 /** The texts around one query's row: its label, its bars' heading, its blend's labels. */
@@ -67,13 +82,14 @@ export function queryView(data, { query }) {
 /** SoftmaxAxisExplorer: the weights along `dim`, their sums, why dim=-1 (views.softmax_view). */
 export function softmaxView(data, { dim }) {
   // Both axes' weights, on one colour scale, so that flipping compares like with like.
-  const { both, limits } = once(data, () => {
+  const { both, sumsOf, limits } = once(data, () => {
     const grids = DIMS.map((d) => softmaxGrid(scoresOf(data.scores), d === -1));
-    return { both: grids, limits: extent(...grids) };
+    const sumsOf = grids.map((grid) => [rowSums(grid), colSums(grid)]);
+    return { both: grids, sumsOf, limits: extent(...grids) };
   });
   const texts = data.texts.softmax;
   const weights = both[DIMS.indexOf(dim)];
-  const sums = [rowSums(weights), colSums(weights)];
+  const sums = sumsOf[DIMS.indexOf(dim)];
   const flags = { rows: dim === -1, rows_one: ones(sums[0]), cols_one: ones(sums[1]) };
   const fields = { row_sums: sums[0], col_sums: sums[1] };
   return {
@@ -118,8 +134,18 @@ export function loopView(data, { step }) {
 
 /** AttentionExplorer: a head's weights under mask, axis and temperature (attention_view). */
 export function attentionView(data, state) {
-  const view = attentionOf(data, state);
   const { query, dim, causal, temperature, head } = state;
+  const setting = perSetting(data, `${head} ${dim} ${causal} ${temperature}`, () => {
+    const grids = attentionSetting(data, state);
+    return {
+      ...grids,
+      // vmin = 0, not the smallest weight: a flat row looks flat and a sharp one bright.
+      limits: [0, Math.max(...grids.weights.flat())],
+      sums: [grids.rowSums, grids.colSums],
+      how: (i, j) => (grids.masked[i][j] ? "masked" : "plain"),
+    };
+  });
+  const view = attentionOf(data, state, setting);
   const texts = data.texts.attention;
   const many = data.heads.length > 1;
   const vec = many ? "v" : "x";
@@ -150,8 +176,6 @@ export function attentionView(data, state) {
   };
   return {
     ...view,
-    // vmin = 0, not the smallest weight: a flat row looks flat and a sharp one bright.
-    limits: [0, Math.max(...view.weights.flat())],
     caption: compose(texts.caption, fields, flags),
     formula: compose(texts.formula, fields, flags),
     announce: compose(texts.announce, { ...fields, row: view.row }, flags),
@@ -179,9 +203,13 @@ function decoded(data) {
 export function trainingView(data, { step: snapshot, head, query }) {
   const texts = data.texts.training;
   const [, heads, n] = data.shape;
-  const flat = decoded(data);
-  const start = (snapshot * heads + head) * n * n;
-  const weights = Array.from({ length: n }, (_, i) => Array.from(flat.subarray(start + i * n, start + (i + 1) * n)));
+  const weights = perSetting(data, `${snapshot} ${head}`, () => {
+    const flat = decoded(data);
+    const start = (snapshot * heads + head) * n * n;
+    return Array.from({ length: n }, (_, i) =>
+      Array.from(flat.subarray(start + i * n, start + (i + 1) * n)),
+    );
+  });
   const row = weights[query];
   const top = row.indexOf(Math.max(...row));
   const below = weights.slice(1).map((r, i) => r[i]);
