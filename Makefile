@@ -16,7 +16,7 @@ ISOLATED := JUPYTER_CONFIG_DIR=$(STATE)/jupyter-config JUPYTER_DATA_DIR=$(STATE)
 	JUPYTER_RUNTIME_DIR=$(STATE)/jupyter-runtime IPYTHONDIR=$(STATE)/ipython \
 	MPLCONFIGDIR=$(STATE)/matplotlib npm_config_cache=$(STATE)/npm
 
-.PHONY: lab test check-all lint notebooks bench site npm bundle lock clean mutants
+.PHONY: lab test check-all lint notebooks bench site npm bundle lock clean mutants grade
 
 # PyPI's torch for Linux is the CUDA build, with gigabytes of nvidia-* wheels a CPU never
 # uses. PyTorch's CPU index has the same release as 2.13.0+cpu, which `==2.13.0` matches and
@@ -109,6 +109,14 @@ bench: $(STAMP)  ## speed and memory measurements, each printed as ratios or pea
 
 site: $(STAMP) $(NPM_STAMP)  ## the course as a website in site/ (Sphinx, MyST-NB, book theme), explorers alive offline
 	$(ISOLATED) $(BIN)/python tools/build_site.py --out site
+
+# The gradebook (tools/grading): each notebook under SUBMISSIONS (nbgrader's layout,
+# <dir>/<student>/<assignment>/*.ipynb) runs in a sandbox; results go to OUT. Rerun to resume.
+OUT ?= grading
+JOBS ?= $(shell nproc)
+grade: $(STAMP)  ## make grade SUBMISSIONS=dir [OUT=grading]: the gradebook of a class's notebooks
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir [OUT=grading] [JOBS=n]"; exit 2; }
+	$(ISOLATED) $(BIN)/python -m tools.grading "$(SUBMISSIONS)" --out "$(OUT)" --jobs $(JOBS)
 
 lock: $(STAMP)  ## record the exact versions of the working .venv
 	{ echo "# The exact versions tested (Python 3.11, CPU). The Makefile installs these into .venv."; \

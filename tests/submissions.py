@@ -107,3 +107,27 @@ def write(root: Path, student: str, stem: str, nb: dict) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(nb, indent=1))
     return path
+
+
+def expected_row(stem: str, answers: dict[str, str], hostile: str | None = None) -> dict:
+    """The gradebook row (status and each exercise's word) of ``make(stem, answers, hostile)``,
+    known from how it was made: a solution is correct, a typed mistake gives its own name, a
+    stub is not attempted, and the exercises after a hostile cell that ends the run are not
+    reached."""
+    nb = json.loads((ROOT / "notebooks" / f"{stem}.ipynb").read_text())
+    places, typed = exercises_of(nb), mistakes_of(stem)
+    words = {}
+    for name, place in places.items():
+        if name not in answers:
+            words[name] = "not attempted"
+        elif answers[name] == place["solution"]:
+            words[name] = "correct"
+        else:
+            words[name] = next(m for m, code in typed[name].items() if code == answers[name])
+    status = "ok"
+    if hostile:
+        status, goes_on = HOSTILE_STATUS[hostile]
+        first = min(places, key=lambda name: places[name]["cell"])
+        if not goes_on:
+            words.update({name: "not reached" for name in places if name != first})
+    return {"status": status, **words}
