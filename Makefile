@@ -112,11 +112,13 @@ site: $(STAMP) $(NPM_STAMP)  ## the course as a website in site/ (Sphinx, MyST-N
 
 # The gradebook (tools/grading): each notebook under SUBMISSIONS (nbgrader's layout,
 # <dir>/<student>/<assignment>/*.ipynb) runs in a sandbox; results go to OUT. Rerun to resume.
+# GRADE_FLAGS: the limits, e.g. "--cell-seconds 30 --notebook-seconds 300 --memory-gb 2".
 OUT ?= grading
 JOBS ?= $(shell nproc)
+GRADE_FLAGS ?=
 grade: $(STAMP)  ## make grade SUBMISSIONS=dir [OUT=grading]: the gradebook of a class's notebooks
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir [OUT=grading] [JOBS=n]"; exit 2; }
-	$(ISOLATED) $(BIN)/python -m tools.grading "$(SUBMISSIONS)" --out "$(OUT)" --jobs $(JOBS)
+	$(ISOLATED) $(BIN)/python -m tools.grading "$(SUBMISSIONS)" --out "$(OUT)" --jobs $(JOBS) $(GRADE_FLAGS)
 
 lock: $(STAMP)  ## record the exact versions of the working .venv
 	{ echo "# The exact versions tested (Python 3.11, CPU). The Makefile installs these into .venv."; \
