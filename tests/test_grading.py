@@ -125,7 +125,12 @@ def _small_class(root: Path) -> dict[str, dict]:
             "ok",
             first,
         ),
-        "stub": (_small({}), "ok", {"01.dot": "not attempted", "01.repeats": "not attempted"}),
+        # A stub left, and an exercise cell that raises: its check finds no answer.
+        "stub": (
+            _small({"01.repeats": "repeats = 1 / 0"}),
+            "error",
+            {"01.dot": "not attempted", "01.repeats": "error"},
+        ),
     }
     # Hostile cells that the run survives share one submission (make-test's time); each has
     # a submission of its own in check-all's whole-notebook test.

@@ -125,9 +125,13 @@ def grade_row(exercises: list[str], notebook: dict | None, outcome: Outcome) -> 
             verdicts[name], messages[name] = word, NO_VERDICT[word]
             continue
         word = record.get("mistake") or SHOWN.get(record.get("status"), "unknown")
-        if word == "not run":  # the exercise's own cell failed: say how
-            before = [kinds[i] for i in kinds if i < check_cell.get(name, 0)]
-            word = before[-1] if before else word
+        if (
+            word == "not run"
+        ):  # the exercise's cell, between the previous check and this one, failed
+            here = check_cell.get(name, 0)
+            start = max((i for i, _ in checks if i < here), default=-1)
+            failed = [kinds[i] for i in sorted(kinds) if start < i < here]
+            word = failed[-1] if failed else word
         verdicts[name], messages[name] = str(word), str(record.get("message", ""))
     notes = [f"{s}: {STATUSES[s]}" for s in status if s in STATUSES]
     return Row("+".join(status), verdicts, messages, notes)
