@@ -46,6 +46,11 @@ def find_submissions(root: Path) -> list[Submission]:
     return found
 
 
+def _raw(sub: Submission) -> bytes:
+    """The submitted bytes; a link (to a file outside the submission, maybe) counts as none."""
+    return b"" if sub.path.is_symlink() else sub.path.read_bytes()
+
+
 def _write_whole(path: Path, text: str | bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
@@ -65,7 +70,7 @@ def grade_one(
     sub: Submission, out: Path, base: Path, limits: sandbox.Limits, slot: int, hidden: list[Path]
 ) -> dict | None:
     """Run and grade one submission; save its result, feedback page and executed notebook."""
-    raw = b"" if sub.path.is_symlink() else sub.path.read_bytes()
+    raw = _raw(sub)
     notebook = _notebook(raw)
     if notebook is None:
         outcome = sandbox.Outcome({"unreadable": "not a notebook"}, [], False, 0, None)
@@ -96,7 +101,7 @@ def _saved(out: Path, sub: Submission) -> dict | None:
         result = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    same = result.get("sha256") == hashlib.sha256(sub.path.read_bytes()).hexdigest()
+    same = result.get("sha256") == hashlib.sha256(_raw(sub)).hexdigest()
     return result if same else None
 
 
@@ -118,7 +123,8 @@ def grade_all(root: Path, out: Path, limits: sandbox.Limits, jobs: int) -> list[
     hidden = [root.resolve(), out.resolve()]
     base = Path(tempfile.mkdtemp(prefix="ag-"))
     base.chmod(0o711)  # each run's user must reach its own folder, and list none
-    signal.signal(signal.SIGTERM, _interrupted)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupted)  # stop as on Ctrl-C: saved results stay
     pool = ThreadPoolExecutor(max_workers=jobs)
     try:
         futures = {
