@@ -69,8 +69,10 @@ def _rows(out: Path) -> list[dict]:
         return list(csv.DictReader(file))
 
 
-def _sandbox_processes() -> list[psutil.Process]:
-    return [p for p in psutil.process_iter(["uids"]) if p.info["uids"].real >= sandbox.FIRST_UID]
+def _sandbox_processes(grader_pid: int | None = None) -> list[psutil.Process]:
+    """Processes of the users a grader (this process by default) gives its runs."""
+    users = sandbox.users_of(grader_pid or os.getpid())
+    return [p for p in psutil.process_iter(["uids"]) if p.info["uids"].real in users]
 
 
 # ---- the engine's record --------------------------------------------------------------
@@ -272,7 +274,7 @@ def test_a_run_killed_midway_leaves_no_process_and_resumes_losing_nothing(tmp_pa
     saved = {p: p.read_bytes() for p in (out / "results").rglob("*.json")}
     assert 1 <= len(saved) < 4
     time.sleep(2)  # the namespaces' first processes die with the grader; give them a moment
-    assert _sandbox_processes() == []
+    assert _sandbox_processes(grader.pid) == []
     left = [
         p
         for p in psutil.process_iter(["cmdline"])

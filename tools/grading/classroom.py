@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import queue
 import shutil
 import signal
 import sys
@@ -67,7 +68,12 @@ def _notebook(raw: bytes) -> dict | None:
 
 
 def grade_one(
-    sub: Submission, out: Path, base: Path, limits: sandbox.Limits, slot: int, hidden: list[Path]
+    sub: Submission,
+    out: Path,
+    base: Path,
+    limits: sandbox.Limits,
+    slots: queue.Queue,
+    hidden: list[Path],
 ) -> dict | None:
     """Run and grade one submission; save its result, feedback page and executed notebook."""
     raw = _raw(sub)
@@ -75,7 +81,11 @@ def grade_one(
     if notebook is None:
         outcome = sandbox.Outcome({"unreadable": "not a notebook"}, [], False, 0, None)
     else:
-        outcome = sandbox.run_submission(sub.path, base, limits, slot, hidden)
+        slot = slots.get()
+        try:
+            outcome = sandbox.run_submission(sub.path, base, limits, slot, hidden)
+        finally:
+            slots.put(slot)
     if STOPPING.is_set():
         return None
     exercises = course_exercises(sub.path.stem, notebook)
@@ -113,22 +123,23 @@ def _interrupted(signum, frame):
     raise KeyboardInterrupt
 
 
-def grade_all(root: Path, out: Path, limits: sandbox.Limits, jobs: int) -> list[dict]:
-    """Grade every submission under ``root`` into ``out``; the results, in submission order."""
-    subs = find_submissions(root)
-    out.mkdir(parents=True, exist_ok=True)
-    results = {sub.key: _saved(out, sub) for sub in subs}
-    todo = [(slot, sub) for slot, sub in enumerate(subs) if results[sub.key] is None]
-    skipped = len(subs) - len(todo)
-    hidden = [root.resolve(), out.resolve()]
+def _free_slots(jobs: int) -> queue.Queue:
+    """The slots a run takes while under way: each run under way has a user of its own."""
+    slots: queue.Queue = queue.Queue()
+    for slot in range(jobs):
+        slots.put(slot)
+    return slots
+
+
+def _grade_in_parallel(todo, results, out, limits, jobs, hidden) -> None:
+    """Grade ``todo`` on ``jobs`` workers into ``results``, saving the gradebook after each."""
     base = Path(tempfile.mkdtemp(prefix="ag-"))
     base.chmod(0o711)  # each run's user must reach its own folder, and list none
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _interrupted)  # stop as on Ctrl-C: saved results stay
+    slots, skipped = _free_slots(jobs), sum(r is not None for r in results.values())
     pool = ThreadPoolExecutor(max_workers=jobs)
     try:
         futures = {
-            pool.submit(grade_one, sub, out, base, limits, slot, hidden): sub for slot, sub in todo
+            pool.submit(grade_one, sub, out, base, limits, slots, hidden): sub for sub in todo
         }
         _progress(0, len(todo), skipped)
         for done, future in enumerate(as_completed(futures), 1):
@@ -143,6 +154,19 @@ def grade_all(root: Path, out: Path, limits: sandbox.Limits, jobs: int) -> list[
         pool.shutdown(wait=True, cancel_futures=True)
         shutil.rmtree(base, ignore_errors=True)
         print(file=sys.stderr)
+
+
+def grade_all(root: Path, out: Path, limits: sandbox.Limits, jobs: int) -> list[dict]:
+    """Grade every submission under ``root`` into ``out``; the results, in submission order."""
+    subs = find_submissions(root)
+    out.mkdir(parents=True, exist_ok=True)
+    results = {sub.key: _saved(out, sub) for sub in subs}
+    todo = [sub for sub in subs if results[sub.key] is None]
+    STOPPING.clear()
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupted)  # stop as on Ctrl-C: saved results stay
+    hidden = [root.resolve(), out.resolve()]
+    _grade_in_parallel(todo, results, out, limits, min(jobs, sandbox.SLOTS), hidden)
     graded = [r for r in results.values() if r]
     report.write_gradebook(out / "gradebook.csv", graded)
     report.write_summary(out, graded, sandbox.isolation().kind)

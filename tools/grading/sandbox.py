@@ -40,8 +40,18 @@ ROOT = Path(__file__).resolve().parents[2]
 RUNNER = Path(__file__).with_name("runner.py")
 # What a notebook reads beside itself (notebook 10 reads data/the-verdict.txt).
 COURSE_FILES = ("data",)
-# Users of the sandboxes: far above the ids of real accounts, one per submission of a run.
+# Users of the sandboxes: far above the ids of real accounts, one per run under way, and a
+# block of its own for each grader process, so that two graders at once share no user.
 FIRST_UID = 1_000_000
+SLOTS = 1000  # the most runs one grader has under way at once
+
+
+def users_of(grader_pid: int) -> range:
+    """The user ids the grader of process id ``grader_pid`` gives its runs."""
+    first = FIRST_UID + (grader_pid % 100_000) * SLOTS
+    return range(first, first + SLOTS)
+
+
 NAMESPACES = ["--net", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc"]
 RECORD_BYTES = 1 << 20  # the most read back from a scratch folder's verdict log
 PR_SET_PDEATHSIG = 1
@@ -235,9 +245,10 @@ def stop_all() -> None:
 def run_submission(
     notebook: Path, base: Path, limits: Limits, slot: int, hidden: list[Path]
 ) -> Outcome:
-    """Run ``notebook`` in a fresh scratch folder under ``base``; ``slot`` picks its user."""
+    """Run ``notebook`` in a fresh scratch folder under ``base``; ``slot`` (below ``SLOTS``,
+    not used by another run under way) picks its user."""
     confined = isolation()
-    uid = FIRST_UID + slot if confined.own_user else None
+    uid = users_of(os.getpid())[slot] if confined.own_user else None
     scratch = _scratch(notebook, base, uid)
     read_end, write_end = os.pipe()
     spec = runner_spec(scratch, limits, uid, hidden, write_end)
