@@ -104,7 +104,7 @@ def bar_chart(counts: dict[str, Counter]) -> bytes:
     ax.set_yticks(range(len(bars)), [label for label, *_ in bars], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("submissions")
-    ax.set_title("Verdicts per exercise (orange: a named mistake)")
+    ax.set_title("Verdicts per exercise (green: correct, orange: a named mistake, grey: other)")
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
     return buffer.getvalue()
