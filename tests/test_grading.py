@@ -288,3 +288,18 @@ def test_a_run_killed_midway_leaves_no_process_and_resumes_losing_nothing(tmp_pa
     for row in rows:
         want = "correct" if int(row["student"][-1]) % 2 else "not attempted"
         assert (row["status"], row["01.dot"], row["01.repeats"]) == ("ok", want, want)
+
+
+@pytest.mark.check_all
+@isolated
+def test_the_benchmark_ends_with_its_figures_and_every_row_as_made():
+    run = subprocess.run(
+        [sys.executable, "benchmarks/grading.py", "--submissions", "3", "--jobs", "2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    last = dict(pair.split("=") for pair in run.stdout.strip().splitlines()[-1].split())
+    assert last["rows_as_made"] == "3/3" and last["cores"] == "2"
+    assert float(last["submissions_per_min"]) > 0 and int(last["peak_memory_mb"]) > 0
