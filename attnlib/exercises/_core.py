@@ -43,7 +43,8 @@ _LOOK_UP = object()  # check() was given no answer: read it from the caller's na
 class Verdict:
     """What :func:`check` found: ``status`` is ``"not attempted"``, ``"not run"``,
     ``"correct"``, ``"mistake"`` (``mistake`` is its name), ``"wrong"``, ``"refused"`` (an
-    answer of a type the exercise does not take) or ``"course fault"``; ``message`` is shown."""
+    answer of a type the exercise does not take) or ``"course fault"``; ``message`` is shown;
+    ``hint`` is a named mistake's hint alone (it is also in ``message``), for the gradebook."""
 
     exercise: str
     status: str
