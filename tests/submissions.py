@@ -27,7 +27,12 @@ HOSTILE = {
         "import os, shutil, attnlib\n"
         "shutil.rmtree({root!r}, ignore_errors=True)\n"
         "shutil.rmtree(attnlib.__path__[0], ignore_errors=True)\n"
-        "open(os.path.join(attnlib.__path__[0], 'planted.py'), 'w')"
+        "for folder in ('/tmp', attnlib.__path__[0]):\n"
+        "    try:\n"
+        "        open(os.path.join(folder, 'attnlib_planted.py'), 'w').close()\n"
+        "    except OSError as err:\n"
+        "        refused = err\n"
+        "raise refused"
     ),
     "network": ("import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=5)"),
     "killed": "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",

@@ -180,7 +180,8 @@ def test_a_hostile_submission_changes_no_other_submission_and_no_course_file(gra
     root, _, _, before, _ = graded_class
     assert {p: p.read_bytes() for p in root.rglob("*.ipynb")} == before
     assert (ROOT / "attnlib" / "__init__.py").is_file()
-    assert not (ROOT / "attnlib" / "planted.py").exists()
+    assert not (ROOT / "attnlib" / "attnlib_planted.py").exists()
+    assert not Path("/tmp/attnlib_planted.py").exists()  # a run sees only its own /tmp folder
     assert _sandbox_processes() == []
 
 

@@ -25,8 +25,10 @@ import os
 import resource
 import signal
 import sys
+import tempfile
 
 PR_SET_PDEATHSIG = 1
+STASH = "/mnt"  # covered by an empty file system while mounts are moved through it
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC = (
     1,
     2,
@@ -46,25 +48,31 @@ def _mount(source: str, target: str, fstype: str | None, flags: int, data: str =
         raise OSError(err, f"mount {target}: {os.strerror(err)}")
 
 
-def _expose(private: str, child: str, stash: str) -> None:
-    """Cover the folder ``private`` (e.g. /root, which holds the interpreter) with an empty
-    read-only one that shows only ``child``, so the run's user can start Python and sees
-    nothing else of that folder."""
-    inside = os.path.join(private, child)
-    os.mkdir(stash, 0o700)
-    _mount(inside, stash, None, MS_BIND | MS_REC)
+def _expose(private: str, children: list[str]) -> None:
+    """Cover the folder ``private`` with an empty read-only one that shows only ``children``
+    (relative paths): /root shows the interpreter it holds, /tmp the run's own scratch folder,
+    and the run's user sees nothing else there."""
+    stashed = []
+    for child in children:  # set aside, on an empty folder outside ``private``
+        stash = tempfile.mkdtemp(dir=STASH)
+        _mount(os.path.join(private, child), stash, None, MS_BIND | MS_REC)
+        stashed.append((stash, child))
     _mount("tmpfs", private, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=755")
-    os.mkdir(inside, 0o755)
-    _mount(stash, inside, None, MS_MOVE)
+    for stash, child in stashed:
+        os.makedirs(os.path.join(private, child), 0o755)
+        _mount(stash, os.path.join(private, child), None, MS_MOVE)
     _mount("none", private, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
-    os.rmdir(stash)
 
 
 def confine(spec: dict) -> None:
     """Mounts (in a mount namespace only), then the user and the limits, in that order."""
     if spec["mounts"]:
-        for n, (private, child) in enumerate(spec["expose"]):
-            _expose(private, child, os.path.join(spec["scratch"], f".stash{n}"))
+        _mount("tmpfs", STASH, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=700")
+        for private, children in spec["expose"]:
+            _expose(private, children)
+        for path in ("/dev/shm", "/var/tmp"):  # other folders anyone may write
+            if os.path.isdir(path):
+                _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=1777")
         for path in spec["read_only"]:
             _mount(path, path, None, MS_BIND | MS_REC)
             _mount("none", path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)

@@ -129,18 +129,32 @@ def _scratch(notebook: Path, base: Path, uid: int | None) -> Path:
     return scratch
 
 
-def private_ancestors(paths: list[Path]) -> list[tuple[str, str]]:
-    """(folder, child) for each folder others cannot enter on the way to ``paths`` (the
+def _needed() -> list[Path]:
+    """What a run must reach: the interpreter, the environment and the course."""
+    return [Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), ROOT]
+
+
+def private_ancestors(paths: list[Path]) -> list[tuple[str, list[str]]]:
+    """(folder, [child]) for each folder others cannot enter on the way to ``paths`` (the
     interpreter under /root, say), first one only: the runner shows its user that child."""
-    found = {}
+    found: dict[str, list[str]] = {}
     for path in paths:
         parts = path.resolve().parts
         for depth in range(1, len(parts) - 1):
             folder = Path(*parts[:depth])
             if not folder.stat().st_mode & 0o001:
-                found.setdefault(str(folder), parts[depth])
+                found.setdefault(str(folder), [])
+                found[str(folder)] = sorted({*found[str(folder)], parts[depth]})
                 break
     return sorted(found.items())
+
+
+def shared_folder(scratch: Path) -> tuple[str, list[str]]:
+    """The folder of every scratch folder (/tmp), to show the run only its own scratch folder
+    and whatever else a run needs there (a course cloned into /tmp, say)."""
+    shared = scratch.parents[1]
+    keep = [scratch, *(p for p in _needed() if p.is_relative_to(shared))]
+    return str(shared), sorted({str(p.relative_to(shared)) for p in keep})
 
 
 def runner_spec(
@@ -168,9 +182,8 @@ def runner_spec(
         "uid": uid,
         "mounts": isolation().mounts,
         "read_only": [str(ROOT)],
-        "expose": private_ancestors([Path(sys.base_prefix), Path(sys.prefix), ROOT])
-        if uid is not None
-        else [],
+        "expose": (private_ancestors(_needed()) if uid is not None else [])
+        + ([shared_folder(scratch)] if isolation().mounts else []),
         "hidden": [str(p) for p in hidden],
         "cell_seconds": limits.cell_seconds,
         "memory_bytes": limits.memory_bytes,
