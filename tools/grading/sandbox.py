@@ -3,12 +3,14 @@
 What is enforced depends on what this machine lets the grader do (``isolation()``):
 
 - **as root**: ``unshare`` gives the run new network, mount and process namespaces (no
-  network at all, not even loopback; the course's folder read-only and the submissions and
-  output folders hidden; when the run's first process ends, the kernel and anything it
+  network at all, not even loopback; the course's folder read-only, the submissions and
+  output folders hidden, /tmp showing only the run's own scratch folder, /dev/shm and
+  /var/tmp its own; when the run's first process ends, the kernel and anything it
   started end too) and the run drops to a user id of its own, so it cannot write the course's
   files or read another submission's scratch folder;
 - **not root, user namespaces allowed**: the same namespaces inside a user namespace, but
-  one user for every run: a submission could read another's scratch folder while both run;
+  one user for every run (the grader's), so the course's files are protected by the read-only
+  view only (not tried on this project's machines, where the grader runs as root);
 - **neither**: limits only (time, memory, file size); the network and the files are open,
   and the gradebook's summary says so.
 
