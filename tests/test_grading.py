@@ -70,9 +70,15 @@ def _rows(out: Path) -> list[dict]:
 
 
 def _sandbox_processes(grader_pid: int | None = None) -> list[psutil.Process]:
-    """Processes of the users a grader (this process by default) gives its runs."""
+    """Live processes of the users a grader (this process by default) gives its runs. A
+    zombie is left out: it is dead, and its reaping is up to whoever adopted it (the system's
+    first process, once a namespace's first process has died)."""
     users = sandbox.users_of(grader_pid or os.getpid())
-    return [p for p in psutil.process_iter(["uids"]) if p.info["uids"].real in users]
+    return [
+        p
+        for p in psutil.process_iter(["uids", "status"])
+        if p.info["uids"].real in users and p.info["status"] != psutil.STATUS_ZOMBIE
+    ]
 
 
 # ---- the engine's record --------------------------------------------------------------
