@@ -16,7 +16,7 @@ ISOLATED := JUPYTER_CONFIG_DIR=$(STATE)/jupyter-config JUPYTER_DATA_DIR=$(STATE)
 	JUPYTER_RUNTIME_DIR=$(STATE)/jupyter-runtime IPYTHONDIR=$(STATE)/ipython \
 	MPLCONFIGDIR=$(STATE)/matplotlib npm_config_cache=$(STATE)/npm
 
-.PHONY: lab test check-all lint notebooks bench site npm bundle lock clean mutants student
+.PHONY: lab test check-all lint notebooks bench site npm bundle lock clean mutants student grade
 
 # PyPI's torch for Linux is the CUDA build, with gigabytes of nvidia-* wheels a CPU never
 # uses. PyTorch's CPU index has the same release as 2.13.0+cpu, which `==2.13.0` matches and
@@ -114,6 +114,16 @@ site: $(STAMP) $(NPM_STAMP)  ## the course as a website in site/ (Sphinx, MyST-N
 # version, student/release/<assignment>/ what students receive, solutions removed.
 student: $(STAMP)  ## the student edition in student/: every notebook as an nbgrader assignment
 	$(ISOLATED) $(BIN)/python tools/student_edition.py --out student
+
+# The gradebook (tools/grading): each notebook under SUBMISSIONS (nbgrader's layout,
+# <dir>/<student>/<assignment>/*.ipynb) runs in a sandbox; results go to OUT. Rerun to resume.
+# GRADE_FLAGS: the limits, e.g. "--cell-seconds 30 --notebook-seconds 300 --memory-gb 2".
+OUT ?= grading
+JOBS ?= $(shell nproc)
+GRADE_FLAGS ?=
+grade: $(STAMP)  ## make grade SUBMISSIONS=dir [OUT=grading]: the gradebook of a class's notebooks
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir [OUT=grading] [JOBS=n]"; exit 2; }
+	$(ISOLATED) $(BIN)/python -m tools.grading "$(SUBMISSIONS)" --out "$(OUT)" --jobs $(JOBS) $(GRADE_FLAGS)
 
 lock: $(STAMP)  ## record the exact versions of the working .venv
 	{ echo "# The exact versions tested (Python 3.11, CPU). The Makefile installs these into .venv."; \

@@ -10,6 +10,8 @@ answer (:class:`~attnlib.exercises._function.FunctionExercise` on several cases,
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -26,6 +28,14 @@ CORRECT = "Correct"
 NOT_RUN = "Run the exercise cell above first"
 COURSE_FAULT = "The check itself failed"
 
+#: When set to a file path, every check appends its verdict there as one JSON line, for the
+#: gradebook (tools/grading) to read a structured record instead of the printed text.
+VERDICT_LOG = "ATTNLIB_VERDICT_LOG"
+#: nbgrader's autograder and validator set this in the kernel's environment
+#: (nbgrader/converters/autograde.py: ``NBGRADER_EXECUTION='autograde'``); there a check that
+#: is not correct raises AssertionError, so that nbgrader's points follow the course's verdicts.
+NBGRADER = "NBGRADER_EXECUTION"
+
 _LOOK_UP = object()  # check() was given no answer: read it from the caller's namespace
 
 
@@ -33,12 +43,14 @@ _LOOK_UP = object()  # check() was given no answer: read it from the caller's na
 class Verdict:
     """What :func:`check` found: ``status`` is ``"not attempted"``, ``"not run"``,
     ``"correct"``, ``"mistake"`` (``mistake`` is its name), ``"wrong"``, ``"refused"`` (an
-    answer of a type the exercise does not take) or ``"course fault"``; ``message`` is shown."""
+    answer of a type the exercise does not take) or ``"course fault"``; ``message`` is shown;
+    ``hint`` is a named mistake's hint alone (it is also in ``message``), for the gradebook."""
 
     exercise: str
     status: str
     message: str
     mistake: str | None = None
+    hint: str = ""
 
     @property
     def correct(self) -> bool:
@@ -73,7 +85,7 @@ def named(exercise: str, mistake: str, values: Mapping[str, Any], hint: str = ""
     row = MISTAKES[mistake]
     hint = hint or row.hint.format_map(_Keep(values))
     text = f"Not quite. Likely mistake: {row.label}. Hint: {hint}"
-    return Verdict(exercise, "mistake", text, mistake)
+    return Verdict(exercise, "mistake", text, mistake, hint)
 
 
 def not_quite(what: str) -> str:
@@ -93,8 +105,20 @@ def check(name: str, answer: Any = _LOOK_UP) -> Verdict:
     """Judge the reader's answer to exercise ``name``: one line, never an exception.
 
     Without ``answer``, the answer is read from the caller's namespace under the names the
-    exercise declares (a function, a class or values the exercise cell defines).
+    exercise declares (a function, a class or values the exercise cell defines). The verdict
+    is also appended to the file named by ``$ATTNLIB_VERDICT_LOG``, if set. Under nbgrader's
+    autograder or validator (``$NBGRADER_EXECUTION``), a verdict other than correct raises
+    ``AssertionError`` carrying its message, as nbgrader counts a test cell by whether it raises.
     """
+    namespace = sys._getframe(1).f_globals if answer is _LOOK_UP else {}
+    verdict = _judged(name, answer, namespace)
+    _log(verdict)
+    if os.environ.get(NBGRADER) in ("autograde", "validate") and not verdict.correct:
+        raise AssertionError(verdict.message)
+    return verdict
+
+
+def _judged(name: str, answer: Any, namespace: Mapping[str, Any]) -> Verdict:
     try:
         if not isinstance(name, str):
             return _fault(
@@ -105,7 +129,6 @@ def check(name: str, answer: Any = _LOOK_UP) -> Verdict:
             return _fault(name, f"no exercise is called {shown(name)}; the course has {known}")
         exercise = EXERCISES[name]
         if answer is _LOOK_UP:
-            namespace = sys._getframe(1).f_globals
             missing = [n for n in exercise.answer_names if n not in namespace]
             if missing:
                 text = f"{NOT_RUN}: `{missing[0]}` is not defined yet."
@@ -118,6 +141,26 @@ def check(name: str, answer: Any = _LOOK_UP) -> Verdict:
         raise
     except BaseException as err:  # a bug of the checker: say so, never blame the reader
         return _fault(name, f"{type(err).__name__} inside the checker")
+
+
+def _log(verdict: Verdict) -> None:
+    """Append ``verdict`` to ``$ATTNLIB_VERDICT_LOG`` as one JSON line; a failed write is
+    not the reader's concern (the gradebook then finds no verdict for this check)."""
+    path = os.environ.get(VERDICT_LOG)
+    if not path:
+        return
+    record = {
+        "exercise": verdict.exercise,
+        "status": verdict.status,
+        "mistake": verdict.mistake,
+        "message": verdict.message,
+        "hint": verdict.hint,
+    }
+    try:
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(json.dumps(record) + "\n")
+    except OSError:
+        pass
 
 
 def _fault(name: str, what: str) -> Verdict:

@@ -1,0 +1,312 @@
+"""The gradebook (tools/grading): every row checked against how its submission was made.
+
+make test grades a small class of two-exercise notebooks (right, wrong, stubs, unreadable,
+and each hostile kind that ends at a cell's limit), then reruns it to see nothing regraded;
+make check-all grades whole copies of notebook 01 and interrupts a run to resume it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+import submissions
+from course import ROOT
+
+sys.path.insert(0, str(ROOT))
+
+from attnlib.exercises import EXERCISES, check  # noqa: E402
+from attnlib.mistakes import MISTAKES  # noqa: E402
+from tools.grading import classroom, sandbox  # noqa: E402
+
+STEM = "01_scores_loops"
+NB01 = json.loads((ROOT / "notebooks" / f"{STEM}.ipynb").read_text())
+PLACES = submissions.exercises_of(NB01)
+SOLUTIONS = {name: place["solution"] for name, place in PLACES.items()}
+TYPED = submissions.mistakes_of(STEM)
+COURSE = [name for name in EXERCISES if name.startswith("01.")]
+FAST = Limits = sandbox.Limits(cell_seconds=8, notebook_seconds=40, memory_bytes=3 << 30)
+isolated = pytest.mark.skipif(
+    sandbox.isolation().kind == "none",
+    reason="no namespaces here: the network and the files are open to submissions",
+)
+
+
+def _small(answers: dict[str, str], hostile: tuple[str, ...] = (), root: str = "") -> dict:
+    """Two of notebook 01's exercises (01.dot, 01.repeats), hostile cells between them."""
+    cells = NB01["cells"]
+    code = ["import torch\nfrom attnlib.exercises import check"]
+    for name in ("01.dot", "01.repeats"):
+        code += [answers.get(name, "".join(cells[PLACES[name]["cell"]]["source"]))]
+        code += [f'check("{name}")']
+        if name == "01.dot":
+            code += [submissions.HOSTILE[kind].format(root=root) for kind in hostile]
+    nb = submissions.blank(NB01)
+    nb["cells"] = [
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "id": f"c{i}",
+            "metadata": {},
+            "outputs": [],
+            "source": source,
+        }
+        for i, source in enumerate(code)
+    ]
+    return nb
+
+
+def _rows(out: Path) -> list[dict]:
+    with (out / "gradebook.csv").open(newline="") as file:
+        return list(csv.DictReader(file))
+
+
+def _sandbox_processes(grader_pid: int | None = None) -> list[psutil.Process]:
+    """Live processes of the users a grader (this process by default) gives its runs. A
+    zombie is left out: it is dead, and its reaping is up to whoever adopted it (the system's
+    first process, once a namespace's first process has died)."""
+    users = sandbox.users_of(grader_pid or os.getpid())
+    return [
+        p
+        for p in psutil.process_iter(["uids", "status"])
+        if p.info["uids"].real in users and p.info["status"] != psutil.STATUS_ZOMBIE
+    ]
+
+
+# ---- the engine's record --------------------------------------------------------------
+
+
+def test_check_appends_one_json_line_per_call_with_the_mistake_and_its_hint(tmp_path, monkeypatch):
+    log = tmp_path / "verdicts.jsonl"
+    monkeypatch.setenv("ATTNLIB_VERDICT_LOG", str(log))
+    check("01.repeats", 30)
+    check("01.repeats", 15)
+    first, second = (json.loads(line) for line in log.read_text().splitlines())
+    assert first["exercise"] == "01.repeats" and first["status"] == "mistake"
+    assert first["mistake"] == "repeats_both_halves"
+    assert first["hint"] and first["hint"] in first["message"]
+    assert (second["status"], second["mistake"], second["hint"]) == ("correct", None, "")
+
+
+def test_without_the_variable_nothing_is_written_and_an_unwritable_log_never_raises(
+    tmp_path, monkeypatch
+):
+    monkeypatch.delenv("ATTNLIB_VERDICT_LOG", raising=False)
+    assert check("01.repeats", 15).correct
+    monkeypatch.setenv("ATTNLIB_VERDICT_LOG", str(tmp_path / "missing" / "log.jsonl"))
+    assert check("01.repeats", 30).mistake == "repeats_both_halves"
+
+
+@pytest.mark.parametrize("mode", ["autograde", "validate"])
+def test_under_nbgrader_a_check_that_is_not_correct_raises_with_its_verdict(monkeypatch, mode):
+    monkeypatch.setenv("NBGRADER_EXECUTION", mode)
+    assert check("01.repeats", 15).correct
+    with pytest.raises(AssertionError, match="Likely mistake"):
+        check("01.repeats", 30)
+    with pytest.raises(AssertionError, match="Not attempted yet"):
+        check("01.repeats", ...)
+
+
+def test_outside_nbgrader_the_check_never_raises(monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    assert check("01.repeats", 30).status == "mistake"
+
+
+# ---- a small class, graded in sandboxes ---------------------------------------------
+
+
+def _small_class(root: Path) -> dict[str, dict]:
+    """Writes the class; returns student -> {"status": ..., exercise: expected word}."""
+    first = {name: next(iter(TYPED[name])) for name in ("01.dot", "01.repeats")}
+    made = {
+        "right": (_small(SOLUTIONS), "ok", {"01.dot": "correct", "01.repeats": "correct"}),
+        "wrong": (
+            _small({name: TYPED[name][m] for name, m in first.items()}),
+            "ok",
+            first,
+        ),
+        # A stub left, and an exercise cell that raises: its check finds no answer.
+        "stub": (
+            _small({"01.repeats": "repeats = 1 / 0"}),
+            "error",
+            {"01.dot": "not attempted", "01.repeats": "error"},
+        ),
+    }
+    # Hostile cells that the run survives share one submission (make-test's time); each has
+    # a submission of its own in check-all's whole-notebook test.
+    both = {"01.dot": "correct", "01.repeats": "correct"}
+    survived = ("timeout", "memory", "network", "files")
+    made["hostile"] = (_small(SOLUTIONS, survived, str(root)), "+".join(survived), both)
+    lost = {"01.dot": "correct", "01.repeats": "not reached"}
+    made["hostile_killed"] = (_small(SOLUTIONS, ("killed",)), "killed", lost)
+    expected = {}
+    for student, (nb, status, words) in made.items():
+        submissions.write(root, student, STEM, nb)
+        # The other exercises of notebook 01 have no check cell in these notebooks.
+        expected[student] = {"status": status, **dict.fromkeys(COURSE, "no check"), **words}
+    broken = root / "unreadable" / STEM / f"{STEM}.ipynb"
+    broken.parent.mkdir(parents=True)
+    broken.write_text("{ not json")
+    expected["unreadable"] = {"status": "unreadable", **dict.fromkeys(COURSE, "no check")}
+    return expected
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    root = tmp_path_factory.mktemp("submitted")
+    out = tmp_path_factory.mktemp("grading")
+    expected = _small_class(root)
+    before = {p: p.read_bytes() for p in root.rglob("*.ipynb")}
+    started = time.monotonic()
+    classroom.grade_all(root, out, FAST, jobs=2)
+    return root, out, expected, before, time.monotonic() - started
+
+
+@isolated
+def test_every_row_of_the_gradebook_is_what_its_submission_was_made_to_give(graded_class):
+    _, out, expected, _, _ = graded_class
+    rows = _rows(out)
+    assert sorted(r["student"] for r in rows) == sorted(expected)
+    for row in rows:
+        want = expected[row["student"]]
+        got = {key: row[key] for key in want}
+        assert got == want, row["student"]
+
+
+@isolated
+def test_a_hostile_submission_changes_no_other_submission_and_no_course_file(graded_class):
+    root, _, _, before, _ = graded_class
+    assert {p: p.read_bytes() for p in root.rglob("*.ipynb")} == before
+    assert (ROOT / "attnlib" / "__init__.py").is_file()
+    assert not (ROOT / "attnlib" / "attnlib_planted.py").exists()
+    assert not Path("/tmp/attnlib_planted.py").exists()  # a run sees only its own /tmp folder
+    assert _sandbox_processes() == []
+
+
+def test_each_student_has_a_feedback_page_with_the_course_s_hint(graded_class):
+    _, out, expected, _, _ = graded_class
+    for student in expected:
+        page = (out / "feedback" / student / STEM / f"{STEM}.html").read_text()
+        assert page.startswith("<!DOCTYPE html>") and "<script" not in page
+    wrong = (out / "feedback" / "wrong" / STEM / f"{STEM}.html").read_text()
+    mistake = MISTAKES[expected["wrong"]["01.dot"]]
+    assert mistake.label in wrong and "Hint:" in wrong
+
+
+def test_the_summary_counts_each_verdict_per_exercise_and_embeds_its_chart(graded_class):
+    _, out, expected, _, _ = graded_class
+    with (out / "summary.csv").open(newline="") as file:
+        counted = {
+            (r["exercise"], r["verdict"]): int(r["submissions"]) for r in csv.DictReader(file)
+        }
+    want: dict[tuple[str, str], int] = {}
+    for words in expected.values():
+        for name in COURSE:
+            want[(name, words[name])] = want.get((name, words[name]), 0) + 1
+    if sandbox.isolation().kind != "none":
+        assert counted == want
+    assert sum(n for (name, _), n in counted.items() if name == "01.dot") == len(expected)
+    assert 'src="data:image/png;base64,' in (out / "summary.html").read_text()
+
+
+def test_a_rerun_regrades_nothing_and_a_changed_submission_is_regraded(graded_class, tmp_path):
+    root, out, expected, _, _ = graded_class
+    results = sorted((out / "results").rglob("*.json"))
+    stamps = {p: p.stat().st_mtime_ns for p in results}
+    rows = _rows(out)
+    classroom.grade_all(root, out, FAST, jobs=2)
+    assert {p: p.stat().st_mtime_ns for p in results} == stamps
+    assert _rows(out) == rows
+    changed = root / "unreadable" / STEM / f"{STEM}.ipynb"
+    changed.write_text(json.dumps(_small(SOLUTIONS)))
+    classroom.grade_all(root, out, FAST, jobs=1)
+    regraded = {r["student"]: r for r in _rows(out)}
+    assert (regraded["unreadable"]["status"], regraded["unreadable"]["01.dot"]) == ("ok", "correct")
+    assert len(regraded) == len(rows)
+
+
+# ---- check-all: whole notebooks, every hostile kind, an interrupted run -------------------
+
+WHOLE = sandbox.Limits(cell_seconds=20, notebook_seconds=120, memory_bytes=3 << 30)
+
+
+def _whole_class(root: Path) -> dict[str, dict]:
+    """Copies of notebook 01: right, each typed mistake, stubs, and each hostile kind."""
+    expected = {"right": (SOLUTIONS, None), "stub": ({}, None)}
+    for k in range(max(len(m) for m in TYPED.values())):
+        answers = {name: list(m.values())[k % len(m)] for name, m in TYPED.items()}
+        expected[f"mistakes_{k}"] = (answers, None)
+    for kind in submissions.HOSTILE:
+        expected[f"hostile_{kind}"] = (SOLUTIONS, kind)
+    table = {}
+    for student, (answers, hostile) in expected.items():
+        submissions.write(root, student, STEM, submissions.make(STEM, answers, hostile, str(root)))
+        table[student] = submissions.expected_row(STEM, answers, hostile)
+    return table
+
+
+@pytest.mark.check_all
+@isolated
+def test_whole_notebooks_right_wrong_empty_and_hostile_are_each_graded_as_made(tmp_path):
+    root, out = tmp_path / "submitted", tmp_path / "grading"
+    expected = _whole_class(root)
+    classroom.grade_all(root, out, WHOLE, jobs=2)
+    rows = {row["student"]: row for row in _rows(out)}
+    assert sorted(rows) == sorted(expected)
+    for student, want in expected.items():
+        assert {key: rows[student][key] for key in want} == want, student
+    assert _sandbox_processes() == []
+
+
+@pytest.mark.check_all
+def test_a_run_killed_midway_leaves_no_process_and_resumes_losing_nothing(tmp_path):
+    root, out = tmp_path / "submitted", tmp_path / "grading"
+    for k in range(4):
+        submissions.write(root, f"student{k}", STEM, _small(SOLUTIONS if k % 2 else {}))
+    command = [sys.executable, "-m", "tools.grading", str(root), "--out", str(out), "--jobs", "1"]
+    grader = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not list((out / "results").rglob("*.json")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    os.kill(grader.pid, signal.SIGKILL)
+    grader.wait()
+    saved = {p: p.read_bytes() for p in (out / "results").rglob("*.json")}
+    assert 1 <= len(saved) < 4
+    time.sleep(2)  # the namespaces' first processes die with the grader; give them a moment
+    assert _sandbox_processes(grader.pid) == []
+    left = [
+        p
+        for p in psutil.process_iter(["cmdline"])
+        if str(root) in " ".join(p.info["cmdline"] or [])
+    ]
+    assert left == []
+    subprocess.run(command, cwd=ROOT, check=True, stderr=subprocess.DEVNULL)
+    assert {p: p.read_bytes() for p in saved} == saved  # not regraded
+    rows = _rows(out)
+    assert sorted(r["student"] for r in rows) == [f"student{k}" for k in range(4)]
+    for row in rows:
+        want = "correct" if int(row["student"][-1]) % 2 else "not attempted"
+        assert (row["status"], row["01.dot"], row["01.repeats"]) == ("ok", want, want)
+
+
+@pytest.mark.check_all
+@isolated
+def test_the_benchmark_ends_with_its_figures_and_every_row_as_made():
+    run = subprocess.run(
+        [sys.executable, "benchmarks/grading.py", "--submissions", "3", "--jobs", "2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    last = dict(pair.split("=") for pair in run.stdout.strip().splitlines()[-1].split())
+    assert last["rows_as_made"] == "3/3" and last["cores"] == "2"
+    assert float(last["submissions_per_min"]) > 0 and int(last["peak_memory_mb"]) > 0

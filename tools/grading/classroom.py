@@ -1,0 +1,173 @@
+"""A class's worth: every submission graded in parallel, each result saved as it finishes.
+
+Submissions are laid out as nbgrader lays them out, ``<dir>/<student>/<assignment>/*.ipynb``.
+A result is saved (``results/<student>/<assignment>/<notebook>.json``, written whole or not
+at all) with the hash of the notebook it graded, so a rerun skips what is done and regrades
+what changed; an interrupted run loses only the runs it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import queue
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from tools.grading import report, sandbox
+from tools.grading.verdicts import course_exercises, grade_row
+
+STOPPING = threading.Event()  # set on an interrupt: results of stopped runs are not saved
+
+
+@dataclass(frozen=True)
+class Submission:
+    student: str
+    assignment: str
+    path: Path
+
+    @property
+    def key(self) -> Path:
+        return Path(self.student, self.assignment, self.path.stem)
+
+
+def find_submissions(root: Path) -> list[Submission]:
+    found = []
+    for student in sorted(p for p in root.iterdir() if p.is_dir() and p.name[0] != "."):
+        for assignment in sorted(p for p in student.iterdir() if p.is_dir() and p.name[0] != "."):
+            for notebook in sorted(assignment.glob("*.ipynb")):
+                found.append(Submission(student.name, assignment.name, notebook))
+    return found
+
+
+def _raw(sub: Submission) -> bytes:
+    """The submitted bytes; a link (to a file outside the submission, maybe) counts as none."""
+    return b"" if sub.path.is_symlink() else sub.path.read_bytes()
+
+
+def _write_whole(path: Path, text: str | bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(text.encode() if isinstance(text, str) else text)
+    os.replace(tmp, path)
+
+
+def _notebook(raw: bytes) -> dict | None:
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def grade_one(
+    sub: Submission,
+    out: Path,
+    base: Path,
+    limits: sandbox.Limits,
+    slots: queue.Queue,
+    hidden: list[Path],
+) -> dict | None:
+    """Run and grade one submission; save its result, feedback page and executed notebook."""
+    raw = _raw(sub)
+    notebook = _notebook(raw)
+    if notebook is None:
+        outcome = sandbox.Outcome({"unreadable": "not a notebook"}, [], False, 0, None)
+    else:
+        slot = slots.get()
+        try:
+            outcome = sandbox.run_submission(sub.path, base, limits, slot, hidden)
+        finally:
+            slots.put(slot)
+    if STOPPING.is_set():
+        return None
+    exercises = course_exercises(sub.path.stem, notebook)
+    row = grade_row(exercises, notebook, outcome)
+    result = {
+        "student": sub.student,
+        "assignment": sub.assignment,
+        "notebook": sub.path.stem,
+        "sha256": hashlib.sha256(raw).hexdigest(),
+        "exercises": exercises,
+        **asdict(row),
+    }
+    if outcome.executed:
+        _write_whole(out / "executed" / sub.key.with_suffix(".ipynb"), outcome.executed)
+    _write_whole(out / "feedback" / sub.key.with_suffix(".html"), report.feedback_page(result))
+    _write_whole(out / "results" / sub.key.with_suffix(".json"), json.dumps(result, indent=1))
+    return result
+
+
+def _saved(out: Path, sub: Submission) -> dict | None:
+    path = out / "results" / sub.key.with_suffix(".json")
+    try:
+        result = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    same = result.get("sha256") == hashlib.sha256(_raw(sub)).hexdigest()
+    return result if same else None
+
+
+def _progress(done: int, total: int, skipped: int) -> None:
+    print(f"\rgraded {done}/{total} (skipped {skipped} already graded)", end="", file=sys.stderr)
+
+
+def _interrupted(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _free_slots(jobs: int) -> queue.Queue:
+    """The slots a run takes while under way: each run under way has a user of its own."""
+    slots: queue.Queue = queue.Queue()
+    for slot in range(jobs):
+        slots.put(slot)
+    return slots
+
+
+def _grade_in_parallel(todo, results, out, limits, jobs, hidden) -> None:
+    """Grade ``todo`` on ``jobs`` workers into ``results``, saving the gradebook after each."""
+    base = Path(tempfile.mkdtemp(prefix="ag-"))
+    base.chmod(0o711)  # each run's user must reach its own folder, and list none
+    slots, skipped = _free_slots(jobs), sum(r is not None for r in results.values())
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    try:
+        futures = {
+            pool.submit(grade_one, sub, out, base, limits, slots, hidden): sub for sub in todo
+        }
+        _progress(0, len(todo), skipped)
+        for done, future in enumerate(as_completed(futures), 1):
+            results[futures[future].key] = future.result()
+            report.write_gradebook(out / "gradebook.csv", [r for r in results.values() if r])
+            _progress(done, len(todo), skipped)
+    except KeyboardInterrupt:
+        STOPPING.set()
+        sandbox.stop_all()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        shutil.rmtree(base, ignore_errors=True)
+        print(file=sys.stderr)
+
+
+def grade_all(root: Path, out: Path, limits: sandbox.Limits, jobs: int) -> list[dict]:
+    """Grade every submission under ``root`` into ``out``; the results, in submission order."""
+    subs = find_submissions(root)
+    out.mkdir(parents=True, exist_ok=True)
+    results = {sub.key: _saved(out, sub) for sub in subs}
+    todo = [sub for sub in subs if results[sub.key] is None]
+    STOPPING.clear()
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupted)  # stop as on Ctrl-C: saved results stay
+    hidden = [root.resolve(), out.resolve()]
+    _grade_in_parallel(todo, results, out, limits, min(jobs, sandbox.SLOTS), hidden)
+    graded = [r for r in results.values() if r]
+    report.write_gradebook(out / "gradebook.csv", graded)
+    report.write_summary(out, graded, sandbox.isolation().kind)
+    return graded
