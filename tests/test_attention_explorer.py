@@ -66,7 +66,8 @@ def test_default_view_is_the_books_query_journey():
     assert close(view.context, book.JOURNEY_CONTEXT, 1e-4)
     assert explorer.head is None and explorer.module is None
     assert view.text.splitlines()[0] == (
-        "query 1 'journey' | softmax dim=-1 (across each row) | causal mask off | temperature 1"
+        "query 1 \u201cjourney\u201d | softmax dim=-1 (across each row) | causal mask off"
+        " | temperature 1"
     )
 
 

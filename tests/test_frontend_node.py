@@ -80,7 +80,9 @@ def _panels(view) -> dict[str, str]:
     texts = _text.TEXTS["panels"]
     vec = "x" if getattr(view, "num_heads", 1) == 1 else "v"
     return {
-        "label": _text.fill(texts["query"], {"query": view.query, "token_repr": repr(view.token)}),
+        "label": _text.fill(
+            texts["query"], {"query": view.query, "token_repr": _text.quoted(view.token)}
+        ),
         "bars": _text.fill(texts["bars"], {"query": view.query, "total": view.weights.sum()}),
         "blend": _text.fill(texts["blend"], {"token": view.token, "vec": vec}),
         "context": _text.fill(texts["context"], {"token": view.token}),
@@ -91,7 +93,7 @@ def _announce(kind: str, view, flags: dict, **fields) -> str:
     """The line a screen reader hears after a move, from the Python view's numbers."""
     values = {
         "query": view.query,
-        "token_repr": repr(view.token),
+        "token_repr": _text.quoted(view.token),
         "row": view.weights.tolist(),
         "total": view.weights.sum().item(),
         "row_sum": view.weights.sum().item(),

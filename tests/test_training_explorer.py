@@ -40,7 +40,7 @@ def test_the_view_reads_the_snapshot_head_and_query_chosen():
     assert (view.step, view.block, view.head, view.query) == (60, 0, 1, 3)
     assert view.weights.tolist() == [0.0, 0.0, 1.0, 0.0]
     assert view.before == 1.0 and view.share == 1.0
-    assert "on the word before, 'always': 1.0000" in view.text
+    assert "on the word before, \u201calways\u201d: 1.0000" in view.text
     assert "after 60 training steps" in view.caption
 
 

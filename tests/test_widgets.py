@@ -325,7 +325,7 @@ def test_the_module_is_stripped_on_save_and_put_back_for_pages():
 def test_the_browser_gets_every_text_once_with_the_sentence():
     data = widgets.QueryExplorer().frontend.data
     assert json.loads(json.dumps(data["texts"])) == json.loads(json.dumps(widgets._text.TEXTS))
-    assert data["reprs"] == [repr(t) for t in TOKENS]
+    assert data["reprs"] == [f"\u201c{t}\u201d" for t in TOKENS]
     # The sentences are written in Python only: the front end has none of their words.
     for path in (frontend.STATIC / "src").glob("*.js"):
         text = path.read_text()

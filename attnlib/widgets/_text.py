@@ -59,7 +59,7 @@ TEXTS: dict[str, dict[str, Any]] = {
         "term": "{w:f4}·{vec}({token})",
         "plus": " + ",
         "product": "{a:factor}×{b:factor}",
-        "query": "x({query}) = {token_repr}",
+        "query": "query {query}: {token_repr}",
         "bars": "weights of query {query} over the tokens (sum {total:f4}):",
         "blend": "z({token}) = Σ w·{vec}, row by row:",
         "context": "z({token})",
@@ -226,6 +226,11 @@ def products(pairs: Sequence[tuple[float, float]]) -> str:
     return panels["plus"].join(fill(panels["product"], {"a": a, "b": b}) for a, b in pairs)
 
 
+def quoted(token: str) -> str:
+    """A token as prose quotes it: “journey” (not Python's 'journey')."""
+    return f"\u201c{token}\u201d"
+
+
 def for_browser(tokens: Sequence[str]) -> dict[str, Any]:
-    """What the front end needs to write a sentence's texts: :data:`TEXTS` and the tokens' reprs."""
-    return {"texts": TEXTS, "reprs": [repr(t) for t in tokens]}
+    """What the front end needs to write a sentence's texts: :data:`TEXTS` and the tokens quoted."""
+    return {"texts": TEXTS, "reprs": [quoted(t) for t in tokens]}

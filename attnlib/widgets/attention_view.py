@@ -208,7 +208,7 @@ def attention_text(
     fields = {
         "query": query,
         "token": tokens[query],
-        "token_repr": repr(tokens[query]),
+        "token_repr": _text.quoted(tokens[query]),
         "dim": dim,
         "temperature": temperature,
         "head": head,

@@ -59,8 +59,8 @@ def _floats(t: torch.Tensor) -> tuple[float, ...]:
 
 
 def _token_text(query: int, tokens: tuple[str, ...] = TOKENS) -> tuple[str, str]:
-    """The check that the explorer names query ``query``: ``x(2) = 'starts'``."""
-    return (TOKEN, f"x({query}) = {tokens[query]!r}")
+    """The check that the explorer names query ``query``: ``query 2: “starts”``."""
+    return (TOKEN, f"query {query}: \u201c{tokens[query]}\u201d")
 
 
 def loop_step(step: int, focus: str | None = None, keys: Keys = ()) -> Step:

@@ -191,7 +191,7 @@ def expected(explorer: Any) -> dict[str, Any]:
     out["terms"] = _flat(view.weights[:, None] * values)
     out["context"] = _flat(view.context)
     out["highlightRow"] = [str(view.query)]
-    out["texts"]["token"] = [f"x({view.query}) = {view.token!r}"]
+    out["texts"]["token"] = [f"query {view.query}: \u201c{view.token}\u201d"]
     out["texts"]["formula"] = [view.text]
     if name == "AttentionView":
         out["rowSums"], out["colSums"] = _flat(view.row_sums), _flat(view.col_sums)

@@ -184,7 +184,7 @@ def test_a_move_is_announced_and_the_query_row_is_current(
         "el => el.textContent.startsWith('query 2')", arg=live.element_handle(), timeout=5_000
     )
     text = live.text_content()
-    assert text.startswith("query 2, 'starts': weights 0.14 0.24 0.23"), text
+    assert text.startswith("query 2, \u201cstarts\u201d: weights 0.14 0.24 0.23"), text
     assert handle.get_attribute("aria-valuetext") == "2: starts"
     current = root.locator("table.attnlib-heatmap tr[aria-current=true]")
     assert current.count() == 1 and current.get_attribute("data-row") == "2"
