@@ -5,6 +5,7 @@ Loaded by pytest for tests/ and notebooks/ alike, before any kernel starts.
 """
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,16 @@ for var, sub in {
 }.items():
     os.environ.setdefault(var, str(_STATE / sub))
     Path(os.environ[var]).mkdir(parents=True, exist_ok=True)
+
+
+if "PYTEST_XDIST_WORKER" in os.environ and sys.platform == "linux":
+    # A worker ends with the pytest that started it, even when that one is killed outright
+    # (an interrupted `make test`); its servers and kernels end with it (tools/lifetime.py).
+    sys.path.insert(0, str(Path(__file__).parent / "tools"))
+    from lifetime import die_with_parent
+
+    die_with_parent()
+    sys.path.pop(0)
 
 
 # Under `--dist loadfile` (make test), a file's tests run together on one worker: nbval runs

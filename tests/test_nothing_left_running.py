@@ -94,3 +94,22 @@ def test_a_killed_benchmark_leaves_no_jupyterlab_kernel_or_browser(sig: str) -> 
         assert left_after(runner, SIGNALS[sig]) == []
     finally:
         runner.kill()
+
+
+@pytest.mark.check_all
+@pytest.mark.parametrize("sig", SIGNALS)
+def test_an_interrupted_make_test_leaves_nothing(sig: str) -> None:
+    """`make test` (only its JupyterLab file, through PYTEST_ADDOPTS) killed while JupyterLab,
+    a kernel and Chromium run: make, pytest, its workers and all they started end."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+    env["PYTEST_ADDOPTS"] = "tests/browser/test_lab.py"
+    runner = subprocess.Popen(
+        ["make", "--no-print-directory", "test"], cwd=ROOT, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+        wait_for(lambda: _started(runner, "ipykernel"), 240, "make test's kernel started")
+        wait_for(lambda: _started(runner, "chrom"), 120, "make test's browser started")
+        assert left_after(runner, SIGNALS[sig]) == []
+    finally:
+        runner.kill()

@@ -7,7 +7,9 @@ SIGTERM when its parent dies, even by SIGKILL (``PR_SET_PDEATHSIG``). An interru
 killed or timed-out run thus leaves nothing running (a server shuts its kernels down on
 SIGTERM). A Jupyter kernel started by nbclient takes :func:`kernel_options`: jupyter_client
 already gives it its own session, and this adds the signal. A child that starts children of
-its own and does not pass SIGTERM on (make) runs under :func:`guard`, which does.
+its own and does not pass SIGTERM on (make) runs under :func:`guard`, which does. A command
+that make runs (`make test`'s pytest) is started through :func:`with_parent`, so that it ends
+when make is killed; pytest-xdist's workers take the same signal in conftest.py.
 """
 
 from __future__ import annotations
@@ -67,5 +69,13 @@ def guarded(command: list[str]) -> list[str]:
     return [sys.executable, str(Path(__file__).resolve()), *command]
 
 
+def with_parent(command: list[str]) -> None:
+    """Become ``command``, ending when this process's parent dies (the signal survives exec)."""
+    die_with_parent()
+    os.execvp(command[0], command)
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--with-parent"]:
+        with_parent(sys.argv[2:])
     sys.exit(guard(sys.argv[1:]))
