@@ -32,6 +32,7 @@ def _page() -> str:
     )
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("width", [1280, 390])
 def test_every_token_is_shown_whole_in_headers_and_bar_labels(browser: Browser, width: int):
     page = browser.new_page(viewport={"width": width, "height": 800})
