@@ -512,6 +512,25 @@ def unbiased_multi_head(module: Any, cls: type) -> None:
 MAX_TOKENS = 32  #: the longest sentence ``embed`` accepts and an explorer shows
 MAX_D = 64  #: the widest vector an explorer writes out coordinate by coordinate
 MAX_HEADS = 16  #: the most heads the AttentionExplorer offers (one slider position each)
+#: The longest token an explorer accepts: at 32 tokens of this many of the widest letters its
+#: picture still shows every label whole (longer ones collapse its axes), its table too.
+MAX_TOKEN_CHARS = 20
+
+
+def explorer_tokens(value: Any, num_tokens: int, name: str = "tokens") -> tuple[str, ...]:
+    """:func:`tokens` an explorer can draw: each of at most ``MAX_TOKEN_CHARS`` characters."""
+    checked = tokens(value, num_tokens, name)
+    for i, token in enumerate(checked):
+        if len(token) > MAX_TOKEN_CHARS:
+            raise long_token(f"{name}[{i}]", token)
+    return checked
+
+
+def long_token(name: str, token: str) -> ValueError:
+    """The error for a ``token`` longer than ``MAX_TOKEN_CHARS``, naming it and its length."""
+    shown = repr(token) if len(token) <= 40 else repr(token[:40]) + "..."
+    expected = f"a token of at most {MAX_TOKEN_CHARS} characters (an explorer draws it whole)"
+    return invalid(name, expected, f"{shown}, {len(token)} characters")
 
 
 def _at_most(count: int, name: str, limit: int, what: str) -> None:

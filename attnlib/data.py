@@ -58,9 +58,8 @@ def embed(sentence: str, d: int = 3, seed: int = 123) -> tuple[list[str], torch.
     if len(tokens) > MAX_TOKENS:
         why = "shorten it so the heatmap stays readable"
         raise validate.invalid("sentence", f"at most {MAX_TOKENS} tokens", f"{len(tokens)}; {why}")
-    if longest := max((t for t in tokens if len(t) > validate.MAX_TEXT), key=len, default=""):
-        expected = f"words of at most {validate.MAX_TEXT} characters"
-        raise validate.invalid("sentence", expected, f"one of {len(longest)}: {longest[:20]!r}...")
+    if len(longest := max(tokens, key=len)) > validate.MAX_TOKEN_CHARS:
+        raise validate.long_token("sentence", longest)  # an explorer could not draw it whole
     return tokens, torch.stack([_vector(token.lower(), d, seed) for token in tokens])
 
 

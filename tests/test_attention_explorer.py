@@ -148,7 +148,7 @@ def test_a_shorter_sentence_moves_the_query_to_its_last_token():
         ("", "sentence: expected at least one word"),
         ("   ", "sentence: expected at least one word"),
         (" ".join(["word"] * 33), "sentence: expected at most 32 tokens"),
-        ("a" * 101, "sentence: .*at most 100 characters"),
+        ("a" * 21, "sentence: .*at most 20 characters"),
         ("bad \ud800 text", "sentence: .*surrogate"),
     ],
 )

@@ -130,8 +130,9 @@ def test_vectors_depend_only_on_lowercased_word(words, d, seed):
         ({"sentence": "hi", "seed": 2**63}, "seed: expected an int <= 9223372036854775807"),
         ({"sentence": "hi", "seed": 1.0}, "seed: expected an int >= 0, got float 1.0"),
         (
-            {"sentence": "a" * 101},
-            "sentence: expected words of at most 100 characters, got one of 101",
+            {"sentence": "a" * 21},
+            "sentence: expected a token of at most 20 characters (an explorer draws it whole), "
+            "got 'aaaaaaaaaaaaaaaaaaaaa', 21 characters",
         ),
     ],
 )
@@ -194,8 +195,8 @@ BAD_SENTENCES = {
     ),
     "101-characters": (
         "a" * 101,
-        "sentence: expected words of at most 100 characters, got one of 101: "
-        "'aaaaaaaaaaaaaaaaaaaa'...",
+        "sentence: expected a token of at most 20 characters (an explorer draws it whole), got "
+        "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'..., 101 characters",
     ),
     "not-a-str": (5, "sentence: expected a str, got int 5"),
 }
@@ -214,7 +215,7 @@ def test_a_sentence_no_explorer_can_use_is_named_in_one_line_and_the_book_s_used
 def test_embed_names_the_sentence_for_a_word_that_is_too_long():
     with pytest.raises(ValueError) as info:
         embed("short " + "b" * 101)
-    assert str(info.value).startswith("sentence: expected words of at most 100 characters")
+    assert str(info.value).startswith("sentence: expected a token of at most 20 characters")
 
 
 def test_a_usable_sentence_is_kept_silently(capsys):

@@ -9,11 +9,12 @@ import pytest
 from matplotlib.text import Text
 from PIL import Image
 
+from attnlib._validate import MAX_TOKEN_CHARS
 from attnlib.widgets import AttentionExplorer, LoopStepper, QueryExplorer, SoftmaxAxisExplorer
 from attnlib.widgets.figures import TITLE_TOKEN
 
 DOLLARS = ["$5", "costs", "$x^2$", "a_b", "100%", "\\alpha"]
-LONGEST = ["a" * 99 + str(i) for i in range(6)]  # 100 characters each, validate.MAX_TEXT
+LONGEST = ["a" * (MAX_TOKEN_CHARS - 1) + str(i) for i in range(6)]  # the longest accepted
 
 EXPLORERS = {
     "QueryExplorer": lambda tokens: QueryExplorer(tokens=tokens),

@@ -20,10 +20,8 @@ from types import ModuleType
 import nbformat
 import pytest
 from course import NOTEBOOKS, ROOT
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.text import Text
-from matplotlib.transforms import Bbox
 from nbconvert import HTMLExporter
+from pictures import drawn_texts as _texts
 from PIL import Image
 
 from attnlib import widgets
@@ -156,36 +154,6 @@ def test_the_widget_state_moves_beside_the_notebook(tmp_path):
 
 
 # ----------------------------------------------------------------------------- legible pictures
-
-
-def _texts(fig) -> list[tuple[str, Bbox]]:
-    """Every visible, non-empty text of ``fig`` and where it is drawn, in pixels.
-
-    A slanted tick label's box is the upright rectangle around it, which always meets
-    its neighbour's: those are left out (their spacing is the cells' or bars')."""
-    canvas = FigureCanvasAgg(fig)
-    canvas.draw()
-    renderer = canvas.get_renderer()
-    # A tick outside its axis' limits keeps a visible label that is never drawn.
-    undrawn = {
-        id(label)
-        for ax in fig.axes
-        for axis in (ax.xaxis, ax.yaxis)
-        for tick in axis.get_major_ticks()
-        if not min(axis.get_view_interval()) - 1e-9
-        <= tick.get_loc()
-        <= max(axis.get_view_interval()) + 1e-9
-        for label in (tick.label1, tick.label2)
-    }
-    texts = [
-        t
-        for t in fig.findobj(Text)
-        if t.get_visible()
-        and t.get_text().strip()
-        and id(t) not in undrawn
-        and not t.get_rotation()
-    ]
-    return [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
 
 
 EXPLORERS = {

@@ -21,7 +21,7 @@ BAD = {
     "empty": ('""', "sentence: expected at least one word, got ''"),
     "blank": ('"   "', "sentence: expected at least one word, got '   '"),
     "33-words": ('"w " * 33', "sentence: expected at most 32 tokens, got 33"),
-    "101-characters": ('"a" * 101', "sentence: expected words of at most 100 characters"),
+    "101-characters": ('"a" * 101', "sentence: expected a token of at most 20 characters"),
 }
 
 

@@ -69,7 +69,7 @@ def sentence_data(
 class AttentionExplorer(Explorer):
     """Attention on a sentence of your own: every knob of the chapter in one place.
 
-    ``sentence``: the text to attend over (at most 32 tokens of at most 100
+    ``sentence``: the text to attend over (at most 32 tokens of at most 20
     characters); the book's sentence (any case or spacing) uses the book's
     embeddings, any other sentence :func:`attnlib.data.embed` with ``d=3`` and
     ``seed``. With ``num_heads == 1`` the explorer shows simplified

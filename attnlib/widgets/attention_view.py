@@ -172,7 +172,7 @@ def attention_view(
     if projections is not None:
         num_heads = projections_of(projections, inputs.shape[1]).W_query.shape[0]
     settings = {
-        "tokens": validate.tokens(tokens, num_tokens),
+        "tokens": validate.explorer_tokens(tokens, num_tokens),
         "query": validate.index(query, "query", num_tokens),
         "dim": -1 if validate.softmax_axis(dim, 2) == -1 else 0,
         "causal": validate.flag(causal, "causal"),

@@ -45,7 +45,7 @@ def resolve(
         explorer_data = validate.explorer_inputs if source == "inputs" else validate.explorer_scores
         matrix = explorer_data(given)
         default = tuple(f"t{k}" for k in range(matrix.shape[0]))
-    return matrix, validate.tokens(default if labels is None else labels, matrix.shape[0])
+    return matrix, validate.explorer_tokens(default if labels is None else labels, matrix.shape[0])
 
 
 def _rows(grid: torch.Tensor) -> list[list[float | None]]:

@@ -12,7 +12,9 @@ import io
 import textwrap
 from collections.abc import Sequence
 
+from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from PIL import Image
 
 from attnlib import plots
@@ -48,7 +50,7 @@ SIDE_BY_SIDE = 8
 MAX_INCHES = 20.0
 #: The columns' name before notebook 05 defines keys.
 COMPARED = "token compared"
-#: The longest token a title names; a longer one is named by its index (tokens may have 100).
+#: The longest token a title names; a longer one is named by its index.
 TITLE_TOKEN = 30
 
 
@@ -60,11 +62,28 @@ def _headline(fig: Figure, text: str, fontsize: float = 10) -> None:
     """
     # About 0.65 em per character of the default sans-serif font (digits are 0.64), 72 pt an inch.
     width = max(20, int(fig.get_figwidth() * 72 / (0.65 * fontsize)))
-    # A sum too long for one line breaks before its result, so that the vector stays whole.
+    lines = _wrapped(text, width)
+    # Wide letters (a token of W's) beat the estimate: measured, narrower until the lines fit.
+    while width > 20 and _points_wide(lines, fontsize) > fig.get_figwidth() * 72:
+        width = max(20, int(width * 0.9))
+        lines = _wrapped(text, width)
+    fig.suptitle("\n".join(lines), fontsize=fontsize, parse_math=False)
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters; a sum too long for one line breaks
+    before its result, so that the vector stays whole."""
     head, equals, result = text.rpartition(" = ")
     parts = [head + equals.rstrip(), result] if len(text) > width and head else [text]
-    lines = [textwrap.fill(part, width, break_on_hyphens=False) for part in parts]
-    fig.suptitle("\n".join(lines), fontsize=fontsize, parse_math=False)
+    return [textwrap.fill(part, width, break_on_hyphens=False) for part in parts]
+
+
+def _points_wide(lines: list[str], fontsize: float) -> float:
+    """The widest of ``lines`` in points, at ``fontsize`` in the default font."""
+    renderer = RendererAgg(1, 1, 72)  # at 72 dpi a pixel is a point
+    font = FontProperties(size=fontsize)
+    rows = "\n".join(lines).splitlines()
+    return max(renderer.get_text_width_height_descent(r, font, ismath=False)[0] for r in rows)
 
 
 def _grid(matrix, tokens: Sequence[str], limits: tuple[float, float], label: str, **more) -> Figure:

@@ -91,7 +91,7 @@ def training_view(
     """Head ``head`` (counted over all blocks: block ``head // num_heads``) at snapshot
     ``snapshot`` of ``snapshots`` ``(num_snapshots, num_blocks, num_heads, n, n)``, and the
     row of ``query``."""
-    tokens = validate.tokens(tokens, len(tokens) if isinstance(tokens, Sequence) else 0)
+    tokens = validate.explorer_tokens(tokens, len(tokens) if isinstance(tokens, Sequence) else 0)
     snapshots = snapshots_of(snapshots, tokens, steps)
     num_snapshots, num_blocks, num_heads, num_tokens, _ = snapshots.shape
     snapshot = validate.index(snapshot, "snapshot", num_snapshots)

@@ -46,7 +46,7 @@ def query_view(inputs: torch.Tensor, tokens: Sequence[str], query: int) -> Query
     Raises ``ValueError`` if the scores overflow (the weights would be NaN).
     """
     inputs = validate.explorer_inputs(inputs)
-    tokens = validate.tokens(tokens, inputs.shape[0])
+    tokens = validate.explorer_tokens(tokens, inputs.shape[0])
     query = validate.index(query, "query", inputs.shape[0])
     attn_weights = softmax(attention_scores(inputs), dim=-1)
     weights = attn_weights[query]
@@ -86,7 +86,7 @@ def softmax_view(attn_scores: torch.Tensor, tokens: Sequence[str], dim: int) -> 
     ``-inf`` scores (masked) get weight 0.
     """
     attn_scores = validate.explorer_scores(attn_scores)
-    validate.tokens(tokens, attn_scores.shape[0])
+    validate.explorer_tokens(tokens, attn_scores.shape[0])
     dim = -1 if validate.softmax_axis(dim, 2) == -1 else 0
     attn_weights = softmax(attn_scores, dim=dim)
     row_sums, col_sums = attn_weights.sum(dim=1), attn_weights.sum(dim=0)
@@ -126,7 +126,7 @@ def loop_view(inputs: torch.Tensor, tokens: Sequence[str], step: int) -> LoopVie
     """
     inputs = validate.explorer_inputs(inputs)
     num_tokens = inputs.shape[0]
-    tokens = validate.tokens(tokens, num_tokens)
+    tokens = validate.explorer_tokens(tokens, num_tokens)
     step = validate.index(step, "step", num_tokens * num_tokens)
     all_scores = attention_scores(inputs)
     i, j = divmod(step, num_tokens)
