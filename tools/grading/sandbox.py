@@ -132,8 +132,10 @@ def _scratch(notebook: Path, base: Path, uid: int | None) -> Path:
 
 
 def _needed() -> list[Path]:
-    """What a run must reach: the interpreter, the environment and the course."""
-    return [Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), ROOT]
+    """What a run must reach: the interpreter, the environment and the course; a folder inside
+    another (the course's .venv) comes with it, so it is not named twice."""
+    paths = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), ROOT.resolve()}
+    return sorted(p for p in paths if not any(p != q and p.is_relative_to(q) for q in paths))
 
 
 def private_ancestors(paths: list[Path]) -> list[tuple[str, list[str]]]:
