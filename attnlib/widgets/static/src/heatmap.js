@@ -7,7 +7,7 @@
 // data-col="sum" / data-row="sum", tr.attnlib-highlight-row, td.attnlib-highlight-cell,
 // td.attnlib-masked, blank cells with data-empty, div.attnlib-cell-details.
 
-import { gradient, levelOf, levelStyles } from "./colors.js";
+import { gradient, levelClass, levelOf, levelStyles } from "./colors.js";
 import { make } from "./dom.js";
 import { fill, fixed } from "./format.js";
 
@@ -228,9 +228,11 @@ function paintCell(parts, i, j, value, how, vmin, vmax) {
   }
   // Masked and blank cells take the stylesheet's fill: no level may win over it.
   const level = how === "plain" ? String(levelOf(value, vmin, vmax)) : "";
-  if (shown.level[k] !== level) {
-    if (level) td.dataset.level = level;
-    else delete td.dataset.level;
+  const wasLevel = shown.level[k];
+  if (wasLevel !== level) {
+    if (wasLevel && level) td.classList.replace(levelClass(wasLevel), levelClass(level));
+    else if (level) td.classList.add(levelClass(level));
+    else if (wasLevel) td.classList.remove(levelClass(wasLevel));
     shown.level[k] = level;
   }
 }
