@@ -576,7 +576,7 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   return parts;
 }
 var PLAIN = () => "plain";
-var LEVELS_ID = "attnlib-heatmap-levels";
+var LEVELS_ID = "attnlib-heatmap-level-classes";
 function addLevelStyles() {
   if (document.getElementById(LEVELS_ID)) return;
   const style = document.createElement("style");

@@ -195,8 +195,10 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
 
 const PLAIN = () => "plain";
 
-// The cells' colours, one rule per level, added to the page with the first heatmap.
-const LEVELS_ID = "attnlib-heatmap-levels";
+// The cells' colours, one rule per level, added to the page with the first heatmap. Named
+// for its rules' form: a page still holding an earlier module's (data-level) sheet gets this
+// one too.
+const LEVELS_ID = "attnlib-heatmap-level-classes";
 function addLevelStyles() {
   if (document.getElementById(LEVELS_ID)) return;
   const style = document.createElement("style");
