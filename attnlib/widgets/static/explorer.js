@@ -406,10 +406,11 @@ function colorsOfLevel(level) {
   const text = luminance(rgb) > LUMINANCE_THRESHOLD ? "#000" : "#fff";
   return { background: `rgb(${rgb.join(",")})`, color: text };
 }
+var levelClass = (level) => `attnlib-level-${level}`;
 function levelStyles(selector) {
   return Array.from({ length: LEVELS + 1 }, (_, k) => {
     const { background, color } = colorsOfLevel(k);
-    return `${selector}[data-level="${k}"]{background:${background};color:${color}}`;
+    return `${selector}.${levelClass(k)}{background:${background};color:${color}}`;
   }).join("\n");
 }
 function gradient() {
@@ -575,7 +576,7 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   return parts;
 }
 var PLAIN = () => "plain";
-var LEVELS_ID = "attnlib-heatmap-levels";
+var LEVELS_ID = "attnlib-heatmap-level-classes";
 function addLevelStyles() {
   if (document.getElementById(LEVELS_ID)) return;
   const style = document.createElement("style");
@@ -603,9 +604,11 @@ function paintCell(parts, i, j, value, how, vmin, vmax) {
     shown.text[k] = text;
   }
   const level = how === "plain" ? String(levelOf(value, vmin, vmax)) : "";
-  if (shown.level[k] !== level) {
-    if (level) td.dataset.level = level;
-    else delete td.dataset.level;
+  const wasLevel = shown.level[k];
+  if (wasLevel !== level) {
+    if (wasLevel && level) td.classList.replace(levelClass(wasLevel), levelClass(level));
+    else if (level) td.classList.add(levelClass(level));
+    else if (wasLevel) td.classList.remove(levelClass(wasLevel));
     shown.level[k] = level;
   }
 }

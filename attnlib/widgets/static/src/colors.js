@@ -42,8 +42,9 @@ function luminance(rgb) {
 }
 
 // Cells are coloured in LEVELS + 1 steps of the map (a step is far below what an eye tells
-// apart): a cell names its level (data-level) and one stylesheet, written once, colours it.
-// A repaint then writes one attribute per cell, only when its level changes.
+// apart): a cell carries its level's class (attnlib-level-k) and one stylesheet, written once,
+// colours it. A repaint then changes one class per cell, only when its level changes; a class,
+// not an attribute, so that the browser matches each cell against its own rule only.
 export const LEVELS = 128;
 
 /** The level (0..LEVELS) of `value` on the scale vmin..vmax; a flat grid sits in the middle. */
@@ -59,11 +60,14 @@ function colorsOfLevel(level) {
   return { background: `rgb(${rgb.join(",")})`, color: text };
 }
 
-/** The stylesheet of the levels: `selector`[data-level="k"] gets level k's colours. */
+/** The class of level `level`. */
+export const levelClass = (level) => `attnlib-level-${level}`;
+
+/** The stylesheet of the levels: `selector`.attnlib-level-k gets level k's colours. */
 export function levelStyles(selector) {
   return Array.from({ length: LEVELS + 1 }, (_, k) => {
     const { background, color } = colorsOfLevel(k);
-    return `${selector}[data-level="${k}"]{background:${background};color:${color}}`;
+    return `${selector}.${levelClass(k)}{background:${background};color:${color}}`;
   }).join("\n");
 }
 

@@ -7,7 +7,7 @@
 // data-col="sum" / data-row="sum", tr.attnlib-highlight-row, td.attnlib-highlight-cell,
 // td.attnlib-masked, blank cells with data-empty, div.attnlib-cell-details.
 
-import { gradient, levelOf, levelStyles } from "./colors.js";
+import { gradient, levelClass, levelOf, levelStyles } from "./colors.js";
 import { make } from "./dom.js";
 import { fill, fixed } from "./format.js";
 
@@ -195,8 +195,10 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
 
 const PLAIN = () => "plain";
 
-// The cells' colours, one rule per level, added to the page with the first heatmap.
-const LEVELS_ID = "attnlib-heatmap-levels";
+// The cells' colours, one rule per level, added to the page with the first heatmap. Named
+// for its rules' form: a page still holding an earlier module's (data-level) sheet gets this
+// one too.
+const LEVELS_ID = "attnlib-heatmap-level-classes";
 function addLevelStyles() {
   if (document.getElementById(LEVELS_ID)) return;
   const style = document.createElement("style");
@@ -228,9 +230,11 @@ function paintCell(parts, i, j, value, how, vmin, vmax) {
   }
   // Masked and blank cells take the stylesheet's fill: no level may win over it.
   const level = how === "plain" ? String(levelOf(value, vmin, vmax)) : "";
-  if (shown.level[k] !== level) {
-    if (level) td.dataset.level = level;
-    else delete td.dataset.level;
+  const wasLevel = shown.level[k];
+  if (wasLevel !== level) {
+    if (wasLevel && level) td.classList.replace(levelClass(wasLevel), levelClass(level));
+    else if (level) td.classList.add(levelClass(level));
+    else if (wasLevel) td.classList.remove(levelClass(wasLevel));
     shown.level[k] = level;
   }
 }
