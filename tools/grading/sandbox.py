@@ -70,6 +70,26 @@ class Limits:
     processes: int = 512
 
 
+# What a kernel maps just to run the course: its own imports, before any student code.
+_COURSE_IMPORTS = (
+    "import ipykernel.kernelapp, torch, attnlib, matplotlib.pyplot\n"
+    "print(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmSize')))"
+)
+
+
+@cache
+def course_address_space() -> int:
+    """Bytes of address space a kernel holds once the course's libraries are imported (a CUDA
+    build of torch maps gigabytes it never touches). The memory cap is counted on top of it, so
+    that ``--memory-gb`` is what a student's own code may take, whatever build is installed."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    printed = subprocess.run(
+        [sys.executable, "-c", _COURSE_IMPORTS], capture_output=True, text=True, timeout=120
+    ).stdout.split()
+    return int(printed[-1]) * 1024 if printed and printed[-1].isdigit() else 0
+
+
 @dataclass(frozen=True)
 class Isolation:
     """How runs are confined here: ``kind`` is ``"root"``, ``"user namespace"`` or ``"none"``."""
@@ -190,7 +210,7 @@ def runner_spec(
         + ([shared_folder(scratch)] if isolation().mounts else []),
         "hidden": [str(p) for p in hidden],
         "cell_seconds": limits.cell_seconds,
-        "memory_bytes": limits.memory_bytes,
+        "memory_bytes": limits.memory_bytes + course_address_space(),
         "file_bytes": limits.file_bytes,
         "processes": limits.processes,
         "report_fd": report_fd,
