@@ -44,7 +44,8 @@
 })();
 
 // A code block or table that scrolls sideways (on a phone, say) takes keyboard focus, so it
-// can be scrolled without a mouse; checked again when the window changes size.
+// can be scrolled without a mouse; checked again when the window changes size, and once the
+// page is loaded and its math typeset (a formula in a table can widen it past the page).
 (() => {
   const scrollers = () =>
     document.querySelectorAll(".bd-article pre, .bd-article table, .bd-article .cell_output");
@@ -57,4 +58,10 @@
   };
   window.addEventListener("DOMContentLoaded", update);
   window.addEventListener("resize", update);
+  window.addEventListener("load", () => {
+    update();
+    const typeset = window.MathJax && window.MathJax.startup && window.MathJax.startup.promise;
+    if (typeset) typeset.then(update);
+    if (document.fonts) document.fonts.ready.then(update);
+  });
 })();
