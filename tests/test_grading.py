@@ -105,6 +105,21 @@ def test_without_the_variable_nothing_is_written_and_an_unwritable_log_never_rai
     assert check("01.repeats", 30).mistake == "repeats_both_halves"
 
 
+def test_a_name_that_is_not_a_str_is_logged_as_shown_and_never_raises(tmp_path, monkeypatch):
+    class Odd:
+        def __repr__(self):
+            raise RuntimeError("no repr")
+
+        __str__ = __repr__
+
+    log = tmp_path / "verdicts.jsonl"
+    monkeypatch.setenv("ATTNLIB_VERDICT_LOG", str(log))
+    assert check(Odd(), 1).status == "course fault"
+    assert check(["01.loop_body"], 1).status == "course fault"
+    logged = [json.loads(line)["exercise"] for line in log.read_text().splitlines()]
+    assert len(logged) == 2 and "Odd" in logged[0] and logged[1] == "['01.loop_body']"
+
+
 @pytest.mark.parametrize("mode", ["autograde", "validate"])
 def test_under_nbgrader_a_check_that_is_not_correct_raises_with_its_verdict(monkeypatch, mode):
     monkeypatch.setenv("NBGRADER_EXECUTION", mode)

@@ -163,12 +163,13 @@ def _log(verdict: Verdict) -> None:
         pass
 
 
-def _fault(name: str, what: str) -> Verdict:
+def _fault(name: Any, what: str) -> Verdict:
     text = (
         f"{COURSE_FAULT} ({what}). This is the course's fault, not your answer's: restart the "
         "kernel and run the cells from the top; if this line comes back, please report it."
     )
-    return Verdict(str(name)[:40], "course fault", text)
+    # The name as typed, whatever it is: check(["01.dot"]) or an object whose str raises.
+    return Verdict(name[:40] if isinstance(name, str) else shown(name, 40), "course fault", text)
 
 
 class _Keep(dict):
