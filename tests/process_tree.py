@@ -62,9 +62,12 @@ def wait_for(condition: Callable[[], bool], seconds: float, what: str) -> None:
         time.sleep(0.2)
 
 
-def left_after(runner: subprocess.Popen, sig: int, seconds: float = 20.0) -> list[str]:
+def left_after(runner: subprocess.Popen, sig: int, seconds: float = 30.0) -> list[str]:
     """Send ``sig`` to ``runner`` and wait up to ``seconds`` for its whole tree, as it was just
-    before, to end; what is still running then (ended here, so no run is left with it)."""
+    before, to end; what is still running then (ended here, so no run is left with it).
+
+    30 s: a server has 10 s to shut down before its guard kills it (tests/browser/process.py),
+    and a loaded machine is slow to end a kernel and a browser."""
     tree = descendants(runner.pid)
     runner.send_signal(sig)
     runner.wait(timeout=30)

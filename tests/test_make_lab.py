@@ -32,9 +32,10 @@ def test_make_lab_serves_the_notebooks_on_localhost():
     port, token = _free_port(), "attnlib-test-token"
     # The root conftest already points Jupyter's dirs into .cache; BROWSER=true opens nothing.
     env = dict(os.environ, JUPYTER_TOKEN=token, BROWSER="true")
-    # Guarded: if this test run dies, make and the JupyterLab it starts are ended with it.
+    # Guarded: if this test run dies, make and the JupyterLab it starts are ended with it,
+    # by SIGKILL after 10 s if JupyterLab's own shutdown hangs.
     server = subprocess.Popen(
-        guarded(["make", "--no-print-directory", "lab", f"PORT={port}"]),
+        guarded(["make", "--no-print-directory", "lab", f"PORT={port}"], grace=10.0),
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,

@@ -45,17 +45,22 @@ def popen_options() -> dict[str, Any]:
     return {"start_new_session": True, **kernel_options()}
 
 
-def guard(command: list[str]) -> int:
+GRACE_S = 20.0  # how long a guarded command has to end after SIGTERM, before SIGKILL
+
+
+def guard(command: list[str], grace: float = GRACE_S) -> int:
     """Run ``command`` in this process's group and end the whole group when this process gets
     SIGTERM, as ``die_with_parent`` sends: for a child that starts children of its own and
-    does not pass the signal on (``make lab``: make, then JupyterLab); their exit code."""
+    does not pass the signal on (``make lab``: make, then JupyterLab), or one whose own
+    shutdown may hang (a server). The group gets SIGTERM, then SIGKILL after ``grace``
+    seconds; the exit code is the command's."""
     child = subprocess.Popen(command)
 
     def end_group(signum: int, frame: Any) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the group's signal is not for us
         os.killpg(os.getpgrp(), signal.SIGTERM)
         try:
-            child.wait(timeout=20)
+            child.wait(timeout=grace)
         except subprocess.TimeoutExpired:
             os.killpg(os.getpgrp(), signal.SIGKILL)
         sys.exit(128 + signum)
@@ -64,9 +69,9 @@ def guard(command: list[str]) -> int:
     return child.wait()
 
 
-def guarded(command: list[str]) -> list[str]:
+def guarded(command: list[str], grace: float = GRACE_S) -> list[str]:
     """``command`` run under :func:`guard`, to be started with :func:`popen_options`."""
-    return [sys.executable, str(Path(__file__).resolve()), *command]
+    return [sys.executable, str(Path(__file__).resolve()), "--grace", str(grace), *command]
 
 
 def with_parent(command: list[str]) -> None:
@@ -78,4 +83,6 @@ def with_parent(command: list[str]) -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--with-parent"]:
         with_parent(sys.argv[2:])
+    if sys.argv[1:2] == ["--grace"]:
+        sys.exit(guard(sys.argv[3:], float(sys.argv[2])))
     sys.exit(guard(sys.argv[1:]))

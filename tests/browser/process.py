@@ -18,9 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
-from lifetime import popen_options  # noqa: E402
+from lifetime import guarded, popen_options  # noqa: E402
 
 POLL_S = 0.2
+# A server that got SIGTERM has this long to shut its kernels down and exit before its group
+# gets SIGKILL (its kernels then end by themselves: ipykernel watches its parent).
+GRACE_S = 10.0
 
 
 @dataclass
@@ -57,9 +60,10 @@ class ServerProcess:
         full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
         with log.open("ab") as out:
             # Its own group, stopped together, and SIGTERM when the test run dies (even by
-            # SIGKILL): the server then shuts its kernels down, as on any SIGTERM.
+            # SIGKILL): the server then shuts its kernels down, as on any SIGTERM. Under a
+            # guard, since a loaded machine once saw JupyterLab still running 20 s after.
             proc = subprocess.Popen(
-                list(args),
+                guarded(list(args), GRACE_S),
                 cwd=cwd,
                 env=full_env,
                 stdin=subprocess.DEVNULL,
