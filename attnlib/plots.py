@@ -118,6 +118,40 @@ def _figure_and_axes(ax: Axes | None, figsize: tuple, projection: str | None = N
     return ax.figure, ax
 
 
+def _text_inches(texts: Sequence[str], fontsize: float) -> float:
+    """The widest of ``texts`` in inches, drawn in the default font at ``fontsize`` points."""
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.font_manager import FontProperties
+
+    renderer, font = RendererAgg(1, 1, 72), FontProperties(size=fontsize)  # a pixel is a point
+    sizes = [renderer.get_text_width_height_descent(t, font, ismath=False)[0] for t in texts]
+    return max(sizes, default=0.0) / 72
+
+
+def _some_labels(value: Any, name: str) -> list[str]:
+    """``value`` as a grid's labels, however many (up to :data:`MAX_CELLS`)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise validate.invalid(name, "a list of labels", validate.describe(value))
+    if len(value) > MAX_CELLS:
+        raise validate.invalid(name, f"at most {MAX_CELLS} labels (a grid's rows)", len(value))
+    return validate.labels(value, name, len(value), "one per row or column")
+
+
+def label_room(row_labels: Sequence[str], col_labels: Sequence[str]) -> tuple[float, float]:
+    """The inches a grid's figure needs beyond its usual size for long labels ``(width,
+    height)``: row labels stand beside it, column labels slant 45 degrees below it. The
+    course's tokens (up to 8 letters) need none."""
+    rows, cols = (
+        _some_labels(v, n) for v, n in ((row_labels, "row_labels"), (col_labels, "col_labels"))
+    )
+    size = matplotlib.rcParams["xtick.labelsize"]
+    size = size if isinstance(size, (int, float)) else 10.0  # "medium" is 10 points
+    # Beyond 0.8 in beside (about 8 letters) and 0.6 in below, the axes would shrink instead.
+    wide = max(0.0, _text_inches(rows, size) - 0.8)
+    tall = max(0.0, math.sqrt(0.5) * _text_inches(cols, size) - 0.6)
+    return round(wide, 2), round(tall, 2)
+
+
 def _check_grid(values: np.ndarray, labels: tuple, highlights: tuple) -> tuple[list, list, tuple]:
     """The checked labels and highlights ``(row, col, cell)`` of a matrix it can draw."""
     (rows, cols), of = values.shape, f"of matrix, shape {values.shape}"
@@ -230,7 +264,9 @@ def heatmap(
     cmap = _get_cmap(cmap)
     norm = _color_norm(values, vmin, vmax)
     rows, cols = values.shape
-    fig, ax = _figure_and_axes(ax, figsize=(min(2.5 + 0.8 * cols, 16), min(1.8 + 0.6 * rows, 14)))
+    wide, tall = label_room(row_labels, col_labels) if ax is None else (0.0, 0.0)
+    size = (min(2.5 + 0.8 * cols, 16) + wide, min(1.8 + 0.6 * rows, 14) + tall)
+    fig, ax = _figure_and_axes(ax, figsize=size)
     _draw_cells(ax, values, norm, cmap, fmt, texts["colorbar_label"])
     _draw_highlights(ax, highlights, rows, cols)
     ax.set_xticks(range(cols), labels=col_labels, **_SLANTED)

@@ -92,6 +92,7 @@ PUBLIC = {
     "weights_bar": plots.weights_bar,
     "vectors_3d": plots.vectors_3d,
     "new_figure": plots.new_figure,
+    "label_room": plots.label_room,
     "QueryExplorer": widgets.QueryExplorer,
     "SoftmaxAxisExplorer": widgets.SoftmaxAxisExplorer,
     "LoopStepper": widgets.LoopStepper,

@@ -22,43 +22,51 @@ from attnlib.widgets import (
 )
 
 
-def _tokens(length: int) -> list[str]:
-    """32 distinct words of ``length`` characters, mostly "W", the widest letter."""
-    return ["W" * (length - 2) + f"{k:02d}" for k in range(MAX_TOKENS)]
+def _tokens(length: int, count: int = MAX_TOKENS) -> list[str]:
+    """``count`` distinct words of ``length`` characters, mostly "W", the widest letter."""
+    return ["W" * (length - 2) + f"{k:02d}" for k in range(count)]
 
 
-def _inputs() -> torch.Tensor:
-    return torch.rand(MAX_TOKENS, 3, generator=torch.Generator().manual_seed(0))
+def _inputs(count: int) -> torch.Tensor:
+    return torch.rand(count, 3, generator=torch.Generator().manual_seed(0))
 
 
-def _snapshots() -> torch.Tensor:
-    """(2 snapshots, 1 block, 2 heads, 32, 32) causal weights, each row spread evenly."""
-    even = torch.tril(torch.ones(MAX_TOKENS, MAX_TOKENS))
-    return (even / even.sum(-1, keepdim=True)).expand(2, 1, 2, MAX_TOKENS, MAX_TOKENS).clone()
+def _snapshots(count: int) -> torch.Tensor:
+    """(2 snapshots, 1 block, 2 heads, count, count) causal weights, each row spread evenly."""
+    even = torch.tril(torch.ones(count, count))
+    return (even / even.sum(-1, keepdim=True)).expand(2, 1, 2, count, count).clone()
 
 
 EXPLORERS = {
-    "QueryExplorer": lambda tokens: QueryExplorer(_inputs(), tokens),
-    "SoftmaxAxisExplorer": lambda tokens: SoftmaxAxisExplorer(_inputs() @ _inputs().T, tokens),
-    "LoopStepper": lambda tokens: LoopStepper(_inputs(), tokens),
-    "AttentionExplorer": lambda tokens: AttentionExplorer(" ".join(tokens), query=31),
-    "AttentionExplorer two heads": lambda tokens: AttentionExplorer(
-        " ".join(tokens), num_heads=2, d_out=4, causal=True, query=5
+    "QueryExplorer": lambda tokens: QueryExplorer(_inputs(len(tokens)), tokens),
+    "SoftmaxAxisExplorer": lambda tokens: SoftmaxAxisExplorer(
+        _inputs(len(tokens)) @ _inputs(len(tokens)).T, tokens
     ),
-    "TrainingExplorer": lambda tokens: TrainingExplorer(_snapshots(), tokens, [0, 10], query=31),
+    "LoopStepper": lambda tokens: LoopStepper(_inputs(len(tokens)), tokens),
+    "AttentionExplorer": lambda tokens: AttentionExplorer(" ".join(tokens), query=len(tokens) - 1),
+    "AttentionExplorer two heads": lambda tokens: AttentionExplorer(
+        " ".join(tokens), num_heads=2, d_out=4, causal=True, query=1
+    ),
+    "TrainingExplorer": lambda tokens: TrainingExplorer(
+        _snapshots(len(tokens)), tokens, [0, 10], query=len(tokens) - 1
+    ),
 }
 
 
-# A heatmap alone (LoopStepper) and a heatmap above bars (QueryExplorer) in the fast tier; the
-# other kinds, drawn by the same two layouts, at 5 s each in check-all.
+# A heatmap alone (LoopStepper) and a heatmap beside or above bars (QueryExplorer) in the fast
+# tier; the other kinds, drawn by the same two layouts, at 5 s each in check-all. 6 tokens:
+# the course's count, heatmap and bars side by side; 32: the most, one above the other.
 FAST = {"LoopStepper", "QueryExplorer"}
+CASES = [
+    pytest.param(name, count, marks=() if name in FAST else pytest.mark.check_all)
+    for name in EXPLORERS
+    for count in (6, MAX_TOKENS)
+]
 
 
-@pytest.mark.parametrize(
-    "name", [n if n in FAST else pytest.param(n, marks=pytest.mark.check_all) for n in EXPLORERS]
-)
-def test_the_longest_tokens_accepted_are_drawn_whole_and_apart(name):
-    tokens = _tokens(MAX_TOKEN_CHARS)
+@pytest.mark.parametrize(("name", "count"), CASES)
+def test_the_longest_tokens_accepted_are_drawn_whole_and_apart(name, count):
+    tokens = _tokens(MAX_TOKEN_CHARS, count)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # "constrained_layout not applied" among them
         explorer = EXPLORERS[name](tokens)

@@ -490,8 +490,30 @@ def test_the_explorers_pngs_are_saved_at_most_at_the_resolution_new_figure_check
     assert figures.PNG_DPI <= plots.SAVE_DPI
 
 
+def test_the_courses_tokens_need_no_room_and_long_ones_get_it():
+    assert plots.label_room(list(TOKENS), list(TOKENS)) == (0.0, 0.0)
+    wide, tall = plots.label_room(["W" * 20] * 2, ["W" * 20] * 2)
+    # 20 W's are about 2.6 in wide at 10 pt: beside, that less 0.8 in; slanted, 0.7 of it less 0.6.
+    assert 1.5 < wide < 2.2 and 1.0 < tall < 1.5, (wide, tall)
+    assert plots.label_room(["x"], ["W" * 20]) == (0.0, tall)
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ("abc", "row_labels: expected a list of labels, got str 'abc'"),
+        (["a"] * 65, "row_labels: expected at most 64 labels (a grid's rows), got 65"),
+    ],
+)
+def test_label_room_refuses_what_is_not_a_grids_labels(rows, message):
+    with pytest.raises(ValueError) as info:
+        plots.label_room(rows, ["a"])
+    assert str(info.value) == message
+
+
 def test_only_the_figures_are_public():
-    # The colour and formatting helpers are plumbing shared with attnlib.widgets.
+    # The colour and formatting helpers are plumbing shared with attnlib.widgets; besides the
+    # figures, label_room: the room a figure of a grid needs for long labels (figures.py's too).
     import inspect
 
     public = {
@@ -499,7 +521,7 @@ def test_only_the_figures_are_public():
         for name, obj in vars(plots).items()
         if inspect.isfunction(obj) and obj.__module__ == plots.__name__ and name[0] != "_"
     }
-    assert public == {"heatmap", "weights_bar", "vectors_3d", "new_figure"}
+    assert public == {"heatmap", "weights_bar", "vectors_3d", "new_figure", "label_room"}
 
 
 # ----------------------------------------------------------------------------- side effects

@@ -52,6 +52,8 @@ MAX_INCHES = 20.0
 COMPARED = "token compared"
 #: The longest token a title names; a longer one is named by its index.
 TITLE_TOKEN = 30
+#: The longest token the bars' title names on its line when beside the grid; longer: below.
+TITLE_LINE_TOKEN = 10
 
 
 def _headline(fig: Figure, text: str, fontsize: float = 10) -> None:
@@ -86,6 +88,13 @@ def _points_wide(lines: list[str], fontsize: float) -> float:
     return max(renderer.get_text_width_height_descent(r, font, ismath=False)[0] for r in rows)
 
 
+def _settled(fig: Figure) -> Figure:
+    """``fig`` with its constrained layout run once: with long labels the first pass leaves a
+    colour bar's name a few pixels past the edge, and a picture is often drawn only once."""
+    fig.draw_without_rendering()
+    return fig
+
+
 def _grid(matrix, tokens: Sequence[str], limits: tuple[float, float], label: str, **more) -> Figure:
     """A ``(num_tokens, num_tokens)`` heatmap with tokens on both axes, colours on ``limits``."""
     vmin, vmax = limits
@@ -104,9 +113,15 @@ def _with_bars(
     """A weights heatmap with the query's row outlined, and that row as bars beside it (up
     to :data:`SIDE_BY_SIDE` tokens) or below it (more: each cell and bar keeps its room)."""
     num_tokens = len(tokens)
+    token = tokens[query]
     if num_tokens <= SIDE_BY_SIDE:
-        fig = plots.new_figure((11, 4.4))
-        left, right = fig.subplots(1, 2, width_ratios=[1.2, 1])
+        # Long tokens stand beside the grid and slant below both plots: room for them, so
+        # that the cells keep the size their numbers need.
+        wide, tall = plots.label_room(tokens, tokens)
+        fig = plots.new_figure((11 + 2 * wide, 4.4 + tall))
+        left, right = fig.subplots(1, 2, width_ratios=[1.2 + wide / 4, 1])
+        if wide:  # the grid's cells are narrower than its title: in lines above the colour bar
+            title = textwrap.fill(title, 45, break_on_hyphens=False)
     else:
         # Half an inch per cell and per bar: a bar's label "0.0000" is 0.4 in wide at 8 pt.
         width = min(max(11.0, 0.5 * num_tokens + 2.5), MAX_INCHES)
@@ -124,8 +139,9 @@ def _with_bars(
         title=title,
         xlabel=xlabel,
     )
-    token = tokens[query]
     named = None if len(token) <= TITLE_TOKEN else f"attention weights of query {query}"
+    if named is None and num_tokens <= SIDE_BY_SIDE and len(token) > TITLE_LINE_TOKEN:
+        named = f"attention weights of query {query}\n({token!r})"  # beside the grid: narrow
     plots.weights_bar(weights, tokens, ax=right, query=query, title=named)
     return fig
 
@@ -144,14 +160,16 @@ def query_figure(view: QueryView, tokens: Sequence[str]) -> Figure:
         xlabel=COMPARED,
     )
     _headline(fig, view.text)
-    return fig
+    return _settled(fig)
 
 
 def softmax_figure(view: SoftmaxView, tokens: Sequence[str], limits: tuple[float, float]) -> Figure:
     """The SoftmaxAxisExplorer's weights, on the scale shared by both axes."""
     title = f"softmax(attn_scores, dim={view.dim})"
     weights = view.attn_weights
-    return _grid(weights, tokens, limits, "attention weight", title=title, xlabel=COMPARED)
+    return _settled(
+        _grid(weights, tokens, limits, "attention weight", title=title, xlabel=COMPARED)
+    )
 
 
 def loop_figure(view: LoopView, tokens: Sequence[str], limits: tuple[float, float]) -> Figure:
@@ -168,7 +186,7 @@ def loop_figure(view: LoopView, tokens: Sequence[str], limits: tuple[float, floa
     )
     # Above the grid, wrapped: with long tokens the dot product is longer than a title may be.
     _headline(fig, view.text)
-    return fig
+    return _settled(fig)
 
 
 def attention_figure(view: AttentionView) -> Figure:
@@ -179,11 +197,11 @@ def attention_figure(view: AttentionView) -> Figure:
     limits = (0.0, view.attn_weights.max().item())
     fig = _with_bars(view.attn_weights, view.tokens, view.weights, view.query, title, limits)
     _headline(fig, view.text.splitlines()[-2])
-    return fig
+    return _settled(fig)
 
 
 def training_figure(view: TrainingView, tokens: Sequence[str]) -> Figure:
     """The TrainingExplorer's view: the head's weights (0 to 1) and the query's bars."""
     fig = _with_bars(view.attn_weights, tokens, view.weights, view.query, view.caption, (0.0, 1.0))
     _headline(fig, view.text.splitlines()[-1], fontsize=9)
-    return fig
+    return _settled(fig)
