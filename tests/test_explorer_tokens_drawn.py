@@ -54,8 +54,9 @@ def test_a_sentence_with_dollars_is_drawn_literally():
     assert _picture(explorer).size[0] > 0
 
 
-# The heatmap-alone and heatmap-above-bars layouts draw 32 of the longest tokens whole in
-# `make test` (test_explorer_token_limit.py, LoopStepper and QueryExplorer): here in check-all.
+# In check-all for the heatmap-alone and heatmap-above-bars layouts: `make test` draws 32 of the
+# longest tokens whole in both (test_explorer_token_limit.py, LoopStepper and QueryExplorer), and
+# shows six of them as a picture (test_widgets.py, loop-longest and query-longest).
 @pytest.mark.parametrize(
     "name",
     [
