@@ -54,7 +54,16 @@ def test_a_sentence_with_dollars_is_drawn_literally():
     assert _picture(explorer).size[0] > 0
 
 
-@pytest.mark.parametrize("name", EXPLORERS)
+# In check-all for the heatmap-alone and heatmap-above-bars layouts: `make test` draws 32 of the
+# longest tokens whole in both (test_explorer_token_limit.py, LoopStepper and QueryExplorer), and
+# shows six of them as a picture (test_widgets.py, loop-longest and query-longest).
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.check_all) if n in ("QueryExplorer", "LoopStepper") else n
+        for n in EXPLORERS
+    ],
+)
 def test_the_longest_tokens_an_explorer_accepts_are_shown(name):
     explorer = EXPLORERS[name](LONGEST)
     drawn = " ".join(t.get_text() for t in _texts(explorer.figure()))

@@ -113,7 +113,10 @@ def _open(
 @pytest.fixture(
     scope="module",
     params=[
-        pytest.param((1280, False), id="1280-light"),
+        # `make test` renders the gallery once, at the phone's width in the dark theme; the
+        # light theme is checked there by JupyterLab's run of the same gallery (axe-core at
+        # 1400 px, then the fit at 390 px), and the other three renders are in check-all.
+        pytest.param((1280, False), id="1280-light", marks=pytest.mark.check_all),
         pytest.param((PHONE, True), id="390-dark"),
         pytest.param((PHONE, False), id="390-light", marks=pytest.mark.check_all),
         pytest.param((1280, True), id="1280-dark", marks=pytest.mark.check_all),

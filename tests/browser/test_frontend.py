@@ -2,9 +2,10 @@
 
 Notebooks 01, 03, 04, 06 and 08 are driven in ``test_lab.py`` (their keyboard
 cases, then a few random settings, and 04 and 08 with their kernel shut down);
-this module adds the one explorer without a keyboard case (07), the second
-notebook served by Voila (08), and, for ``make check-all``, the sweep: every
-explorer of every notebook through the random settings of ``plans.SETTINGS``.
+this module adds, for ``make check-all``, the one explorer without a keyboard case (07)
+in JupyterLab, the second notebook served by Voila (08), and the sweep: every explorer
+of every notebook through the random settings of ``plans.SETTINGS``. `make test` keeps
+here the sweep's floor; what the other two check is said beside each.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ def _run_and_check(
 
 
 @pytest.mark.browser
+# In `make check-all`: `make test` moves 07's explorer on its site page (as its view), runs a
+# four-head explorer in JupyterLab (the gallery of test_explorers_a11y) and 08's in test_lab.
+@pytest.mark.check_all
 def test_multi_head_explorer_in_lab(
     lab_server: ServerProcess, notebooks_copy: Path, watched_page: WatchedPage
 ) -> None:
@@ -68,6 +72,10 @@ def test_random_settings_sweep_in_lab(
 
 
 @pytest.mark.browser
+# In `make check-all`: `make test` serves 04 by Voila (test_voila) and the gallery, a sentence
+# explorer among its kinds (test_explorers_a11y), and moves 08's explorers in JupyterLab
+# (test_lab) and on its site page.
+@pytest.mark.check_all
 def test_sentence_explorer_in_voila(voila_server: ServerProcess, watched_page: WatchedPage) -> None:
     """Voila serves 08: every explorer drawn, and each follows its controls as its view."""
     page, where = watched_page.page, f"Voila {SENTENCES}"

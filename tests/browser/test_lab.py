@@ -58,12 +58,14 @@ from .steps import (
 from .views import TOLERANCE, Expect, ExplorerCase, Step, mismatches
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-# `make test` runs 04 and 08 in JupyterLab; 01, 03 and 06 run there in `make check-all`. In
-# `make test` their explorers are still moved on the static site and checked in node.
+# `make test` runs 08 in JupyterLab; 01, 03, 04 and 06 run there in `make check-all`. In
+# `make test` their explorers are still moved on the static site (04's every control, with no
+# kernel) and checked in node; 04's keyboard case runs in Voila (test_voila.py), and every
+# kind of explorer is drawn in JupyterLab by the gallery of test_explorers_a11y.py.
 CASES = [
     pytest.param(LOOP_STEPPER_01, id="01-loop-stepper", marks=pytest.mark.check_all),
     pytest.param(SOFTMAX_AXIS_03, id="03-softmax-axis", marks=pytest.mark.check_all),
-    pytest.param(QUERY_EXPLORER_04, id="04-query-explorer"),
+    pytest.param(QUERY_EXPLORER_04, id="04-query-explorer", marks=pytest.mark.check_all),
     pytest.param(CAUSAL_EXPLORER_06, id="06-causal-explorer", marks=pytest.mark.check_all),
     pytest.param(SENTENCE_EXPLORER_08, id="08-sentence-explorer"),
     # A later notebook is one more entry: its explorer's root and the views it must show,
@@ -191,7 +193,8 @@ def test_causal_weights_are_masked_and_renormalised() -> None:
         assert torch.allclose(view.context, CAUSAL_WEIGHTS[query] @ INPUTS, atol=1e-6), query
 
 
-@pytest.mark.parametrize("case", CASES)
+# Without a browser, so every case in `make test`, its marks for the browser run left off.
+@pytest.mark.parametrize("case", [pytest.param(*c.values, id=c.id) for c in CASES])
 def test_every_move_changes_the_view(case: ExplorerCase) -> None:
     """Each keyboard move expects a different view than the one before it.
 

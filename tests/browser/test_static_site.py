@@ -271,20 +271,31 @@ def _check_page(page, errors: list, refused: list, name: str, look: str) -> None
     assert not errors, f"{where}: browser console errors: {errors}"
 
 
+def _look(page, width: int, height: int, scheme: str) -> None:
+    """The page opened at another width and colour scheme, once the site has followed."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.emulate_media(color_scheme=scheme)
+    page.wait_for_function(f"() => document.documentElement.dataset.theme === '{scheme}'")
+    page.wait_for_timeout(300)  # the site's resize handler marks the blocks that now scroll
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("name", PAGES)
 def test_a_site_page_works_from_files(offline, name: str) -> None:
-    """1280 px light, then 390 px dark (the same page): navigation, math, axe, no clipping."""
+    """1280 px light, then 390 px dark (the same page): navigation, math, axe, no clipping;
+    then, back at 1280 px light, its explorers are alive (one page load for both)."""
     page, errors, refused = offline(name, 1280, "light")
     _check_page(page, errors, refused, name, "1280 px, light")
-    page.set_viewport_size({"width": 390, "height": 844})
-    page.emulate_media(color_scheme="dark")
-    page.wait_for_function("() => document.documentElement.dataset.theme === 'dark'")
-    page.wait_for_timeout(300)  # the site's resize handler marks the blocks that now scroll
+    _look(page, 390, 844, "dark")
     _check_page(page, errors, refused, name, "390 px, dark")
     if name in ("index", "04_context_vectors"):
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=ARTIFACTS / f"site-{name}-390-dark.png")
+    if name in EXPLORER_PAGES:
+        # Every explorer drawn; in 04 and 08 every control moves it, as its view; elsewhere
+        # one control does (every control in `make check-all`).
+        _look(page, 1280, 900, "light")
+        _explorers_alive(page, errors, refused, name, every_control=name in LIVE)
 
 
 @pytest.mark.browser
@@ -331,8 +342,7 @@ def _training_alive(page, root, where: str) -> None:
     assert cells.all_inner_texts() != before, f"{where}: the snapshot slider changed nothing drawn"
 
 
-def _explorers_alive(offline, name: str, every_control: bool) -> None:
-    page, errors, refused = offline(name)
+def _explorers_alive(page, errors: list, refused: list, name: str, every_control: bool) -> None:
     where = f"site/{name}.html"
     rng = random.Random(name)
     roots = explorers(page)
@@ -358,18 +368,10 @@ def _explorers_alive(offline, name: str, every_control: bool) -> None:
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("name", EXPLORER_PAGES)
-def test_explorers_on_a_site_page_are_alive(offline, name: str) -> None:
-    """Opened from a file: every explorer drawn; in 04 and 08 every control moves it, as its
-    view; elsewhere one control does (every control in `make check-all`)."""
-    _explorers_alive(offline, name, every_control=name in LIVE)
-
-
-@pytest.mark.browser
 @pytest.mark.check_all
 @pytest.mark.parametrize("name", [s for s in EXPLORER_PAGES if s not in LIVE])
 def test_every_control_on_a_site_page(offline, name: str) -> None:
-    _explorers_alive(offline, name, every_control=True)
+    _explorers_alive(*offline(name), name, every_control=True)
 
 
 # ----------------------------------------------------------------------------- page weight
