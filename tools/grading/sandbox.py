@@ -7,7 +7,9 @@ What is enforced depends on what this machine lets the grader do (``isolation()`
   output folders hidden, /tmp showing only the run's own scratch folder, /dev/shm and
   /var/tmp its own; when the run's first process ends, the kernel and anything it
   started end too) and the run drops to a user id of its own, so it cannot write the course's
-  files or read another submission's scratch folder;
+  files or read another submission's scratch folder; a folder that user could not get past on
+  the way to the interpreter or the course (/root, a clone in a folder ``mktemp -d`` made) is
+  covered by one that shows only what the run needs (``private_folders``);
 - **not root, user namespaces allowed**: the same namespaces inside a user namespace, but
   one user for every run (the grader's), so the course's files are protected by the read-only
   view only (not tried on this project's machines, where the grader runs as root);
