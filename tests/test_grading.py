@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -326,6 +327,21 @@ def test_a_run_reaches_a_course_others_may_not_enter_and_still_cannot_change_it(
     assert seen["other"] in ("ENOENT", "EACCES")
     assert (seen["scratch"], mine) == (4, "mine")
     assert (course / "lib" / "open.txt").read_text() == ""
+
+
+@pytest.mark.skipif(
+    not sandbox.isolation().own_user, reason="runs have a user of their own as root only"
+)
+def test_a_course_closed_to_other_users_is_refused_before_anything_is_graded(tmp_path, monkeypatch):
+    course = tmp_path / "course"
+    (course / "attnlib").mkdir(parents=True)
+    (course / "attnlib").chmod(0o700)  # what a clone made under umask 077 holds
+    monkeypatch.setattr(sandbox, "ROOT", course)
+    root, out = tmp_path / "submitted", tmp_path / "grading"
+    submissions.write(root, "someone", STEM, _small({}))
+    with pytest.raises(PermissionError, match=re.escape(f"got {course / 'attnlib'} closed")):
+        classroom.grade_all(root, out, FAST, jobs=1)
+    assert not out.exists()
 
 
 def _course_copy(tmp_path: Path) -> Path:

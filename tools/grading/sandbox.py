@@ -31,6 +31,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -181,6 +182,18 @@ def private_folders(whole: list[Path], through: list[Path]) -> list[tuple[str, l
             found.setdefault(path.resolve(), set()).update(os.listdir(path))
     ordered = sorted(found.items(), key=lambda item: (len(item[0].parts), str(item[0])))
     return [(str(folder), sorted(children)) for folder, children in ordered]
+
+
+def unreadable() -> list[Path]:
+    """What every run needs that a user of its own could not read (a clone made under umask
+    077): the runner, the course's package, the environment's packages and the interpreter."""
+    needs = [RUNNER, ROOT / "attnlib", Path(sysconfig.get_paths()["purelib"]), Path(sys.executable)]
+    found = []
+    for path in needs:
+        wanted = 0o005 if path.resolve().is_dir() else 0o004
+        if path.exists() and path.resolve().stat().st_mode & wanted != wanted:
+            found.append(path)
+    return found
 
 
 def shared_folder(scratch: Path) -> tuple[str, list[str]]:
