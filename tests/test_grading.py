@@ -10,9 +10,12 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -246,6 +249,147 @@ def test_a_rerun_regrades_nothing_and_a_changed_submission_is_regraded(graded_cl
     regraded = {r["student"]: r for r in _rows(out)}
     assert (regraded["unreadable"]["status"], regraded["unreadable"]["01.dot"]) == ("ok", "correct")
     assert len(regraded) == len(rows)
+
+
+# ---- a course inside folders others may not enter (mktemp -d, /root) -----------------
+
+# Run as a run's user: the runner's own confine(), then what the probe could read and write.
+PROBE = """
+import errno, json, os, sys
+sys.path.insert(0, sys.argv[2])
+import runner
+spec = json.loads(sys.argv[1])
+runner.confine(spec)
+course, seen = sys.argv[3], {"uid": os.getuid()}
+def attempt(key, action):
+    try:
+        seen[key] = action()
+    except OSError as err:
+        seen[key] = errno.errorcode[err.errno]
+attempt("listed", lambda: sorted(os.listdir(course)))
+attempt("read", lambda: open(os.path.join(course, "lib", "lesson.py")).read())
+attempt("read_through_link", lambda: open(os.path.join(course, "link", "lesson.py")).read())
+attempt("written", lambda: open(os.path.join(course, "lib", "open.txt"), "w").write("x"))
+attempt("other", lambda: open(sys.argv[4]).read())
+attempt("scratch", lambda: open("mine.txt", "w").write("mine"))
+print(json.dumps(seen))
+"""
+
+
+def _private_course(tmp_path: Path) -> tuple[Path, Path]:
+    """A course folder of mode 700 inside a folder of mode 700 (a clone made by mktemp -d,
+    or under /root), with a file anyone may write, and another student's submission."""
+    course = tmp_path / "private" / "course"
+    (course / "lib").mkdir(parents=True)
+    (course / "lib" / "lesson.py").write_text("LESSON = 1\n")
+    (course / "lib" / "open.txt").write_text("")
+    (course / "lib" / "open.txt").chmod(0o666)
+    (course / "README.md").write_text("a course\n")
+    (course / "link").symlink_to("lib")
+    for folder in (course, course.parent):
+        folder.chmod(0o700)
+    other = tmp_path / "submitted" / "someone" / STEM / f"{STEM}.ipynb"
+    other.parent.mkdir(parents=True)
+    other.write_text("another student's work")
+    return course, other
+
+
+@pytest.mark.skipif(
+    not sandbox.isolation().own_user, reason="runs have a user of their own as root only"
+)
+def test_a_run_reaches_a_course_others_may_not_enter_and_still_cannot_change_it(
+    tmp_path, monkeypatch
+):
+    course, other = _private_course(tmp_path)
+    monkeypatch.setattr(sandbox, "ROOT", course)
+    monkeypatch.setattr(sandbox, "course_address_space", lambda: 0)  # the probe imports no torch
+    base = Path(sandbox.tempfile.mkdtemp(prefix="ag-"))
+    base.chmod(0o711)
+    uid = sandbox.users_of(os.getpid())[sandbox.SLOTS - 1]
+    notebook = tmp_path / "submission.ipynb"
+    notebook.write_text("{}")
+    try:
+        scratch = sandbox._scratch(notebook, base, uid)
+        hidden = [other.parents[2]]
+        spec = sandbox.runner_spec(scratch, FAST, uid, hidden, report_fd=-1)
+        command = [*sandbox.isolation().command, sys.executable, "-c", PROBE, json.dumps(spec)]
+        command += [str(sandbox.RUNNER.parent), str(course), str(other)]
+        run = subprocess.run(command, cwd=scratch, capture_output=True, text=True, timeout=60)
+        mine = (scratch / "mine.txt").read_text() if (scratch / "mine.txt").exists() else None
+    finally:
+        sandbox.shutil.rmtree(base, ignore_errors=True)
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(run.stdout)
+    assert seen["uid"] == uid
+    assert seen["listed"] == ["README.md", "lib", "link"]
+    assert seen["read"] == seen["read_through_link"] == "LESSON = 1\n"
+    assert seen["written"] == "EROFS"  # mode 666, so only the read-only mount refuses it
+    assert seen["other"] in ("ENOENT", "EACCES")
+    assert (seen["scratch"], mine) == (4, "mine")
+    assert (course / "lib" / "open.txt").read_text() == ""
+
+
+@pytest.mark.skipif(
+    not sandbox.isolation().own_user, reason="runs have a user of their own as root only"
+)
+def test_a_course_closed_to_other_users_is_refused_before_anything_is_graded(tmp_path, monkeypatch):
+    course = tmp_path / "course"
+    (course / "attnlib").mkdir(parents=True)
+    (course / "attnlib").chmod(0o700)  # what a clone made under umask 077 holds
+    monkeypatch.setattr(sandbox, "ROOT", course)
+    root, out = tmp_path / "submitted", tmp_path / "grading"
+    submissions.write(root, "someone", STEM, _small({}))
+    with pytest.raises(PermissionError, match=re.escape(f"got {course / 'attnlib'} closed")):
+        classroom.grade_all(root, out, FAST, jobs=1)
+    assert not out.exists()
+
+
+def _course_copy(tmp_path: Path) -> Path:
+    """The course's code under two folders of mode 700, with an environment of its own there
+    (a venv whose packages are this one's, the copy's attnlib first): what a clone made by
+    ``mktemp -d`` holds, at the cost of a copy of attnlib and tools."""
+    course = tmp_path / "private" / "course"
+    skip = shutil.ignore_patterns("__pycache__")
+    for name in ("attnlib", "tools", "notebooks/data"):
+        shutil.copytree(ROOT / name, course / name, ignore=skip)
+    venv = course / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    packages = sysconfig.get_paths()["purelib"]
+    (venv / Path(packages).relative_to(sys.prefix) / "course.pth").write_text(
+        f"{course}\nimport site; site.addsitedir({packages!r})\n"
+    )
+    for folder in (course, course.parent):
+        folder.chmod(0o700)
+    return course
+
+
+@pytest.mark.check_all
+@pytest.mark.skipif(
+    not sandbox.isolation().own_user, reason="runs have a user of their own as root only"
+)
+def test_a_course_cloned_into_a_folder_others_may_not_enter_grades_as_anywhere_else(tmp_path):
+    course = _course_copy(tmp_path)
+    root, out = tmp_path / "submitted", tmp_path / "grading"
+    made = {
+        "right": (_small(SOLUTIONS), "ok"),
+        "hostile": (_small(SOLUTIONS, ("files",), str(root)), "files"),
+    }
+    for student, (nb, _) in made.items():
+        submissions.write(root, student, STEM, nb)
+    before = {p: p.read_bytes() for p in [*root.rglob("*.ipynb"), *course.rglob("*.py")]}
+    python = course / ".venv" / "bin" / "python"
+    command = [python, "-m", "tools.grading", root, "--out", out, "--jobs", "2"]
+    command += ["--cell-seconds", "20", "--notebook-seconds", "120", "--memory-gb", "3"]
+    grader = subprocess.Popen(command, cwd=course, stderr=subprocess.PIPE, text=True)
+    _, stderr = grader.communicate(timeout=600)
+    assert grader.returncode == 0, stderr
+    rows = {row["student"]: row for row in _rows(out)}
+    for student, (_, status) in made.items():
+        got = (rows[student]["status"], rows[student]["01.dot"], rows[student]["01.repeats"])
+        assert got == (status, "correct", "correct"), student
+    assert {p: p.read_bytes() for p in before} == before
+    assert not list(course.rglob("attnlib_planted.py"))
+    assert _sandbox_processes(grader.pid) == []
 
 
 # ---- check-all: whole notebooks, every hostile kind, an interrupted run -------------------

@@ -34,6 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted: the finished results are saved; run again to go on", file=sys.stderr)
         return 130
+    except PermissionError as err:
+        print(f"grading: {err}", file=sys.stderr)
+        return 2
     print(f"{len(results)} submissions in {args.out / 'gradebook.csv'}", file=sys.stderr)
     return 0
 

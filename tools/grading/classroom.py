@@ -158,6 +158,12 @@ def _grade_in_parallel(todo, results, out, limits, jobs, hidden) -> None:
 
 def grade_all(root: Path, out: Path, limits: sandbox.Limits, jobs: int) -> list[dict]:
     """Grade every submission under ``root`` into ``out``; the results, in submission order."""
+    if sandbox.isolation().own_user and (closed := sandbox.unreadable()):
+        listed = ", ".join(map(str, closed))
+        raise PermissionError(
+            f"expected the course readable by other users (runs have users of their own), "
+            f"got {listed} closed to them: chmod -R o+rX the clone, or clone under umask 022"
+        )
     subs = find_submissions(root)
     out.mkdir(parents=True, exist_ok=True)
     results = {sub.key: _saved(out, sub) for sub in subs}

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import re
 import resource
 import signal
 import sys
@@ -51,17 +52,57 @@ def _mount(source: str, target: str, fstype: str | None, flags: int, data: str =
 def _expose(private: str, children: list[str]) -> None:
     """Cover the folder ``private`` with an empty read-only one that shows only ``children``
     (relative paths): /root shows the interpreter it holds, /tmp the run's own scratch folder,
-    and the run's user sees nothing else there."""
-    stashed = []
-    for child in children:  # set aside, on an empty folder outside ``private``
-        stash = tempfile.mkdtemp(dir=STASH)
-        _mount(os.path.join(private, child), stash, None, MS_BIND | MS_REC)
+    a course folder others may not enter its own entries, and the run's user sees nothing
+    else there. A link is copied as a link; a file is shown on a file, a folder on a folder."""
+    stashed, links = [], []
+    for child in children:  # set aside, on an empty file or folder outside ``private``
+        source = os.path.join(private, child)
+        if os.path.islink(source):
+            links.append((os.readlink(source), child))
+            continue
+        if os.path.isdir(source):
+            stash = tempfile.mkdtemp(dir=STASH)
+        elif os.path.isfile(source):
+            fd, stash = tempfile.mkstemp(dir=STASH)
+            os.close(fd)
+        else:  # a socket or a pipe: nothing a run needs
+            continue
+        _mount(source, stash, None, MS_BIND | MS_REC)
         stashed.append((stash, child))
     _mount("tmpfs", private, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=755")
+    for target, child in links:
+        os.makedirs(os.path.dirname(os.path.join(private, child)), 0o755, exist_ok=True)
+        os.symlink(target, os.path.join(private, child))
     for stash, child in stashed:
-        os.makedirs(os.path.join(private, child), 0o755)
-        _mount(stash, os.path.join(private, child), None, MS_MOVE)
+        place = os.path.join(private, child)
+        if os.path.isdir(stash):
+            os.makedirs(place, 0o755)
+        else:
+            os.makedirs(os.path.dirname(place), 0o755, exist_ok=True)
+            open(place, "x").close()
+        _mount(stash, place, None, MS_MOVE)
     _mount("none", private, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _mount_points(path: str) -> list[str]:
+    """Every mount point at or under ``path``, as this mount namespace sees them."""
+    with open("/proc/self/mountinfo", encoding="utf-8") as file:
+        points = [re.sub(r"\\([0-7]{3})", _octal, line.split()[4]) for line in file]
+    return sorted({p for p in points if p == path or p.startswith(path.rstrip("/") + "/")})
+
+
+def _octal(match: re.Match) -> str:
+    return chr(int(match[1], 8))
+
+
+def _read_only(path: str, scratch: str) -> None:
+    """``path`` and every mount under it read-only (a folder covered by ``_expose`` holds its
+    children as mounts of their own, which a remount of ``path`` alone leaves writable), all
+    but the run's own scratch folder."""
+    _mount(path, path, None, MS_BIND | MS_REC)
+    for point in _mount_points(path):
+        if point != scratch and not point.startswith(scratch + "/"):
+            _mount("none", point, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
 def confine(spec: dict) -> None:
@@ -74,8 +115,7 @@ def confine(spec: dict) -> None:
             if os.path.isdir(path):
                 _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=1777")
         for path in spec["read_only"]:
-            _mount(path, path, None, MS_BIND | MS_REC)
-            _mount("none", path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+            _read_only(path, spec["scratch"])
         for path in spec["hidden"]:
             if os.path.isdir(path):
                 _mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k,mode=555")

@@ -7,7 +7,9 @@ What is enforced depends on what this machine lets the grader do (``isolation()`
   output folders hidden, /tmp showing only the run's own scratch folder, /dev/shm and
   /var/tmp its own; when the run's first process ends, the kernel and anything it
   started end too) and the run drops to a user id of its own, so it cannot write the course's
-  files or read another submission's scratch folder;
+  files or read another submission's scratch folder; a folder that user could not get past on
+  the way to the interpreter or the course (/root, a clone in a folder ``mktemp -d`` made) is
+  covered by one that shows only what the run needs (``private_folders``);
 - **not root, user namespaces allowed**: the same namespaces inside a user namespace, but
   one user for every run (the grader's), so the course's files are protected by the read-only
   view only (not tried on this project's machines, where the grader runs as root);
@@ -29,6 +31,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -151,26 +154,46 @@ def _scratch(notebook: Path, base: Path, uid: int | None) -> Path:
     return scratch
 
 
+def _reached() -> set[Path]:
+    """What a run must reach: the interpreter, the environment and the course."""
+    return {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), ROOT.resolve()}
+
+
 def _needed() -> list[Path]:
-    """What a run must reach: the interpreter, the environment and the course; a folder inside
-    another (the course's .venv) comes with it, so it is not named twice."""
-    paths = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), ROOT.resolve()}
+    """What a run must reach, a folder inside another (the course's .venv) not named twice."""
+    paths = _reached()
     return sorted(p for p in paths if not any(p != q and p.is_relative_to(q) for q in paths))
 
 
-def private_ancestors(paths: list[Path]) -> list[tuple[str, list[str]]]:
-    """(folder, [child]) for each folder others cannot enter on the way to ``paths`` (the
-    interpreter under /root, say), first one only: the runner shows its user that child."""
-    found: dict[str, list[str]] = {}
-    for path in paths:
+def private_folders(whole: list[Path], through: list[Path]) -> list[tuple[str, list[str]]]:
+    """(folder, [child]) for each folder a run's user could not get past, outermost first: on
+    the way to ``whole`` and ``through``, any folder others may not enter (/root, the mode-700
+    folder ``mktemp -d`` makes, holding a clone), with the child on the way; and a folder of
+    ``whole`` that others may not read and enter (a clone made by ``mktemp -d`` itself), with
+    every entry in it. The runner covers each with a folder showing only those children."""
+    found: dict[Path, set[str]] = {}
+    for path, needs_all in [(p, True) for p in whole] + [(p, False) for p in through]:
         parts = path.resolve().parts
-        for depth in range(1, len(parts) - 1):
+        for depth in range(1, len(parts)):
             folder = Path(*parts[:depth])
             if not folder.stat().st_mode & 0o001:
-                found.setdefault(str(folder), [])
-                found[str(folder)] = sorted({*found[str(folder)], parts[depth]})
-                break
-    return sorted(found.items())
+                found.setdefault(folder, set()).add(parts[depth])
+        if needs_all and path.is_dir() and path.stat().st_mode & 0o005 != 0o005:
+            found.setdefault(path.resolve(), set()).update(os.listdir(path))
+    ordered = sorted(found.items(), key=lambda item: (len(item[0].parts), str(item[0])))
+    return [(str(folder), sorted(children)) for folder, children in ordered]
+
+
+def unreadable() -> list[Path]:
+    """What every run needs that a user of its own could not read (a clone made under umask
+    077): the runner, the course's package, the environment's packages and the interpreter."""
+    needs = [RUNNER, ROOT / "attnlib", Path(sysconfig.get_paths()["purelib"]), Path(sys.executable)]
+    found = []
+    for path in needs:
+        wanted = 0o005 if path.resolve().is_dir() else 0o004
+        if path.exists() and path.resolve().stat().st_mode & wanted != wanted:
+            found.append(path)
+    return found
 
 
 def shared_folder(scratch: Path) -> tuple[str, list[str]]:
@@ -206,7 +229,7 @@ def runner_spec(
         "uid": uid,
         "mounts": isolation().mounts,
         "read_only": [str(ROOT)],
-        "expose": (private_ancestors(_needed()) if uid is not None else [])
+        "expose": (private_folders(sorted(_reached()), [scratch]) if uid is not None else [])
         + ([shared_folder(scratch)] if isolation().mounts else []),
         "hidden": [str(p) for p in hidden],
         "cell_seconds": limits.cell_seconds,
