@@ -142,6 +142,38 @@ def read_shown(page: Page, case: ExplorerCase, step: Step) -> dict[str, list] | 
     return page.evaluate(_SHOWN, [case.root, case.nth, query])
 
 
+# Whether the open notebook's kernel answers a kernel_info request (its shell channel, where
+# widget messages go too) within ``ms``; null without a Lab kernel (Voila, a static page).
+_KERNEL_ANSWERS = """async (ms) => {
+    const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    const session = panel && panel.sessionContext && panel.sessionContext.session;
+    if (!session || !session.kernel) return null;
+    const late = new Promise((resolve) => setTimeout(() => resolve(false), ms));
+    return Promise.race([session.kernel.requestKernelInfo().then(() => true), late]);
+}"""
+KERNEL_ANSWER_MS = 5_000
+
+
+def kernel_answers(page: Page) -> str:
+    """A line saying whether the page's Lab kernel answers; "" without one.
+
+    A view that does not follow a control the kernel reads is thus told apart from a kernel
+    that no longer reads its channel (ipykernel 7.0-7.3, tests/test_kernel_channel.py).
+    """
+    try:
+        answers = page.evaluate(_KERNEL_ANSWERS, KERNEL_ANSWER_MS)
+    except Exception as exc:  # a crashed page: the failure being reported says more
+        return f"(the kernel was not asked: {exc})"
+    if answers is None:
+        return ""
+    if answers:
+        return "the kernel answers a kernel_info request"
+    return (
+        f"the kernel does not answer a kernel_info request within {KERNEL_ANSWER_MS / 1000:.0f}"
+        " s (busy, or no longer reading its shell channel)"
+    )
+
+
 def wait_for_step(page: Page, case: ExplorerCase, step: Step, timeout_ms: float) -> None:
     """Wait until the explorer shows ``step``'s view; else say how it differs."""
     deadline = time.monotonic() + timeout_ms / 1000
@@ -152,7 +184,7 @@ def wait_for_step(page: Page, case: ExplorerCase, step: Step, timeout_ms: float)
         if time.monotonic() > deadline:
             raise AssertionError(
                 f"{case.notebook}, {step.label}: the explorer does not show the expected view "
-                f"within {timeout_ms / 1000:.0f} s:\n" + "\n".join(found)
+                f"within {timeout_ms / 1000:.0f} s:\n" + "\n".join([*found, kernel_answers(page)])
             )
         time.sleep(POLL_S)
 
