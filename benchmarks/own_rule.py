@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the notebooks' solutions, as the tests read them
 
 from test_exercise_variants import _answer  # noqa: E402
-from test_own_answers import _solutions  # noqa: E402
+from test_own_answers import solution  # noqa: E402
 
 from attnlib.exercises import EXERCISES  # noqa: E402
 from attnlib.exercises._own import OWN  # noqa: E402
@@ -39,12 +39,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=7)
     rounds = parser.parse_args().rounds
-    solutions = _solutions()
     with_rule = without = 0.0
     for name in OWN:
         exercise = EXERCISES[name]
         bare = dataclasses.replace(exercise, rules=exercise.rules[1:])  # the own rule is first
-        answer = _answer(exercise, solutions[name])
+        answer = _answer(exercise, solution(name))
         assert exercise.judge(answer).correct, name
         a, b = least(exercise.judge, answer, rounds), least(bare.judge, answer, rounds)
         with_rule, without = with_rule + a, without + b

@@ -89,12 +89,19 @@ def _forward_with(touch):
 
 
 @functools.cache
-def _solutions() -> dict[str, dict]:
+def _sources() -> dict[str, str]:
+    """Each exercise's folded solution, as code."""
     found = {}
     for path in sorted(NOTEBOOKS.glob("*.ipynb")):
         for exercise in exercises(nbformat.read(path, as_version=4)):
-            found[exercise["name"]] = _run(exercise["solution"])
+            found[exercise["name"]] = exercise["solution"]
     return found
+
+
+@functools.cache
+def solution(name: str) -> dict:
+    """The namespace that exercise ``name``'s solution leaves, run once."""
+    return _run(_sources()[name])
 
 
 #: Layer exercises take about a second a check: `make test` keeps two of them (05.forward's
@@ -126,10 +133,10 @@ def test_every_function_exercise_says_what_it_bans() -> None:
 @pytest.mark.parametrize(("name", "kind", "banned"), _banned())
 def test_a_solution_that_enters_a_banned_name_is_refused(name, kind, banned) -> None:
     exercise = EXERCISES[name]
-    solution = _answer(exercise, _solutions()[name])
-    assert exercise.judge(solution).correct, name
+    right = _answer(exercise, solution(name))
+    assert exercise.judge(right).correct, name
     touch = (lambda: _enter(banned)) if kind == "attnlib" else TORCH_CALLS[banned]
-    verdict = exercise.judge(_with(solution, touch))
+    verdict = exercise.judge(_with(right, touch))
     assert not verdict.correct, (name, banned)
     shown = banned if kind == "attnlib" else banned.replace("special_", "special.")
     assert shown in verdict.message and "write it yourself" in verdict.message, verdict.message

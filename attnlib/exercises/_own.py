@@ -122,7 +122,7 @@ def _resolve(name: str) -> tuple[Any, str]:
     for module, shown in _HOMES:
         if hasattr(module, name):
             return getattr(module, name), f"{shown}.{name}"
-    raise ValueError(f"attnlib has no {name!r} in attention, modules or training")
+    raise ValueError(f"attnlib has no {name!r} in attention or modules")
 
 
 def _code(thing: Any) -> Any:
@@ -150,7 +150,8 @@ def entered(run: Callable[[], Any], codes: Mapping[Any, str], torch_names: froze
     shown names in order of first use. The profile hook is set only during the call and taken
     away however it ends; an exception of the answer is swallowed (it was judged already), but
     KeyboardInterrupt and SystemExit go on. Under another profiler (a debugger, cProfile), the
-    hook is not replaced: then only torch's names are seen."""
+    hook is not replaced: then attnlib's code is not seen (the rule falls back on the answer
+    itself being attnlib's)."""
     used: list[str] = []
 
     def hook(frame: Any, event: str, arg: Any) -> None:
@@ -162,7 +163,8 @@ def entered(run: Callable[[], Any], codes: Mapping[Any, str], torch_names: froze
     try:
         if codes and previous is None:
             sys.setprofile(hook)
-        with record:
+        # the mode costs every torch call a Python call: only where a torch name is banned
+        with record if torch_names else contextlib.nullcontext():
             run()
     except (KeyboardInterrupt, SystemExit):
         raise
@@ -175,7 +177,7 @@ def entered(run: Callable[[], Any], codes: Mapping[Any, str], torch_names: froze
     return list(dict.fromkeys(used))
 
 
-def own_rule(name: str, own: Own, call: Callable[[Callable, Mapping[str, Any]], Any]) -> Callable:
+def own_rule(own: Own, call: Callable[[Callable, Mapping[str, Any]], Any]) -> Callable:
     """The rule "written, not handed over": a rule for a FunctionExercise's ``rules``."""
     found = [_resolve(n) for n in own.attnlib]
     codes = {_code(thing): shown for thing, shown in found}
@@ -213,5 +215,5 @@ def refuse_own(exercises: dict[str, Any]) -> None:
     """Put each exercise's own rule first among its rules, in ``exercises`` (by name)."""
     for name, own in OWN.items():
         exercise = exercises[name]
-        rule = own_rule(name, own, exercise.call)
+        rule = own_rule(own, exercise.call)
         exercises[name] = dataclasses.replace(exercise, rules=(rule, *exercise.rules))
