@@ -109,6 +109,7 @@ bench: $(STAMP)  ## speed and memory measurements, each printed as ratios or pea
 	$(ISOLATED) $(BIN)/python benchmarks/attention_speed.py
 	$(ISOLATED) $(BIN)/python benchmarks/kernel_memory.py
 	$(ISOLATED) $(BIN)/python benchmarks/widget_latency.py
+	$(ISOLATED) $(BIN)/python benchmarks/own_rule.py
 
 site: $(STAMP) $(NPM_STAMP)  ## the course as a website in site/ (Sphinx, MyST-NB, book theme), explorers alive offline
 	$(ISOLATED) $(BIN)/python tools/build_site.py --out site
