@@ -258,3 +258,27 @@ def test_the_reviewers_refused_right_answers_are_correct(answer) -> None:
     namespace = _run(code)
     verdict = EXERCISES[name].judge(_answer(EXERCISES[name], namespace))
     assert verdict.correct, (label, verdict.message)
+
+
+_RENAMED = """
+class MySelfAttentionV1(nn.Module):
+    def __init__(self, d_in, d_out):
+        super().__init__()
+        self.W_q = nn.Parameter(torch.rand(d_in, d_out))
+        self.W_k = nn.Parameter(torch.rand(d_in, d_out))
+        self.W_v = nn.Parameter(torch.rand(d_in, d_out))
+
+    def forward(self, x):
+        keys = {keys}
+        weights = torch.softmax((x @ self.W_q) @ keys.T / keys.shape[-1] ** 0.5, dim=-1)
+        return weights @ (x @ self.W_v)
+"""
+
+
+def test_a_layer_with_its_own_parameter_names_is_judged_by_them() -> None:
+    exercise = EXERCISES["05.forward"]
+    right = _run(_RENAMED.format(keys="x @ self.W_k"))["MySelfAttentionV1"]
+    assert exercise.judge(right).correct
+    cut = _run(_RENAMED.format(keys="(x @ self.W_k).detach()"))["MySelfAttentionV1"]
+    verdict = exercise.judge(cut)
+    assert verdict.mistake == "no_gradient" and "reaches W_k:" in verdict.message, verdict.message

@@ -53,31 +53,37 @@ class Gradient:
 
     def blocked(self, answer: Any, case: Case) -> str | Raised | None:
         """The first tensor that gets a gradient through the reference but not through
-        ``answer`` (after ``output.sum().backward()``), what the answer raised, or ``None``."""
-        reached = _reached(lambda: self.run(self.reference, copy.deepcopy(case.args)))
-        if not isinstance(reached, list) or not reached:  # nothing to train here
+        ``answer`` (after ``output.sum().backward()``), what the answer raised, or ``None``.
+
+        A parameter of the answer the reference does not have (a name of the reader's own)
+        must get a gradient too, so a layer with renamed parameters is judged as well."""
+        reference = _reached(lambda: self.run(self.reference, copy.deepcopy(case.args)))
+        if isinstance(reference, Raised) or not reference[0]:  # nothing to train here
             return None
-        got = _reached(lambda: self.run(answer, copy.deepcopy(case.args)), reached)
+        got = _reached(lambda: self.run(answer, copy.deepcopy(case.args)))
         if isinstance(got, Raised):
             return got  # the answer raises with gradients on
-        return next((name for name in reached if name not in got), None)
+        (reached, known), (answer_reached, answer_known) = reference, got
+        if not answer_known or not answer_reached:  # no output that carries a gradient
+            return reached[0]
+        shared = [n for n in reached if n in answer_known]
+        own = [n for n in answer_known if n not in known]
+        return next((n for n in shared + own if n not in answer_reached), None)
 
 
-def _reached(make: Callable[[], tuple[Any, Mapping[str, Any]]], names: list | None = None):
-    """The names of the tensors a gradient reaches from ``make()``'s output, in order; or
-    what raised. ``names``: the tensors to ask about (others of the answer are ignored)."""
+def _reached(make: Callable[[], tuple[Any, Mapping[str, Any]]]) -> Any:
+    """``(names a gradient reaches, every name)`` of the tensors ``make()`` returns beside
+    its output, after ``output.sum().backward()``; or what raised."""
 
-    def backward() -> list[str]:
+    def backward() -> tuple[list[str], list[str]]:
         output, tensors = make()
+        named = [n for n, t in tensors.items() if isinstance(t, torch.Tensor)]
         outputs = output if isinstance(output, (tuple, list)) else (output,)
         attached = [t for t in outputs if isinstance(t, torch.Tensor) and t.requires_grad]
         if not attached:
-            return []
+            return [], named
         sum(t.sum() for t in attached).backward()
-        asked = [n for n in (names or tensors) if n in tensors]
-        return [
-            n for n in asked if isinstance(tensors[n], torch.Tensor) and tensors[n].grad is not None
-        ]
+        return [n for n in named if tensors[n].grad is not None], named
 
     return outcome(backward)
 
