@@ -237,7 +237,7 @@ def test_grid_bytes_of_8_per_score_names_float64_and_two_grids() -> None:
 def test_nan_for_a_weight_is_said_to_be_no_number() -> None:
     verdict = check("08.first_self", float("nan"))
     assert verdict.status == "wrong"
-    assert "is not a number (nan)" in verdict.message and "too small" not in verdict.message
+    assert "nan is not a number" in verdict.message and "too small" not in verdict.message
 
 
 def test_an_inverted_keep_mask_in_dropout_is_named() -> None:
