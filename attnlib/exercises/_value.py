@@ -136,7 +136,7 @@ def _wrong(answer: Any, value: Any, right: Any, accept: Callable[[Any], Any]) ->
             )
         return f"{text}, not the token asked for"
     if isinstance(value, float) and math.isnan(value):
-        return f"{echo} is not a number: nan stands for no value; write the one you found"
+        return f"{echo} is not a number: write the value you found as a number"
     if isinstance(value, (int, float)) and isinstance(right, (int, float)):
         way = "too large" if value > right else "too small"
         return f"{echo} is {way}"
