@@ -113,9 +113,11 @@ def import_line(name: str) -> str | None:
     if name in IMPORTS:
         return IMPORTS[name]
     for module in ("attnlib", "attnlib.modules"):
-        found = sys.modules.get(module)
+        found = sys.modules.get(module)  # attnlib.modules: once loaded, as from notebook 05 on
+        if found is None:
+            continue
         public = getattr(found, "__all__", None) or [
-            n for n, v in vars(found or sys).items() if getattr(v, "__module__", "") == module
+            n for n, v in vars(found).items() if getattr(v, "__module__", "") == module
         ]
         if name in public and not name.startswith("_"):
             return f"from {module} import {name}"
@@ -127,7 +129,8 @@ def import_line(name: str) -> str | None:
         spec = importlib.util.find_spec(name)
     except (ImportError, ValueError):
         return None
-    installed = spec is not None and "site-packages" in str(
+    # site-packages, or dist-packages of a system Python: installed, not the standard library
+    installed = spec is not None and "-packages" in str(
         spec.origin or spec.submodule_search_locations
     )
     return f"import {name}" if installed else None
