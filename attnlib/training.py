@@ -53,9 +53,15 @@ class AdamW:
         self.exp_avg = [torch.zeros_like(p) for p in self.params]  # the mean of the gradients
         self.exp_avg_sq = [torch.zeros_like(p) for p in self.params]  # ... of their squares
 
-    def zero_grad(self) -> None:
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """As torch's optimizers: the gradients become None, or zeros with
+        ``set_to_none=False``."""
+        set_to_none = validate.flag(set_to_none, "set_to_none")
         for p in self.params:
-            p.grad = None
+            if set_to_none or p.grad is None:
+                p.grad = None
+            else:
+                p.grad = torch.zeros_like(p.grad)
 
     @torch.no_grad()
     def step(self) -> None:

@@ -478,6 +478,10 @@ MADE = {
     "query_not_value": (lambda make: make(LAYER, INPUTS), lambda: LAYER.W_value(INPUTS[0])),
     "dropout_by_p": (lambda make: make(WEIGHTS, KEEP, P), lambda: WEIGHTS * KEEP / (1 - P)),
     "dropout_unscaled": (lambda make: make(WEIGHTS, KEEP, P), lambda: WEIGHTS * KEEP / (1 - P)),
+    "dropout_inverted": (
+        lambda make: make(WEIGHTS, KEEP.bool(), P),
+        lambda: WEIGHTS * KEEP / (1 - P),
+    ),
     "no_dropout": (lambda make: make(LAYER, BATCH, 5), lambda: _right(LAYER)),
     # the memory of the grid, float32: 4 bytes a score
     "grid_entries_not_bytes": (lambda make: make(6), lambda: 4 * 6 * 6),

@@ -43,10 +43,70 @@ def shape_values(args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class Gradient:
+    """How the gradient check runs an answer on one case: ``run(answer, args)`` returns the
+    output and the tensors training would change, by name; ``reference`` is attnlib's answer
+    (a class, or a function), run the same way."""
+
+    reference: Any
+    run: Callable[[Any, Mapping[str, Any]], tuple[Any, Mapping[str, torch.Tensor]]]
+
+    def blocked(self, answer: Any, case: Case) -> str | Raised | None:
+        """The first tensor that gets a gradient through the reference but not through
+        ``answer`` (after ``output.sum().backward()``), what the answer raised, or ``None``.
+
+        A parameter of the answer the reference does not have (a name of the reader's own)
+        must get a gradient too, so a layer with renamed parameters is judged as well."""
+        reference = _reached(lambda: self.run(self.reference, copy.deepcopy(case.args)))
+        if isinstance(reference, Raised) or not reference[0]:  # nothing to train here
+            return None
+        got = _reached(lambda: self.run(answer, copy.deepcopy(case.args)))
+        if isinstance(got, Raised):
+            return got  # the answer raises with gradients on
+        (reached, known), (answer_reached, answer_known) = reference, got
+        if not answer_known or not answer_reached:  # no output that carries a gradient
+            return reached[0]
+        shared = [n for n in reached if n in answer_known]
+        own = [n for n in answer_known if n not in known]
+        return next((n for n in shared + own if n not in answer_reached), None)
+
+
+def _reached(make: Callable[[], tuple[Any, Mapping[str, Any]]]) -> Any:
+    """``(names a gradient reaches, every name)`` of the tensors ``make()`` returns beside
+    its output, after ``output.sum().backward()``; or what raised."""
+
+    def backward() -> tuple[list[str], list[str]]:
+        output, tensors = make()
+        named = [n for n, t in tensors.items() if isinstance(t, torch.Tensor)]
+        outputs = output if isinstance(output, (tuple, list)) else (output,)
+        attached = [t for t in outputs if isinstance(t, torch.Tensor) and t.requires_grad]
+        if not attached:
+            return [], named
+        sum(t.sum() for t in attached).backward()
+        return [n for n in named if tensors[n].grad is not None], named
+
+    return outcome(backward)
+
+
+def leaves(call: Callable[[Callable, Mapping[str, Any]], Any], *names: str):
+    """A :attr:`Gradient.run` for a function exercise: the arguments ``names`` become
+    tensors that need gradients (as parameters are) and ``call`` runs the answer on them."""
+
+    def run(answer: Any, args: Mapping[str, Any]) -> tuple[Any, dict[str, torch.Tensor]]:
+        args = dict(args)
+        made = {n: args[n].detach().clone().requires_grad_(True) for n in names}
+        args.update(made)
+        return call(answer, args), made
+
+    return run
+
+
+@dataclass(frozen=True)
 class FunctionExercise:
     """``call(answer, args)`` runs the reader's function on one case's inputs; ``reference``
     gives the right result; ``mistakes`` are rows of a kind's table, made on each case;
-    ``rules`` return a sentence when an answer breaks a rule the exercise states."""
+    ``rules`` return a sentence when an answer breaks a rule the exercise states;
+    ``gradient``, where the result must stay trainable, names a tensor no gradient reaches."""
 
     name: str
     task: str
@@ -60,6 +120,7 @@ class FunctionExercise:
     praise: str = ""
     hint_values: Mapping[str, Any] = field(default_factory=dict)
     nan_hint: str = NAN_HINT
+    gradient: Gradient | None = None
 
     def judge(self, answer: Any) -> Verdict:
         if answer is Ellipsis:
@@ -86,6 +147,8 @@ class FunctionExercise:
         if all(same(r, e) for r, e in zip(results, expected, strict=True)):
             if changed := _changed(cases, given):
                 return Verdict(self.name, "wrong", not_quite(changed))
+            if self.gradient and (blocked := self.gradient.blocked(answer, cases[0])):
+                return self._blocked(blocked)
             for rule in self.rules:
                 if broken := rule(answer, cases[0]):
                     return Verdict(self.name, "wrong", not_quite(broken))
@@ -96,6 +159,16 @@ class FunctionExercise:
                 return named(self.name, mistake, {**shape_values(fits.args), **self.hint_values})
         differs = self._differs(cases, results, expected, self.nan_hint)
         return Verdict(self.name, "wrong", not_quite(differs))
+
+    def _blocked(self, blocked: str | Raised) -> Verdict:
+        """A right answer through which training stops: at tensor ``blocked``, or an error."""
+        if isinstance(blocked, Raised):
+            what = (
+                f"the right numbers, but with gradients on your code raises {blocked.text}: "
+                "training would fail. Is a tensor the gradient needs changed in place?"
+            )
+            return Verdict(self.name, "wrong", not_quite(what))
+        return named(self.name, "no_gradient", {"parameter": blocked})
 
     def _blank(self, result: Any) -> bool:
         if result is Ellipsis:

@@ -14,7 +14,8 @@ from typing import Any
 
 import torch
 
-from attnlib.exercises._function import Case
+from attnlib.exercises._compare import Raised, outcome, same
+from attnlib.exercises._function import Case, Gradient
 from attnlib.mistakes._layer import one_message
 
 BUILD_SEED, DROPOUT_SEED = 123, 456
@@ -36,15 +37,68 @@ def run(cls: Callable[..., Any], case: dict[str, Any]) -> Any:
         return layer
 
     def forward() -> Any:
-        with torch.random.fork_rng(devices=[]), torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. keys.T on a batch: the verdict names it
-            torch.manual_seed(case["seed"])
-            return layer(case["x"])
+        with torch.no_grad():
+            return _seeded(layer, case["x"], case["seed"])
 
     context_length = case["args"][2] if len(case["args"]) > 2 else None
     sizes = {context_length, case["x"].shape[-2]} if isinstance(context_length, int) else None
     result = one_message(forward, sizes)
     return result.detach() if isinstance(result, torch.Tensor) else result
+
+
+def _seeded(layer: Any, x: torch.Tensor, seed: int) -> Any:
+    """``layer(x)`` right after ``torch.manual_seed(seed)``, the reader's stream kept."""
+    with torch.random.fork_rng(devices=[]), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. keys.T on a batch: the verdict names it
+        torch.manual_seed(seed)
+        return layer(x)
+
+
+def trained(cls: Callable[..., Any], case: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """``cls`` built and run as :func:`run` does, with gradients on: its output and its
+    parameters by name (``W_query.weight``...), for :class:`Gradient`."""
+    layer = build(cls, case["args"])
+    if not isinstance(layer, torch.nn.Module):
+        return layer, {}
+    with torch.enable_grad():
+        return _seeded(layer, case["x"], case["seed"]), dict(layer.named_parameters())
+
+
+def layer_gradient(reference: type) -> Gradient:
+    """The gradient check of a layer exercise: each parameter of ``reference`` that a
+    gradient reaches must get one in the reader's layer too."""
+    return Gradient(reference, trained)
+
+
+def reused(reference: type) -> Callable[[Any, Case], str | None]:
+    """A rule: one instance of the reader's layer, called on fewer tokens then on the case's
+    ``x``, gives the reference's numbers the second time too (a forward that changes its
+    layer, e.g. ``self.mask = self.mask[:n, :n]``, fails on the longer input)."""
+
+    def rule(answer: Any, case: Case) -> str | None:
+        x, num_tokens = case.args["x"], case.args["x"].shape[-2]
+        if num_tokens < 3:
+            return None
+        fewer = num_tokens - 2
+
+        def second(cls: Any) -> Any:
+            layer = build(cls, case.args["args"])
+            with torch.no_grad():
+                _seeded(layer, x[..., :fewer, :], case.args["seed"])
+                return _seeded(layer, x, case.args["seed"])
+
+        got = outcome(lambda: second(answer))
+        if same(got, second(reference)):
+            return None
+        what = f"raises {got.text}" if isinstance(got, Raised) else "gives other numbers"
+        return (
+            f"right on each case, but your forward changes the layer: a second call, on "
+            f"{num_tokens} tokens after {fewer}, {what}. Is an attribute overwritten in forward "
+            "(self.mask = self.mask[:num_tokens, :num_tokens] cuts the mask in place)? Cut "
+            "into a new name, and leave self's tensors as they are"
+        )
+
+    return rule
 
 
 def layer_cases(

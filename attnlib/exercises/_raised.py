@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import sys
 
 #: (pattern of the error's first line, what it likely means): the first match is used.
 MEANINGS = (
@@ -88,8 +90,57 @@ MEANINGS = (
 )
 
 
+#: The short names a notebook imports under, and the line that imports each.
+IMPORTS = {
+    "np": "import numpy as np",
+    "F": "import torch.nn.functional as F",
+    "nn": "from torch import nn",
+    "plt": "import matplotlib.pyplot as plt",
+    "pd": "import pandas as pd",
+    "modules": "from attnlib import modules",
+}
+#: Standard-library modules a reader's cell may use. Others are left out: a name such as
+#: `token` or `test` is more likely a variable of the notebook than a module.
+STANDARD = frozenset(
+    {"math", "random", "itertools", "functools", "collections", "copy", "time", "statistics"}
+)
+
+
+def import_line(name: str) -> str | None:
+    """How a cell imports ``name``: a short name of :data:`IMPORTS`, a public name of
+    attnlib or attnlib.modules (e.g. MultiHeadAttention), a module of :data:`STANDARD` or an
+    installed package (torch, numpy...); else ``None``."""
+    if name in IMPORTS:
+        return IMPORTS[name]
+    for module in ("attnlib", "attnlib.modules"):
+        found = sys.modules.get(module)  # attnlib.modules: once loaded, as from notebook 05 on
+        if found is None:
+            continue
+        public = getattr(found, "__all__", None) or [
+            n for n, v in vars(found).items() if getattr(v, "__module__", "") == module
+        ]
+        if name in public and not name.startswith("_"):
+            return f"from {module} import {name}"
+    if name in STANDARD:
+        return f"import {name}"
+    if not name.isidentifier() or name.startswith("_"):
+        return None
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    # site-packages, or dist-packages of a system Python: installed, not the standard library
+    installed = spec is not None and "-packages" in str(
+        spec.origin or spec.submodule_search_locations
+    )
+    return f"import {name}" if installed else None
+
+
 def meaning(text: str) -> str:
     """``"; likely ..."`` for an error's first line ``text`` ("Kind: message"), or ``""``."""
+    unknown = re.match(r"NameError: name '(\w+)' is not defined", text)
+    if unknown and (line := import_line(unknown.group(1))):
+        return f": import it in your cell ({line})"
     for pattern, what in MEANINGS:
         if re.search(pattern, text):
             return f": {what}"

@@ -7,6 +7,7 @@ the echo shows exactly what the reader typed.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -134,6 +135,8 @@ def _wrong(answer: Any, value: Any, right: Any, accept: Callable[[Any], Any]) ->
                 "Python's index is one less"
             )
         return f"{text}, not the token asked for"
+    if isinstance(value, float) and math.isnan(value):
+        return f"{echo} is not a number: write the value you found as a number"
     if isinstance(value, (int, float)) and isinstance(right, (int, float)):
         way = "too large" if value > right else "too small"
         return f"{echo} is {way}"

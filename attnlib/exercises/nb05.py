@@ -17,8 +17,8 @@ import torch
 from attnlib.data import example_inputs
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise
-from attnlib.exercises._layers import layer_cases, run
+from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves
+from attnlib.exercises._layers import layer_cases, layer_gradient, reused, run
 from attnlib.exercises._value import ValueExercise, shape
 from attnlib.mistakes import trainable, weights
 from attnlib.modules import SelfAttentionV1
@@ -83,6 +83,19 @@ register(
             [a["inputs"] @ a[w] for w in ("W_query", "W_key", "W_value")]
         ),
         mistakes={k: trainable.TABLE[k] for k in ("projection_mixed_up", "projection_order")},
+        gradient=Gradient(
+            lambda inputs, W_query, W_key, W_value: (
+                inputs @ W_query,
+                inputs @ W_key,
+                inputs @ W_value,
+            ),
+            leaves(
+                lambda project, a: project(a["inputs"], a["W_query"], a["W_key"], a["W_value"]),
+                "W_query",
+                "W_key",
+                "W_value",
+            ),
+        ),
         praise="One product per role, (6, 3) @ (3, 2) -> (6, 2); row 1 is 'journey' again.",
     )
 )
@@ -122,6 +135,12 @@ register(
         call=lambda scaled_weights, a: scaled_weights(a["attn_scores"], a["keys"]),
         reference=lambda a: torch.softmax(
             a["attn_scores"] / math.sqrt(a["keys"].shape[-1]), dim=-1
+        ),
+        gradient=Gradient(
+            lambda attn_scores, keys: torch.softmax(attn_scores / math.sqrt(keys.shape[-1]), -1),
+            leaves(
+                lambda scaled_weights, a: scaled_weights(a["attn_scores"], a["keys"]), "attn_scores"
+            ),
         ),
         mistakes={
             **{
@@ -164,6 +183,8 @@ register(
         cases=_forward_cases,
         call=run,
         reference=lambda a: run(SelfAttentionV1, a),
+        gradient=layer_gradient(SelfAttentionV1),
+        rules=(reused(SelfAttentionV1),),
         mistakes={
             **{
                 k: trainable.TABLE[k]

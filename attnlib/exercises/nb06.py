@@ -19,8 +19,8 @@ from attnlib.attention import causal_mask, softmax
 from attnlib.data import TOKENS, example_inputs
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise
-from attnlib.exercises._layers import layer_cases, run
+from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves
+from attnlib.exercises._layers import layer_cases, layer_gradient, reused, run
 from attnlib.exercises._value import ValueExercise, token
 from attnlib.mistakes import dropout, masks, trainable, weights
 from attnlib.modules import CausalAttention, SelfAttentionV2
@@ -82,6 +82,12 @@ register(
         cases=_mask_cases,
         call=lambda causal_weights, a: causal_weights(a["attn_scores"], a["d_k"]),
         reference=lambda a: _causal(a["attn_scores"], a["d_k"]),
+        gradient=Gradient(
+            _causal,
+            leaves(
+                lambda causal_weights, a: causal_weights(a["attn_scores"], a["d_k"]), "attn_scores"
+            ),
+        ),
         mistakes={
             **{
                 k: masks.TABLE[k]
@@ -129,7 +135,16 @@ register(
         reference=lambda a: torch.where(
             a["keep"], a["attn_weights"] / (1 - a["p"]), torch.zeros_like(a["attn_weights"])
         ),
-        mistakes={k: dropout.TABLE[k] for k in ("dropout_by_p", "dropout_unscaled")},
+        mistakes={
+            k: dropout.TABLE[k] for k in ("dropout_by_p", "dropout_unscaled", "dropout_inverted")
+        },
+        gradient=Gradient(
+            lambda attn_weights, keep, p: attn_weights * keep / (1 - p),
+            leaves(
+                lambda dropout_with, a: dropout_with(a["attn_weights"], a["keep"], a["p"]),
+                "attn_weights",
+            ),
+        ),
         praise="Kept weights are divided by 1 - p: by 0.8 for p = 0.2, by 0.5 for p = 0.5.",
     )
 )
@@ -194,6 +209,8 @@ register(
         cases=_forward_cases,
         call=run,
         reference=lambda a: run(CausalAttention, a),
+        gradient=layer_gradient(CausalAttention),
+        rules=(reused(CausalAttention),),
         mistakes={
             **{
                 k: masks.TABLE[k]

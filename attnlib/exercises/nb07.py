@@ -17,8 +17,15 @@ from attnlib.data import example_inputs
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._compare import shown
 from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise
-from attnlib.exercises._layers import DROPOUT_SEED, layer_cases, run
+from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves
+from attnlib.exercises._layers import (
+    DROPOUT_SEED,
+    layer_cases,
+    layer_gradient,
+    reused,
+    run,
+    trained,
+)
 from attnlib.exercises._value import Refused, ValueExercise, whole
 from attnlib.mistakes import dropout, heads, masks, trainable, weights
 from attnlib.modules import MultiHeadAttention, MultiHeadAttentionWrapper, split_heads
@@ -80,6 +87,8 @@ register(
         cases=_wrapper_cases,
         call=run,
         reference=lambda a: run(MultiHeadAttentionWrapper, a),
+        gradient=layer_gradient(MultiHeadAttentionWrapper),
+        rules=(reused(MultiHeadAttentionWrapper),),
         mistakes={k: heads.TABLE[k] for k in ("heads_cat_wrong_axis", "heads_summed")},
         praise="Each token's row now holds head 0's d_out features, then head 1's, and so on.",
     )
@@ -125,8 +134,16 @@ def _two_feature_cases() -> list[Case]:
 def _run_made(make: Any, a: dict[str, Any]) -> Any:
     """The layer ``make(d_in, context_length, dropout)`` returns, built after seed 123 and run
     on the case's batch."""
+    return run(make, _as_layer_case(a))
+
+
+def _as_layer_case(a: dict[str, Any]) -> dict[str, Any]:
     args = (a["d_in"], a["context_length"], a["dropout"])
-    return run(make, {"args": args, "x": a["batch"], "seed": a["seed"]})
+    return {"args": args, "x": a["batch"], "seed": a["seed"]}
+
+
+def _two_heads(d_in: int, length: int, p: float) -> MultiHeadAttentionWrapper:
+    return MultiHeadAttentionWrapper(d_in, 1, length, p, num_heads=2)
 
 
 register(
@@ -137,9 +154,8 @@ register(
         answer_names=("two_feature_wrapper",),
         cases=_two_feature_cases,
         call=_run_made,
-        reference=lambda a: _run_made(
-            lambda d_in, length, p: MultiHeadAttentionWrapper(d_in, 1, length, p, num_heads=2), a
-        ),
+        reference=lambda a: _run_made(_two_heads, a),
+        gradient=Gradient(_two_heads, lambda make, a: trained(make, _as_layer_case(a))),
         mistakes={k: heads.TABLE[k] for k in ("wrapper_d_out_total", "wrapper_one_head")},
         praise="Two heads of d_out = 1, side by side: (2, 6, 2) for the book's batch.",
     )
@@ -226,6 +242,7 @@ register(
         cases=_split_cases,
         call=lambda split, a: split(a["x"], a["num_heads"]),
         reference=lambda a: split_heads(a["x"], a["num_heads"]),
+        gradient=Gradient(split_heads, leaves(lambda split, a: split(a["x"], a["num_heads"]), "x")),
         mistakes={
             k: heads.TABLE[k]
             for k in ("split_without_transpose", "split_transpose_last", "d_out_per_head")
@@ -260,6 +277,7 @@ register(
         cases=_merge_cases,
         call=lambda merge, a: merge(a["context_vec"]),
         reference=lambda a: _merge(a["context_vec"]),
+        gradient=Gradient(_merge, leaves(lambda merge, a: merge(a["context_vec"]), "context_vec")),
         mistakes={
             k: heads.TABLE[k] for k in ("merge_without_transpose", "view_without_contiguous")
         },
@@ -302,6 +320,8 @@ register(
         cases=_forward_cases,
         call=run,
         reference=lambda a: run(MultiHeadAttention, a),
+        gradient=layer_gradient(MultiHeadAttention),
+        rules=(reused(MultiHeadAttention),),
         mistakes={
             **{
                 k: heads.TABLE[k]

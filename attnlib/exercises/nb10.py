@@ -80,6 +80,24 @@ def _step_cases() -> list[Case]:
     return cases
 
 
+def _returns_a_number(step: Callable[..., Any], case: Case) -> str | None:
+    """The rule: the step returns the loss as a Python number (``loss.item()``)."""
+    returned = []
+
+    def recorded(*args: Any) -> Any:
+        returned.append(step(*args))
+        return returned[-1]
+
+    after_steps(recorded, **case.args)
+    if returned and isinstance(returned[0], torch.Tensor):
+        return (
+            "the right steps, but the loss comes back as a tensor: return a number with "
+            "loss.item(), as the exercise asks (a loss tensor kept from every step keeps "
+            "that step's graph in memory)"
+        )
+    return None
+
+
 register(
     FunctionExercise(
         name="10.training_step",
@@ -89,6 +107,7 @@ register(
         call=lambda step, a: after_steps(step, **a),
         reference=lambda a: after_steps(training.step_with(), **a),
         mistakes=_rows("grads_not_zeroed", "no_update"),
+        rules=(_returns_a_number,),
         praise=f"{training.NUM_STEPS} steps on little models gave the same losses and parameters "
         "as ours.",
     )

@@ -43,9 +43,10 @@ TABLE: dict[str, Mistake] = {
         lambda num_tokens: 4 * num_tokens,
     ),
     "grid_float64": Mistake(
-        "8 bytes per score (float64) instead of 4",
-        "PyTorch's tensors are float32 unless asked otherwise: 32 bits, 4 bytes per number. "
-        "float64 would take 8.",
+        "8 bytes per score: float64, or two float32 grids, instead of one float32 grid",
+        "the grid asked for is one float32 grid: 32 bits, 4 bytes per score, "
+        "4 * num_tokens * num_tokens. 8 per score is float64 (PyTorch's tensors are float32 "
+        "unless asked otherwise), or two grids counted, e.g. the scores and the weights.",
         lambda num_tokens: 8 * num_tokens * num_tokens,
     ),
     "grid_bits": Mistake(

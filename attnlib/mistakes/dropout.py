@@ -6,6 +6,8 @@ rate ``p``; a whole forward pass from ``layer, x, seed`` (see :mod:`attnlib.mist
 
 from __future__ import annotations
 
+import torch
+
 from attnlib.mistakes._layer import forward_with
 from attnlib.mistakes._row import Mistake
 
@@ -20,6 +22,18 @@ TABLE: dict[str, Mistake] = {
         "after dropping a fraction p, scale what is kept by 1 / (1 - p) so the expected sum "
         "stays the same.",
         lambda attn_weights, keep, p: attn_weights * keep,
+    ),
+    "dropout_inverted": Mistake(
+        "the keep-mask inverted: the dropped weights kept, the kept ones dropped",
+        "keep is True where a weight stays. ~keep (or keep == 0) picks the weights to drop; "
+        "keep them where keep is True and scale them by 1 / (1 - p).",
+        lambda attn_weights, keep, p: torch.where(
+            keep, torch.zeros_like(attn_weights), attn_weights / (1 - p)
+        ),
+        others=(
+            lambda attn_weights, keep, p: attn_weights * ~keep,
+            lambda attn_weights, keep, p: attn_weights * ~keep / p,
+        ),
     ),
     "no_dropout": Mistake(
         "dropout not applied to the weights",

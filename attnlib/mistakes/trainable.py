@@ -36,6 +36,12 @@ _ROLES = ("W_query", "W_key", "W_value")
 _MIXED = [_mixed_up(choice) for choice in itertools.product(_ROLES, repeat=3) if choice != _ROLES]
 
 TABLE: dict[str, Mistake] = {
+    "no_gradient": Mistake(
+        "the result cut off from training",
+        "the numbers are right, but no gradient reaches {parameter}: a .detach(), a "
+        "torch.no_grad() block or requires_grad_(False) stops the layer from learning. Return "
+        "the tensors your operations give, as they are.",
+    ),
     "no_scale": Mistake(
         "scores not scaled by 1/sqrt(d_k)",
         "divide the scores by keys.shape[-1] ** 0.5 before softmax, so that larger key sizes "

@@ -27,9 +27,13 @@ class SGD:
     def __init__(self, params: Any, lr: float) -> None:
         self.params, self.lr = list(params), lr
 
-    def zero_grad(self) -> None:
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """As torch's: the gradients become None, or zeros with ``set_to_none=False``."""
         for p in self.params:
-            p.grad = None
+            if set_to_none or p.grad is None:
+                p.grad = None
+            else:
+                p.grad = torch.zeros_like(p.grad)
 
     @torch.no_grad()
     def step(self) -> None:
