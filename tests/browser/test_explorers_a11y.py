@@ -348,6 +348,19 @@ def test_a_wide_heatmap_says_it_scrolls_and_keeps_its_sums_in_sight(
     page, width = shown[0].page, shown[1]
     long = page.locator(".attnlib-attention-explorer").nth(1)
     wrap = long.locator(".attnlib-heatmap-wrap")
+    # In sight: an explorer out of sight is not rendered (content-visibility), so its grid
+    # has no width to compare yet; it is measured, and says so, once scrolled to.
+    wrap.scroll_into_view_if_needed()
+    if width == PHONE:
+        wrap.evaluate(
+            """(w) => new Promise((done, fail) => {
+                const t0 = performance.now();
+                const look = () => w.classList.contains('attnlib-scrolls') ? done()
+                    : performance.now() - t0 > 5000 ? fail(new Error('no attnlib-scrolls'))
+                    : requestAnimationFrame(look);
+                look();
+            })"""
+        )
     scrolls = wrap.evaluate("w => w.classList.contains('attnlib-scrolls')")
     if width == PHONE:
         assert scrolls, "a 32-token heatmap at 390 px should scroll and say so"

@@ -674,26 +674,47 @@ function paintHeatmap(parts, values, { vmin, vmax, how = PLAIN, row = -1, at = n
 
 // attnlib/widgets/static/src/mathml.js
 var NS = "http://www.w3.org/1998/Math/MathML";
-function element(tree) {
+function element(tree, texts) {
   const [tag, ...children] = tree;
   const node = document.createElementNS(NS, tag);
-  children.forEach(
-    (child) => node.append(typeof child === "string" ? document.createTextNode(child) : element(child))
-  );
+  children.forEach((child) => {
+    if (typeof child !== "string") node.append(element(child, texts));
+    else {
+      const text = document.createTextNode(child);
+      texts.push(text);
+      node.append(text);
+    }
+  });
   return node;
 }
+function form(tree) {
+  const [tag, ...children] = tree;
+  return `${tag}(${children.map((c) => typeof c === "string" ? "" : form(c)).join(",")})`;
+}
+function textsOf(tree, out = []) {
+  tree.slice(1).forEach((c) => typeof c === "string" ? out.push(c) : textsOf(c, out));
+  return out;
+}
 function paintMath(node, lines) {
-  const key = JSON.stringify(lines);
-  if (node.attnlibFormula === key) return;
-  node.attnlibFormula = key;
+  const shape = lines.map(form).join(";");
+  const texts = lines.flatMap((line) => textsOf(line));
+  const drawn = node.attnlibMath;
+  if (drawn && drawn.shape === shape) {
+    texts.forEach((text, k) => {
+      if (drawn.texts[k].data !== text) drawn.texts[k].data = text;
+    });
+    return;
+  }
+  const nodes = [];
   node.replaceChildren(
     ...lines.map((line) => {
       const div = document.createElement("div");
       div.className = "attnlib-math-line";
-      div.append(element(["math", line]));
+      div.append(element(["math", line], nodes));
       return div;
     })
   );
+  node.attnlibMath = { shape, texts: nodes };
 }
 
 // attnlib/widgets/static/src/panels.js
