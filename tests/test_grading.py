@@ -36,17 +36,29 @@ PLACES = submissions.exercises_of(NB01)
 SOLUTIONS = {name: place["solution"] for name, place in PLACES.items()}
 TYPED = submissions.mistakes_of(STEM)
 COURSE = [name for name in EXERCISES if name.startswith("01.")]
-FAST = Limits = sandbox.Limits(cell_seconds=8, notebook_seconds=40, memory_bytes=3 << 30)
+# A right cell here takes well under a second once the kernel has imported the course's
+# libraries (before the first cell, not counted); 15 s leaves room for a machine at load 18,
+# and an infinite loop still ends at it. The notebook's limit only stops a run that hangs.
+FAST = Limits = sandbox.Limits(cell_seconds=15, notebook_seconds=300, memory_bytes=3 << 30)
+# The first cell of a submission: the course's libraries are imported, and no name bound.
+PRELOADED = (
+    "import sys\n"
+    "assert {'torch', 'attnlib', 'numpy', 'matplotlib.pyplot'} <= set(sys.modules)\n"
+    "assert not {'torch', 'attnlib', 'numpy', 'matplotlib', 'np', 'plt', 'name'} & set(dir())"
+)
 isolated = pytest.mark.skipif(
     sandbox.isolation().kind == "none",
     reason="no namespaces here: the network and the files are open to submissions",
 )
 
 
-def _small(answers: dict[str, str], hostile: tuple[str, ...] = (), root: str = "") -> dict:
+def _small(
+    answers: dict[str, str], hostile: tuple[str, ...] = (), root: str = "", first: str = ""
+) -> dict:
     """Two of notebook 01's exercises (01.dot, 01.repeats), hostile cells between them."""
     cells = NB01["cells"]
-    code = ["import torch\nfrom attnlib.exercises import check"]
+    code = [first] if first else []
+    code += ["import torch\nfrom attnlib.exercises import check"]
     for name in ("01.dot", "01.repeats"):
         code += [answers.get(name, "".join(cells[PLACES[name]["cell"]]["source"]))]
         code += [f'check("{name}")']
@@ -147,7 +159,7 @@ def _small_class(root: Path) -> dict[str, dict]:
     made = {
         "right": (_small(SOLUTIONS), "ok", {"01.dot": "correct", "01.repeats": "correct"}),
         "wrong": (
-            _small({name: TYPED[name][m] for name, m in first.items()}),
+            _small({name: TYPED[name][m] for name, m in first.items()}, first=PRELOADED),
             "ok",
             first,
         ),
