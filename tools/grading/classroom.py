@@ -1,6 +1,9 @@
 """A class's worth: every submission graded in parallel, each result saved as it finishes.
 
 Submissions are laid out as nbgrader lays them out, ``<dir>/<student>/<assignment>/*.ipynb``.
+One notebook is graded per student and assignment: the one with the release's file name
+(``<assignment>.ipynb``) if present, else the only one, else the newest; the others (a
+``-Copy1``, an ``Untitled``) are named in the row and on the feedback page, not graded.
 A result is saved (``results/<student>/<assignment>/<notebook>.json``, written whole or not
 at all) with the hash of the notebook it graded, so a rerun skips what is done and regrades
 what changed; an interrupted run loses only the runs it stopped.
@@ -22,7 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tools.grading import report, sandbox
-from tools.grading.verdicts import course_exercises, grade_row
+from tools.grading.verdicts import course_exercises, foreign_checks, grade_row
 
 STOPPING = threading.Event()  # set on an interrupt: results of stopped runs are not saved
 
@@ -32,18 +35,39 @@ class Submission:
     student: str
     assignment: str
     path: Path
+    ignored: tuple[str, ...] = ()  # the other notebooks in the folder, by file name
 
     @property
     def key(self) -> Path:
         return Path(self.student, self.assignment, self.path.stem)
 
 
+def _mtime(path: Path) -> float:
+    try:
+        return path.lstat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def chosen(assignment: Path, notebooks: list[Path]) -> Path:
+    """The notebook graded in an assignment's folder: the release's file, the only one, or
+    the newest (the name breaks a tie, so that a rerun chooses the same)."""
+    release = assignment / f"{assignment.name}.ipynb"
+    if release in notebooks:
+        return release
+    return max(notebooks, key=lambda p: (_mtime(p), p.name))
+
+
 def find_submissions(root: Path) -> list[Submission]:
     found = []
     for student in sorted(p for p in root.iterdir() if p.is_dir() and p.name[0] != "."):
         for assignment in sorted(p for p in student.iterdir() if p.is_dir() and p.name[0] != "."):
-            for notebook in sorted(assignment.glob("*.ipynb")):
-                found.append(Submission(student.name, assignment.name, notebook))
+            notebooks = sorted(assignment.glob("*.ipynb"))
+            if not notebooks:
+                continue
+            graded = chosen(assignment, notebooks)
+            others = tuple(p.name for p in notebooks if p != graded)
+            found.append(Submission(student.name, assignment.name, graded, others))
     return found
 
 
@@ -88,12 +112,15 @@ def grade_one(
             slots.put(slot)
     if STOPPING.is_set():
         return None
-    exercises = course_exercises(sub.path.stem, notebook)
-    row = grade_row(exercises, notebook, outcome)
+    exercises = course_exercises(sub.assignment)
+    row = grade_row(exercises, notebook, outcome, foreign_checks(sub.assignment, notebook))
+    if sub.ignored:
+        row.notes.append(f"not graded, as {sub.path.name} was: {', '.join(sub.ignored)}")
     result = {
         "student": sub.student,
         "assignment": sub.assignment,
         "notebook": sub.path.stem,
+        "ignored": list(sub.ignored),
         "sha256": hashlib.sha256(raw).hexdigest(),
         "exercises": exercises,
         **asdict(row),
@@ -112,6 +139,7 @@ def _saved(out: Path, sub: Submission) -> dict | None:
     except (OSError, ValueError):
         return None
     same = result.get("sha256") == hashlib.sha256(_raw(sub)).hexdigest()
+    same = same and result.get("ignored") == list(sub.ignored)
     return result if same else None
 
 

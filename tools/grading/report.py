@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tools.grading.verdicts import NO_VERDICT, STATUSES
 
-FIXED_COLUMNS = ["student", "assignment", "notebook", "status"]
+FIXED_COLUMNS = ["student", "assignment", "notebook", "status", "ignored"]
 STYLE = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
 line-height:1.45;color:#1b1b1b}table{border-collapse:collapse;width:100%}
 th,td{border:1px solid #bbb;padding:.4rem .6rem;text-align:left;vertical-align:top}
@@ -42,14 +42,25 @@ def kind_of(word: str) -> str:
     return "mistake"
 
 
+def inert(cell: str) -> str:
+    """A CSV cell a spreadsheet shows as text: one that would start a formula (= + - @, a tab
+    or a carriage return first; a student's folder or file name, say) gets a leading '."""
+    return f"'{cell}" if cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell
+
+
+def _csv_rows(path: Path, rows: list[list]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as file:
+        csv.writer(file).writerows([[inert(str(cell)) for cell in row] for row in rows])
+
+
 def write_gradebook(path: Path, results: list[dict]) -> None:
     exercises = list(dict.fromkeys(name for r in results for name in r["exercises"]))
-    with path.open("w", newline="", encoding="utf-8") as file:
-        writer = csv.writer(file)
-        writer.writerow(FIXED_COLUMNS + exercises)
-        for r in results:
-            fixed = [r["student"], r["assignment"], r["notebook"], r["status"]]
-            writer.writerow(fixed + [r["verdicts"].get(name, "") for name in exercises])
+    rows = [FIXED_COLUMNS + exercises]
+    for r in results:
+        ignored = "; ".join(r.get("ignored", []))
+        fixed = [r["student"], r["assignment"], r["notebook"], r["status"], ignored]
+        rows.append(fixed + [r["verdicts"].get(name, "") for name in exercises])
+    _csv_rows(path, rows)
 
 
 def feedback_page(result: dict) -> str:
@@ -112,12 +123,12 @@ def bar_chart(counts: dict[str, Counter]) -> bytes:
 
 def write_summary(out: Path, results: list[dict], isolation: str) -> None:
     counts = tally(results)
-    with (out / "summary.csv").open("w", newline="", encoding="utf-8") as file:
-        writer = csv.writer(file)
-        writer.writerow(["exercise", "verdict", "submissions"])
-        for name, c in counts.items():
-            for word, n in sorted(c.items(), key=lambda item: (-item[1], item[0])):
-                writer.writerow([name, word, n])
+    summary = [["exercise", "verdict", "submissions"]] + [
+        [name, word, n]
+        for name, c in counts.items()
+        for word, n in sorted(c.items(), key=lambda item: (-item[1], item[0]))
+    ]
+    _csv_rows(out / "summary.csv", summary)
     statuses = Counter(r["status"] for r in results)
     status_rows = "".join(
         f"<tr><td>{html.escape(s)}</td><td>{n}</td></tr>" for s, n in statuses.most_common()

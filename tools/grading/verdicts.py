@@ -1,8 +1,9 @@
 """From what a run left (the runner's report, the verdict log) to one row of the gradebook.
 
-Which exercises a notebook has comes from the course (the registry, by the notebook's number)
-and from the ``check("NN.name")`` calls in the submission, so a student who strips the cell
-metadata or deletes a check cell is still graded on every exercise.
+Which exercises a submission is graded on comes from the course (the registry, by the number
+of the assignment's folder, whatever the notebook's file is called), so a student who renames
+the notebook, strips the cell metadata or deletes a check cell is still graded on every
+exercise; a notebook whose checks are another assignment's is flagged ``wrong notebook``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ CHECK_CALL = re.compile(r"""\bcheck\(\s*["'](\d\d\.\w+)["']""")
 STATUSES = {
     "unreadable": "the file is not a notebook",
     "sandbox": "the sandbox could not be set up (the grader's fault, not the student's)",
+    "wrong notebook": "the notebook's checks are another assignment's",
     "killed": "the kernel died or was killed before the end",
     "timeout": "a cell or the whole notebook ran over its time limit",
     "memory": "a cell asked for more memory than the cap",
@@ -102,11 +104,27 @@ def _status(outcome: Outcome, kinds: dict[int, str]) -> list[str]:
     return [s for s in STATUSES if s in found] or ["ok"]
 
 
-def grade_row(exercises: list[str], notebook: dict | None, outcome: Outcome) -> Row:
-    """The row of one submission: its status and each exercise's verdict."""
+def _word(record: dict) -> str:
+    """The gradebook's word for a verdict log's line: a mistake only by a name the course
+    knows (the log is written from inside the sandbox, so a forged name is just ``wrong``)."""
+    from attnlib.mistakes import MISTAKES
+
+    mistake, status = record.get("mistake"), record.get("status")
+    if mistake:
+        return mistake if isinstance(mistake, str) and mistake in MISTAKES else "wrong"
+    return SHOWN.get(status, "unknown") if isinstance(status, str) else "unknown"
+
+
+def grade_row(
+    exercises: list[str], notebook: dict | None, outcome: Outcome, foreign: list[str] = ()
+) -> Row:
+    """The row of one submission: its status and each exercise's verdict. ``foreign``: the
+    checks the notebook calls that belong to another assignment (it is not this one's)."""
     report = outcome.report or {}
     kinds = _cell_kinds(report)
     status = _status(outcome, kinds)
+    if foreign and status != ["unreadable"]:
+        status = ["wrong notebook", *(s for s in status if s != "ok")]
     checks = checks_in(notebook or {})
     check_cell = {name: index for index, name in reversed(checks)}
     last = {r["exercise"]: r for r in outcome.verdicts}
@@ -124,7 +142,7 @@ def grade_row(exercises: list[str], notebook: dict | None, outcome: Outcome) -> 
             )
             verdicts[name], messages[name] = word, NO_VERDICT[word]
             continue
-        word = record.get("mistake") or SHOWN.get(record.get("status"), "unknown")
+        word = _word(record)
         if (
             word == "not run"
         ):  # the exercise's cell, between the previous check and this one, failed
@@ -134,14 +152,22 @@ def grade_row(exercises: list[str], notebook: dict | None, outcome: Outcome) -> 
             word = failed[-1] if failed else word
         verdicts[name], messages[name] = str(word), str(record.get("message", ""))
     notes = [f"{s}: {STATUSES[s]}" for s in status if s in STATUSES]
+    if foreign:
+        notes.append(f"checks of another assignment, not graded here: {', '.join(foreign)}")
     return Row("+".join(status), verdicts, messages, notes)
 
 
-def course_exercises(assignment: str, notebook: dict | None) -> list[str]:
-    """The exercises of an assignment: the course's, in order, then any other check called."""
+def course_exercises(assignment: str) -> list[str]:
+    """The exercises of an assignment (its folder, ``NN_name``), in the course's order."""
     from attnlib.exercises import EXERCISES
 
-    number = assignment[:2]
-    known = [name for name in EXERCISES if name.startswith(f"{number}.")]
-    called = [name for _, name in checks_in(notebook or {}) if name in EXERCISES]
-    return known + [name for name in dict.fromkeys(called) if name not in known]
+    return [name for name in EXERCISES if name.startswith(f"{assignment[:2]}.")]
+
+
+def foreign_checks(assignment: str, notebook: dict | None) -> list[str]:
+    """The course's checks a notebook calls that belong to an assignment other than its own."""
+    from attnlib.exercises import EXERCISES
+
+    own = set(course_exercises(assignment))
+    called = dict.fromkeys(name for _, name in checks_in(notebook or {}))
+    return [name for name in called if name in EXERCISES and name not in own]
