@@ -620,3 +620,74 @@ def test_a_forged_mistake_name_is_wrong_and_no_cell_of_the_csv_starts_a_formula(
     page = report.feedback_page(result)
     assert FORGED not in page  # the message the log carried is shown escaped, as text
     assert '<td class="other">wrong</td>' in page
+
+
+# ---- the feedback's words: what happened, where, said once -------------------------------
+
+
+def test_the_feedback_says_what_stopped_each_exercise_and_in_which_cell():
+    nb = _small(SOLUTIONS)  # cells: 0 imports, 1 01.dot's answer, 2 its check, 3 and 4 01.repeats'
+    empty = verdicts.grade_row(
+        COURSE, None, sandbox.Outcome({"unreadable": "x"}, [], False, 0, None)
+    )
+    assert empty.status == "unreadable" and set(empty.messages.values()) == {""}
+    assert len(empty.notes) == 1 and "empty" in empty.notes[0]
+    # 01.dot's answer ran out of memory, its check found nothing; the kernel died in 01.repeats'.
+    oom = {
+        "cell": 1,
+        "ename": "RuntimeError",
+        "evalue": "DefaultCPUAllocator: can't allocate memory",
+    }
+    report = {"cells": 5, "reached": 2, "errors": [oom], "timeouts": [], "dead": True}
+    logged = [
+        {"exercise": "01.dot", "status": "not run", "message": "Run the exercise cell above first"}
+    ]
+    row = verdicts.grade_row(COURSE, nb, sandbox.Outcome(report, logged, False, -9, None))
+    assert row.verdicts["01.dot"] == "memory"
+    assert "cell 2 ran out of memory" in row.messages["01.dot"].lower()
+    assert "Run the exercise cell" not in row.messages["01.dot"]
+    assert row.verdicts["01.repeats"] == "not reached"
+    assert "kernel died in cell 4" in row.messages["01.repeats"]
+    assert any(n.startswith("memory:") and "(cell 2)" in n for n in row.notes)
+    # 01.repeats' exercise cell deleted: its check ran and found no answer.
+    del nb["cells"][3]
+    timed_out = {"cell": 1, "ename": "KeyboardInterrupt", "evalue": ""}
+    report = {"cells": 4, "reached": 3, "errors": [timed_out], "timeouts": [1]}
+    logged = [{"exercise": name, "status": "not run"} for name in ("01.dot", "01.repeats")]
+    row = verdicts.grade_row(COURSE, nb, sandbox.Outcome(report, logged, False, 0, None))
+    assert row.verdicts == {
+        **dict.fromkeys(COURSE, "no check"),
+        "01.dot": "timeout",
+        "01.repeats": "not run",
+    }
+    assert "cell 2 ran over its time limit" in row.messages["01.dot"].lower()
+    assert row.messages["01.repeats"] == verdicts.MISSING_CELL
+    assert row.notes == [f"timeout: {verdicts.STATUSES['timeout']} (cell 2)"]
+
+
+# ---- the progress line and the summary's chart ------------------------------------------
+
+
+def test_the_progress_line_names_each_run_under_way_and_for_how_long():
+    running = {
+        Path("ana", STEM, STEM): 612.4,
+        Path("bo", STEM, "Untitled"): 3.0,
+    }
+    line = classroom.progress_line(18, 19, 2, running)
+    assert line.startswith("graded 18/19 (skipped 2 already graded)")
+    assert line.endswith(f"running: ana/{STEM} 10m12s, bo/{STEM} 0m03s")
+    assert "running" not in classroom.progress_line(19, 19, 0, {})
+
+
+def test_the_summary_chart_s_title_lies_within_the_figure():
+    from collections import Counter
+
+    counts = {name: Counter({"correct": 3, "not attempted": 1}) for name in COURSE}
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = report.chart_figure(counts)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    title = fig.axes[0].title.get_window_extent(renderer)
+    whole = fig.bbox
+    assert whole.x0 <= title.x0 and title.x1 <= whole.x1 and title.y1 <= whole.y1

@@ -20,7 +20,8 @@ import signal
 import sys
 import tempfile
 import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -28,6 +29,9 @@ from tools.grading import report, sandbox
 from tools.grading.verdicts import course_exercises, foreign_checks, grade_row
 
 STOPPING = threading.Event()  # set on an interrupt: results of stopped runs are not saved
+_RUNNING: dict[Path, float] = {}  # each run under way: its key -> when it started (monotonic)
+_RUNNING_LOCK = threading.Lock()
+TICK = 5.0  # seconds between two progress lines while nothing finishes
 
 
 @dataclass(frozen=True)
@@ -106,9 +110,13 @@ def grade_one(
         outcome = sandbox.Outcome({"unreadable": "not a notebook"}, [], False, 0, None)
     else:
         slot = slots.get()
+        with _RUNNING_LOCK:
+            _RUNNING[sub.key] = time.monotonic()
         try:
             outcome = sandbox.run_submission(sub.path, base, limits, slot, hidden)
         finally:
+            with _RUNNING_LOCK:
+                _RUNNING.pop(sub.key, None)
             slots.put(slot)
     if STOPPING.is_set():
         return None
@@ -143,8 +151,25 @@ def _saved(out: Path, sub: Submission) -> dict | None:
     return result if same else None
 
 
+def progress_line(done: int, total: int, skipped: int, running: dict[Path, float]) -> str:
+    """The progress line: what is done, and each run under way (``running``: its key ->
+    seconds it has run), longest first, so a run that hangs shows which one it is."""
+    line = f"graded {done}/{total} (skipped {skipped} already graded)"
+    if running:
+        under_way = sorted(running.items(), key=lambda item: -item[1])
+        shown = [
+            f"{'/'.join(key.parts[:2])} {int(t) // 60}m{int(t) % 60:02d}s" for key, t in under_way
+        ]
+        line += f"; running: {', '.join(shown[:4])}" + (" ..." if len(shown) > 4 else "")
+    return line
+
+
 def _progress(done: int, total: int, skipped: int) -> None:
-    print(f"\rgraded {done}/{total} (skipped {skipped} already graded)", end="", file=sys.stderr)
+    with _RUNNING_LOCK:
+        now = time.monotonic()
+        running = {key: now - started for key, started in _RUNNING.items()}
+    # Clear the line's end: the one before may have been longer.
+    print(f"\r{progress_line(done, total, skipped, running)}\033[K", end="", file=sys.stderr)
 
 
 def _interrupted(signum, frame):
@@ -169,10 +194,15 @@ def _grade_in_parallel(todo, results, out, limits, jobs, hidden) -> None:
         futures = {
             pool.submit(grade_one, sub, out, base, limits, slots, hidden): sub for sub in todo
         }
+        pending, done = set(futures), 0
         _progress(0, len(todo), skipped)
-        for done, future in enumerate(as_completed(futures), 1):
-            results[futures[future].key] = future.result()
-            report.write_gradebook(out / "gradebook.csv", [r for r in results.values() if r])
+        while pending:
+            finished, pending = wait(pending, timeout=TICK, return_when=FIRST_COMPLETED)
+            for future in finished:
+                results[futures[future].key] = future.result()
+                done += 1
+            if finished:
+                report.write_gradebook(out / "gradebook.csv", [r for r in results.values() if r])
             _progress(done, len(todo), skipped)
     except KeyboardInterrupt:
         STOPPING.set()

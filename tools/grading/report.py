@@ -97,7 +97,14 @@ def tally(results: list[dict]) -> dict[str, Counter]:
 
 
 def bar_chart(counts: dict[str, Counter]) -> bytes:
-    """Horizontal bars, one per exercise and verdict, coloured by kind; PNG bytes."""
+    """:func:`chart_figure` as PNG bytes."""
+    buffer = io.BytesIO()
+    chart_figure(counts).savefig(buffer, format="png", dpi=100, metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def chart_figure(counts: dict[str, Counter]):
+    """Horizontal bars, one per exercise and verdict, coloured by kind: a matplotlib Figure."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -115,10 +122,9 @@ def bar_chart(counts: dict[str, Counter]) -> bytes:
     ax.set_yticks(range(len(bars)), [label for label, *_ in bars], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("submissions")
-    ax.set_title("Verdicts per exercise (green: correct, orange: a named mistake, grey: other)")
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
-    return buffer.getvalue()
+    # On two lines: on one, the title is wider than the figure and is cut at both ends.
+    ax.set_title("Verdicts per exercise\n(green: correct, orange: a named mistake, grey: other)")
+    return fig
 
 
 def write_summary(out: Path, results: list[dict], isolation: str) -> None:

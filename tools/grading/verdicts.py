@@ -4,6 +4,10 @@ Which exercises a submission is graded on comes from the course (the registry, b
 of the assignment's folder, whatever the notebook's file is called), so a student who renames
 the notebook, strips the cell metadata or deletes a check cell is still graded on every
 exercise; a notebook whose checks are another assignment's is flagged ``wrong notebook``.
+
+A status is read from what a cell raised: code that catches its own failure (a file deletion
+the sandbox refused, inside the student's ``try``/``except``) raised nothing, so its row shows
+no ``files`` or ``network``; the sandbox refused the attempt all the same.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ CHECK_CALL = re.compile(r"""\bcheck\(\s*["'](\d\d\.\w+)["']""")
 
 #: A submission's status, most serious first; ``ok`` when none applies.
 STATUSES = {
-    "unreadable": "the file is not a notebook",
+    "unreadable": "the file is empty or not a notebook: nothing in it could run",
     "sandbox": "the sandbox could not be set up (the grader's fault, not the student's)",
     "wrong notebook": "the notebook's checks are another assignment's",
     "killed": "the kernel died or was killed before the end",
@@ -115,13 +119,58 @@ def _word(record: dict) -> str:
     return SHOWN.get(status, "unknown") if isinstance(status, str) else "unknown"
 
 
+#: What the cell before a check did, when it failed, in the words of its feedback.
+FAILED_CELL = {
+    "timeout": "cell {cell} ran over its time limit and was interrupted",
+    "memory": "cell {cell} ran out of memory (it asked for more than the cap)",
+    "network": "cell {cell} tried to reach the network, which the grader has not",
+    "files": "cell {cell} tried to change or read files outside its folder",
+    "error": "cell {cell} raised {ename}",
+}
+MISSING_CELL = (
+    "the exercise cell before this check is missing, or it did not set the answer: "
+    "the check found nothing to check"
+)
+
+
+def _number(index: int) -> int:
+    """A cell's number as a reader counts it in the notebook (from 1, every cell)."""
+    return index + 1
+
+
+def _not_run(name, checks, check_cell, kinds, enames) -> tuple[str, str]:
+    """The word and message of a check that found its answer missing: the exercise's cell,
+    between the previous check and this one, failed (its kind, named with its cell), or there
+    is no such cell."""
+    here = check_cell.get(name, 0)
+    start = max((i for i, _ in checks if i < here), default=-1)
+    failed = [i for i in sorted(kinds) if start < i < here]
+    if not failed:
+        return "not run", MISSING_CELL
+    cell = failed[-1]
+    said = FAILED_CELL[kinds[cell]].format(cell=_number(cell), ename=enames.get(cell, "an error"))
+    return kinds[cell], f"{said[0].upper()}{said[1:]}, so the answer was never set."
+
+
+def _stopped(report: dict, outcome: Outcome) -> str:
+    """Why the run never reached a check, with the cell it stopped in when known."""
+    if outcome.report is None:
+        return "the whole notebook ran over its time limit" if outcome.overtime else "the run died"
+    cell = _number(report.get("reached", -1) + 1)
+    if report.get("dead"):
+        return f"the kernel died in cell {cell} (out of memory, or killed)"
+    return f"the run stopped in cell {cell}"
+
+
 def grade_row(
     exercises: list[str], notebook: dict | None, outcome: Outcome, foreign: list[str] = ()
 ) -> Row:
-    """The row of one submission: its status and each exercise's verdict. ``foreign``: the
-    checks the notebook calls that belong to another assignment (it is not this one's)."""
+    """The row of one submission: its status and each exercise's verdict, and words for the
+    student on each. ``foreign``: the checks the notebook calls that belong to another
+    assignment (then it is not this one's notebook)."""
     report = outcome.report or {}
     kinds = _cell_kinds(report)
+    enames = {e["cell"]: e["ename"] for e in reversed(report.get("errors", []))}
     status = _status(outcome, kinds)
     if foreign and status != ["unreadable"]:
         status = ["wrong notebook", *(s for s in status if s != "ok")]
@@ -132,7 +181,9 @@ def grade_row(
     verdicts, messages = {}, {}
     for name in exercises:
         record = last.get(name)
-        if record is None:
+        if status == ["unreadable"]:  # said once, in the notes, not once per exercise
+            verdicts[name], messages[name] = "no check", ""
+        elif record is None:
             word = (
                 "no check"
                 if name not in check_cell
@@ -140,21 +191,27 @@ def grade_row(
                 if check_cell[name] > reached
                 else "no verdict"
             )
-            verdicts[name], messages[name] = word, NO_VERDICT[word]
-            continue
-        word = _word(record)
-        if (
-            word == "not run"
-        ):  # the exercise's cell, between the previous check and this one, failed
-            here = check_cell.get(name, 0)
-            start = max((i for i, _ in checks if i < here), default=-1)
-            failed = [kinds[i] for i in sorted(kinds) if start < i < here]
-            word = failed[-1] if failed else word
-        verdicts[name], messages[name] = str(word), str(record.get("message", ""))
-    notes = [f"{s}: {STATUSES[s]}" for s in status if s in STATUSES]
+            said = NO_VERDICT[word]
+            if word == "not reached":
+                said = f"{_stopped(report, outcome)}, before this check"
+            verdicts[name], messages[name] = word, said
+        elif (word := _word(record)) == "not run":
+            verdicts[name], messages[name] = _not_run(name, checks, check_cell, kinds, enames)
+        else:
+            verdicts[name], messages[name] = str(word), str(record.get("message", ""))
+    return Row("+".join(status), verdicts, messages, _notes(status, kinds, foreign))
+
+
+def _notes(status: list[str], kinds: dict[int, str], foreign: list[str]) -> list[str]:
+    """What happened to the run, each status with the cells that gave it."""
+    notes = []
+    for s in (s for s in status if s in STATUSES):
+        cells = [_number(i) for i, kind in sorted(kinds.items()) if kind == s]
+        where = f" (cell {', '.join(map(str, cells))})" if cells else ""
+        notes.append(f"{s}: {STATUSES[s]}{where}")
     if foreign:
         notes.append(f"checks of another assignment, not graded here: {', '.join(foreign)}")
-    return Row("+".join(status), verdicts, messages, notes)
+    return notes
 
 
 def course_exercises(assignment: str) -> list[str]:
