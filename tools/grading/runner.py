@@ -173,8 +173,11 @@ def run(spec: dict) -> dict:
         async def async_start_new_kernel_client(self):
             kc = await super().async_start_new_kernel_client()
             msg_id = kc.execute(preload, silent=True, store_history=False)
-            while True:  # its reply on the shell channel; the notebook's limit bounds the wait
-                reply = await kc.get_shell_msg()
+            while True:  # its reply on the shell channel
+                try:
+                    reply = await kc.get_shell_msg(timeout=spec.get("notebook_seconds", 600))
+                except Exception:  # no reply (the kernel died): the first cell will tell
+                    return kc
                 if reply.get("parent_header", {}).get("msg_id") == msg_id:
                     return kc
 

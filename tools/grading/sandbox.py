@@ -237,6 +237,7 @@ def runner_spec(
         + ([shared_folder(scratch)] if isolation().mounts else []),
         "hidden": [str(p) for p in hidden],
         "cell_seconds": limits.cell_seconds,
+        "notebook_seconds": limits.notebook_seconds,
         "preload": list(PRELOAD),
         "memory_bytes": limits.memory_bytes + course_address_space(),
         "file_bytes": limits.file_bytes,
