@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from attnlib.exercises import EXERCISES, check  # noqa: E402
 from attnlib.mistakes import MISTAKES  # noqa: E402
-from tools.grading import classroom, sandbox  # noqa: E402
+from tools.grading import classroom, report, sandbox, verdicts  # noqa: E402
 
 STEM = "01_scores_loops"
 NB01 = json.loads((ROOT / "notebooks" / f"{STEM}.ipynb").read_text())
@@ -36,17 +36,29 @@ PLACES = submissions.exercises_of(NB01)
 SOLUTIONS = {name: place["solution"] for name, place in PLACES.items()}
 TYPED = submissions.mistakes_of(STEM)
 COURSE = [name for name in EXERCISES if name.startswith("01.")]
-FAST = Limits = sandbox.Limits(cell_seconds=8, notebook_seconds=40, memory_bytes=3 << 30)
+# A right cell here takes well under a second once the kernel has imported the course's
+# libraries (before the first cell, not counted); 15 s leaves room for a machine at load 18,
+# and an infinite loop still ends at it. The notebook's limit only stops a run that hangs.
+FAST = Limits = sandbox.Limits(cell_seconds=15, notebook_seconds=300, memory_bytes=3 << 30)
+# The first cell of a submission: the course's libraries are imported, and no name bound.
+PRELOADED = (
+    "import sys\n"
+    "assert {'torch', 'attnlib', 'numpy', 'matplotlib.pyplot'} <= set(sys.modules)\n"
+    "assert not {'torch', 'attnlib', 'numpy', 'matplotlib', 'np', 'plt', 'name'} & set(dir())"
+)
 isolated = pytest.mark.skipif(
     sandbox.isolation().kind == "none",
     reason="no namespaces here: the network and the files are open to submissions",
 )
 
 
-def _small(answers: dict[str, str], hostile: tuple[str, ...] = (), root: str = "") -> dict:
+def _small(
+    answers: dict[str, str], hostile: tuple[str, ...] = (), root: str = "", first: str = ""
+) -> dict:
     """Two of notebook 01's exercises (01.dot, 01.repeats), hostile cells between them."""
     cells = NB01["cells"]
-    code = ["import torch\nfrom attnlib.exercises import check"]
+    code = [first] if first else []
+    code += ["import torch\nfrom attnlib.exercises import check"]
     for name in ("01.dot", "01.repeats"):
         code += [answers.get(name, "".join(cells[PLACES[name]["cell"]]["source"]))]
         code += [f'check("{name}")']
@@ -147,7 +159,7 @@ def _small_class(root: Path) -> dict[str, dict]:
     made = {
         "right": (_small(SOLUTIONS), "ok", {"01.dot": "correct", "01.repeats": "correct"}),
         "wrong": (
-            _small({name: TYPED[name][m] for name, m in first.items()}),
+            _small({name: TYPED[name][m] for name, m in first.items()}, first=PRELOADED),
             "ok",
             first,
         ),
@@ -469,3 +481,213 @@ def test_the_benchmark_ends_with_its_figures_and_every_row_as_made():
     last = dict(pair.split("=") for pair in run.stdout.strip().splitlines()[-1].split())
     assert last["rows_as_made"] == "3/3" and last["cores"] == "2"
     assert float(last["submissions_per_min"]) > 0 and int(last["peak_memory_mb"]) > 0
+
+
+# ---- which notebook, which exercises: the assignment's folder decides --------------------
+
+STEM02 = "02_scores_matmul"
+
+
+def _nb_file(path: Path, nb: dict, mtime: float | None = None) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(nb))
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return path
+
+
+def test_one_notebook_is_graded_per_student_and_assignment_and_the_others_are_named(tmp_path):
+    folder = tmp_path / "ana" / STEM
+    _nb_file(folder / f"{STEM}-Copy1.ipynb", {}, mtime=2e9)  # newer, but not the release's
+    _nb_file(folder / f"{STEM}.ipynb", {}, mtime=1e9)
+    _nb_file(tmp_path / "bo" / STEM / "Untitled.ipynb", {})
+    _nb_file(tmp_path / "cy" / STEM / "Untitled.ipynb", {}, mtime=1e9)
+    _nb_file(tmp_path / "cy" / STEM / "Untitled1.ipynb", {}, mtime=2e9)
+    (tmp_path / "dee" / STEM).mkdir(parents=True)  # an empty folder: nothing to grade
+    found = {
+        s.student: (s.assignment, s.path.name, s.ignored)
+        for s in classroom.find_submissions(tmp_path)
+    }
+    assert found == {
+        "ana": (STEM, f"{STEM}.ipynb", (f"{STEM}-Copy1.ipynb",)),
+        "bo": (STEM, "Untitled.ipynb", ()),
+        "cy": (STEM, "Untitled1.ipynb", ("Untitled.ipynb",)),
+    }
+
+
+def _ran_clean(verdicts: list[dict]) -> sandbox.Outcome:
+    """What a run that raised nothing left, with these lines in its verdict log."""
+    return sandbox.Outcome(
+        {"cells": 9, "reached": 99, "errors": [], "timeouts": []}, verdicts, False, 0, None
+    )
+
+
+def test_the_exercises_come_from_the_assignment_s_folder_and_another_s_notebook_is_flagged():
+    nb02 = submissions.blank(json.loads((ROOT / "notebooks" / f"{STEM02}.ipynb").read_text()))
+    called = [name for _, name in verdicts.checks_in(nb02)]
+    assert called and all(name.startswith("02.") for name in called)
+    logged = [{"exercise": name, "status": "correct"} for name in called]
+    exercises = verdicts.course_exercises(STEM)
+    assert exercises == COURSE
+    foreign = verdicts.foreign_checks(STEM, nb02)
+    assert foreign == list(dict.fromkeys(called))
+    row = verdicts.grade_row(exercises, nb02, _ran_clean(logged), foreign)
+    assert row.status == "wrong notebook"
+    assert row.verdicts == dict.fromkeys(COURSE, "no check")  # nothing of 02 filed under 01
+    assert any(called[0] in note for note in row.notes)
+    # 01's own notebook, its first check cell deleted: that exercise is `no check`.
+    nb01 = submissions.blank(NB01)
+    first = PLACES[COURSE[0]]["cell"]
+    cell = next(i for i, n in verdicts.checks_in(nb01) if n == COURSE[0] and i > first)
+    del nb01["cells"][cell]
+    assert verdicts.foreign_checks(STEM, nb01) == []
+    logged = [{"exercise": name, "status": "correct"} for name in COURSE[1:]]
+    row = verdicts.grade_row(exercises, nb01, _ran_clean(logged))
+    assert row.status == "ok"
+    assert row.verdicts == {COURSE[0]: "no check", **dict.fromkeys(COURSE[1:], "correct")}
+
+
+@pytest.mark.check_all
+@isolated
+def test_a_renamed_a_misplaced_and_a_copied_notebook_are_graded_by_their_folder(tmp_path):
+    root, out = tmp_path / "submitted", tmp_path / "grading"
+    first, second = COURSE[0], COURSE[1]
+    mistake = next(iter(TYPED[second]))
+    # Untitled.ipynb in 01's folder: the first check cell deleted, a named mistake in the second.
+    untitled = submissions.make(STEM, {first: SOLUTIONS[first], second: TYPED[second][mistake]})
+    check_cell = next(
+        i for i, n in verdicts.checks_in(untitled) if n == first and i > PLACES[first]["cell"]
+    )
+    del untitled["cells"][check_cell]
+    _nb_file(root / "renamed" / STEM / "Untitled.ipynb", untitled)
+    # 02's notebook handed in as 01.
+    _nb_file(root / "misplaced" / STEM / f"{STEM02}.ipynb", submissions.make(STEM02, {}))
+    # The original, and a copy with every answer right that is newer: the original is graded.
+    _nb_file(root / "copied" / STEM / f"{STEM}.ipynb", submissions.make(STEM, {}), 1e9)
+    _nb_file(root / "copied" / STEM / f"{STEM}-Copy1.ipynb", submissions.make(STEM, SOLUTIONS), 2e9)
+    classroom.grade_all(root, out, WHOLE, jobs=2)
+    rows = {row["student"]: row for row in _rows(out)}
+    assert sorted(rows) == ["copied", "misplaced", "renamed"]
+    assert not any(name.startswith("02.") for name in rows["misplaced"])
+    assert rows["renamed"]["status"] == "ok"
+    assert (rows["renamed"][first], rows["renamed"][second]) == ("no check", mistake)
+    assert rows["misplaced"]["status"] == "wrong notebook"
+    assert {rows["misplaced"][name] for name in COURSE} == {"no check"}
+    assert (rows["copied"]["notebook"], rows["copied"]["ignored"]) == (STEM, f"{STEM}-Copy1.ipynb")
+    assert {rows["copied"][name] for name in COURSE} == {"not attempted"}
+    page = (out / "feedback" / "copied" / STEM / f"{STEM}.html").read_text()
+    assert f"{STEM}-Copy1.ipynb" in page
+
+
+# ---- what a submission writes cannot become a formula or a mistake's name ----------------
+
+FORGED = '=HYPERLINK("http://example.invalid","click")'
+
+
+def test_a_forged_mistake_name_is_wrong_and_no_cell_of_the_csv_starts_a_formula(tmp_path):
+    real = next(iter(TYPED["01.repeats"]))
+    logged = [
+        {"exercise": "01.dot", "status": "mistake", "mistake": FORGED, "message": FORGED},
+        {"exercise": "01.repeats", "status": "mistake", "mistake": real},
+        {"exercise": "01.loop_body", "status": ["not", "a", "word"]},
+    ]
+    nb = _small({})
+    row = verdicts.grade_row(COURSE, nb, _ran_clean(logged))
+    assert (row.verdicts["01.dot"], row.verdicts["01.repeats"]) == ("wrong", real)
+    assert row.verdicts["01.loop_body"] == "unknown"
+    result = {
+        "student": "@SUM(1+1)",
+        "assignment": STEM,
+        "notebook": "-2+3",
+        "ignored": ["+1.ipynb", "\tx.ipynb"],
+        "exercises": COURSE,
+        "status": row.status,
+        "verdicts": {**row.verdicts, "01.highest": "\r=1"},
+        "messages": row.messages,
+        "notes": row.notes,
+    }
+    report.write_gradebook(tmp_path / "gradebook.csv", [result])
+    report.write_summary(tmp_path, [result], "test")
+    for name in ("gradebook.csv", "summary.csv"):
+        with (tmp_path / name).open(newline="") as file:
+            cells = [cell for line in csv.reader(file) for cell in line]
+        assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")], name
+        assert FORGED not in cells
+    with (tmp_path / "gradebook.csv").open(newline="") as file:
+        written = list(csv.DictReader(file))[0]
+    assert (written["student"], written["notebook"]) == ("'@SUM(1+1)", "'-2+3")
+    assert written["ignored"] == "'+1.ipynb; \tx.ipynb"
+    page = report.feedback_page(result)
+    assert FORGED not in page  # the message the log carried is shown escaped, as text
+    assert '<td class="other">wrong</td>' in page
+
+
+# ---- the feedback's words: what happened, where, said once -------------------------------
+
+
+def test_the_feedback_says_what_stopped_each_exercise_and_in_which_cell():
+    nb = _small(SOLUTIONS)  # cells: 0 imports, 1 01.dot's answer, 2 its check, 3 and 4 01.repeats'
+    empty = verdicts.grade_row(
+        COURSE, None, sandbox.Outcome({"unreadable": "x"}, [], False, 0, None)
+    )
+    assert empty.status == "unreadable" and set(empty.messages.values()) == {""}
+    assert len(empty.notes) == 1 and "empty" in empty.notes[0]
+    # 01.dot's answer ran out of memory, its check found nothing; the kernel died in 01.repeats'.
+    oom = {
+        "cell": 1,
+        "ename": "RuntimeError",
+        "evalue": "DefaultCPUAllocator: can't allocate memory",
+    }
+    report = {"cells": 5, "reached": 2, "errors": [oom], "timeouts": [], "dead": True}
+    logged = [
+        {"exercise": "01.dot", "status": "not run", "message": "Run the exercise cell above first"}
+    ]
+    row = verdicts.grade_row(COURSE, nb, sandbox.Outcome(report, logged, False, -9, None))
+    assert row.verdicts["01.dot"] == "memory"
+    assert "cell 2 ran out of memory" in row.messages["01.dot"].lower()
+    assert "Run the exercise cell" not in row.messages["01.dot"]
+    assert row.verdicts["01.repeats"] == "not reached"
+    assert "kernel died in cell 4" in row.messages["01.repeats"]
+    assert any(n.startswith("memory:") and "(cell 2)" in n for n in row.notes)
+    # 01.repeats' exercise cell deleted: its check ran and found no answer.
+    del nb["cells"][3]
+    timed_out = {"cell": 1, "ename": "KeyboardInterrupt", "evalue": ""}
+    report = {"cells": 4, "reached": 3, "errors": [timed_out], "timeouts": [1]}
+    logged = [{"exercise": name, "status": "not run"} for name in ("01.dot", "01.repeats")]
+    row = verdicts.grade_row(COURSE, nb, sandbox.Outcome(report, logged, False, 0, None))
+    assert row.verdicts == {
+        **dict.fromkeys(COURSE, "no check"),
+        "01.dot": "timeout",
+        "01.repeats": "not run",
+    }
+    assert "cell 2 ran over its time limit" in row.messages["01.dot"].lower()
+    assert row.messages["01.repeats"] == verdicts.MISSING_CELL
+    assert row.notes == [f"timeout: {verdicts.STATUSES['timeout']} (cell 2)"]
+
+
+# ---- the progress line and the summary's chart ------------------------------------------
+
+
+def test_the_progress_line_names_each_run_under_way_and_for_how_long():
+    running = {
+        Path("ana", STEM, STEM): 612.4,
+        Path("bo", STEM, "Untitled"): 3.0,
+    }
+    line = classroom.progress_line(18, 19, 2, running)
+    assert line.startswith("graded 18/19 (skipped 2 already graded)")
+    assert line.endswith(f"running: ana/{STEM} 10m12s, bo/{STEM} 0m03s")
+    assert "running" not in classroom.progress_line(19, 19, 0, {})
+
+
+def test_the_summary_chart_s_title_lies_within_the_figure():
+    from collections import Counter
+
+    counts = {name: Counter({"correct": 3, "not attempted": 1}) for name in COURSE}
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = report.chart_figure(counts)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    title = fig.axes[0].title.get_window_extent(renderer)
+    whole = fig.bbox
+    assert whole.x0 <= title.x0 and title.x1 <= whole.x1 and title.y1 <= whole.y1

@@ -1,6 +1,9 @@
 """A class's worth: every submission graded in parallel, each result saved as it finishes.
 
 Submissions are laid out as nbgrader lays them out, ``<dir>/<student>/<assignment>/*.ipynb``.
+One notebook is graded per student and assignment: the one with the release's file name
+(``<assignment>.ipynb``) if present, else the only one, else the newest; the others (a
+``-Copy1``, an ``Untitled``) are named in the row and on the feedback page, not graded.
 A result is saved (``results/<student>/<assignment>/<notebook>.json``, written whole or not
 at all) with the hash of the notebook it graded, so a rerun skips what is done and regrades
 what changed; an interrupted run loses only the runs it stopped.
@@ -17,14 +20,18 @@ import signal
 import sys
 import tempfile
 import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tools.grading import report, sandbox
-from tools.grading.verdicts import course_exercises, grade_row
+from tools.grading.verdicts import course_exercises, foreign_checks, grade_row
 
 STOPPING = threading.Event()  # set on an interrupt: results of stopped runs are not saved
+_RUNNING: dict[Path, float] = {}  # each run under way: its key -> when it started (monotonic)
+_RUNNING_LOCK = threading.Lock()
+TICK = 5.0  # seconds between two progress lines while nothing finishes
 
 
 @dataclass(frozen=True)
@@ -32,18 +39,39 @@ class Submission:
     student: str
     assignment: str
     path: Path
+    ignored: tuple[str, ...] = ()  # the other notebooks in the folder, by file name
 
     @property
     def key(self) -> Path:
         return Path(self.student, self.assignment, self.path.stem)
 
 
+def _mtime(path: Path) -> float:
+    try:
+        return path.lstat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def chosen(assignment: Path, notebooks: list[Path]) -> Path:
+    """The notebook graded in an assignment's folder: the release's file, the only one, or
+    the newest (the name breaks a tie, so that a rerun chooses the same)."""
+    release = assignment / f"{assignment.name}.ipynb"
+    if release in notebooks:
+        return release
+    return max(notebooks, key=lambda p: (_mtime(p), p.name))
+
+
 def find_submissions(root: Path) -> list[Submission]:
     found = []
     for student in sorted(p for p in root.iterdir() if p.is_dir() and p.name[0] != "."):
         for assignment in sorted(p for p in student.iterdir() if p.is_dir() and p.name[0] != "."):
-            for notebook in sorted(assignment.glob("*.ipynb")):
-                found.append(Submission(student.name, assignment.name, notebook))
+            notebooks = sorted(assignment.glob("*.ipynb"))
+            if not notebooks:
+                continue
+            graded = chosen(assignment, notebooks)
+            others = tuple(p.name for p in notebooks if p != graded)
+            found.append(Submission(student.name, assignment.name, graded, others))
     return found
 
 
@@ -82,18 +110,25 @@ def grade_one(
         outcome = sandbox.Outcome({"unreadable": "not a notebook"}, [], False, 0, None)
     else:
         slot = slots.get()
+        with _RUNNING_LOCK:
+            _RUNNING[sub.key] = time.monotonic()
         try:
             outcome = sandbox.run_submission(sub.path, base, limits, slot, hidden)
         finally:
+            with _RUNNING_LOCK:
+                _RUNNING.pop(sub.key, None)
             slots.put(slot)
     if STOPPING.is_set():
         return None
-    exercises = course_exercises(sub.path.stem, notebook)
-    row = grade_row(exercises, notebook, outcome)
+    exercises = course_exercises(sub.assignment)
+    row = grade_row(exercises, notebook, outcome, foreign_checks(sub.assignment, notebook))
+    if sub.ignored:
+        row.notes.append(f"not graded, as {sub.path.name} was: {', '.join(sub.ignored)}")
     result = {
         "student": sub.student,
         "assignment": sub.assignment,
         "notebook": sub.path.stem,
+        "ignored": list(sub.ignored),
         "sha256": hashlib.sha256(raw).hexdigest(),
         "exercises": exercises,
         **asdict(row),
@@ -112,11 +147,29 @@ def _saved(out: Path, sub: Submission) -> dict | None:
     except (OSError, ValueError):
         return None
     same = result.get("sha256") == hashlib.sha256(_raw(sub)).hexdigest()
+    same = same and result.get("ignored") == list(sub.ignored)
     return result if same else None
 
 
+def progress_line(done: int, total: int, skipped: int, running: dict[Path, float]) -> str:
+    """The progress line: what is done, and each run under way (``running``: its key ->
+    seconds it has run), longest first, so a run that hangs shows which one it is."""
+    line = f"graded {done}/{total} (skipped {skipped} already graded)"
+    if running:
+        under_way = sorted(running.items(), key=lambda item: -item[1])
+        shown = [
+            f"{'/'.join(key.parts[:2])} {int(t) // 60}m{int(t) % 60:02d}s" for key, t in under_way
+        ]
+        line += f"; running: {', '.join(shown[:4])}" + (" ..." if len(shown) > 4 else "")
+    return line
+
+
 def _progress(done: int, total: int, skipped: int) -> None:
-    print(f"\rgraded {done}/{total} (skipped {skipped} already graded)", end="", file=sys.stderr)
+    with _RUNNING_LOCK:
+        now = time.monotonic()
+        running = {key: now - started for key, started in _RUNNING.items()}
+    # Clear the line's end: the one before may have been longer.
+    print(f"\r{progress_line(done, total, skipped, running)}\033[K", end="", file=sys.stderr)
 
 
 def _interrupted(signum, frame):
@@ -141,10 +194,15 @@ def _grade_in_parallel(todo, results, out, limits, jobs, hidden) -> None:
         futures = {
             pool.submit(grade_one, sub, out, base, limits, slots, hidden): sub for sub in todo
         }
+        pending, done = set(futures), 0
         _progress(0, len(todo), skipped)
-        for done, future in enumerate(as_completed(futures), 1):
-            results[futures[future].key] = future.result()
-            report.write_gradebook(out / "gradebook.csv", [r for r in results.values() if r])
+        while pending:
+            finished, pending = wait(pending, timeout=TICK, return_when=FIRST_COMPLETED)
+            for future in finished:
+                results[futures[future].key] = future.result()
+                done += 1
+            if finished:
+                report.write_gradebook(out / "gradebook.csv", [r for r in results.values() if r])
             _progress(done, len(todo), skipped)
     except KeyboardInterrupt:
         STOPPING.set()

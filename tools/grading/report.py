@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tools.grading.verdicts import NO_VERDICT, STATUSES
 
-FIXED_COLUMNS = ["student", "assignment", "notebook", "status"]
+FIXED_COLUMNS = ["student", "assignment", "notebook", "status", "ignored"]
 STYLE = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
 line-height:1.45;color:#1b1b1b}table{border-collapse:collapse;width:100%}
 th,td{border:1px solid #bbb;padding:.4rem .6rem;text-align:left;vertical-align:top}
@@ -42,14 +42,25 @@ def kind_of(word: str) -> str:
     return "mistake"
 
 
+def inert(cell: str) -> str:
+    """A CSV cell a spreadsheet shows as text: one that would start a formula (= + - @, a tab
+    or a carriage return first; a student's folder or file name, say) gets a leading '."""
+    return f"'{cell}" if cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell
+
+
+def _csv_rows(path: Path, rows: list[list]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as file:
+        csv.writer(file).writerows([[inert(str(cell)) for cell in row] for row in rows])
+
+
 def write_gradebook(path: Path, results: list[dict]) -> None:
     exercises = list(dict.fromkeys(name for r in results for name in r["exercises"]))
-    with path.open("w", newline="", encoding="utf-8") as file:
-        writer = csv.writer(file)
-        writer.writerow(FIXED_COLUMNS + exercises)
-        for r in results:
-            fixed = [r["student"], r["assignment"], r["notebook"], r["status"]]
-            writer.writerow(fixed + [r["verdicts"].get(name, "") for name in exercises])
+    rows = [FIXED_COLUMNS + exercises]
+    for r in results:
+        ignored = "; ".join(r.get("ignored", []))
+        fixed = [r["student"], r["assignment"], r["notebook"], r["status"], ignored]
+        rows.append(fixed + [r["verdicts"].get(name, "") for name in exercises])
+    _csv_rows(path, rows)
 
 
 def feedback_page(result: dict) -> str:
@@ -86,7 +97,14 @@ def tally(results: list[dict]) -> dict[str, Counter]:
 
 
 def bar_chart(counts: dict[str, Counter]) -> bytes:
-    """Horizontal bars, one per exercise and verdict, coloured by kind; PNG bytes."""
+    """:func:`chart_figure` as PNG bytes."""
+    buffer = io.BytesIO()
+    chart_figure(counts).savefig(buffer, format="png", dpi=100, metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def chart_figure(counts: dict[str, Counter]):
+    """Horizontal bars, one per exercise and verdict, coloured by kind: a matplotlib Figure."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -104,20 +122,19 @@ def bar_chart(counts: dict[str, Counter]) -> bytes:
     ax.set_yticks(range(len(bars)), [label for label, *_ in bars], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("submissions")
-    ax.set_title("Verdicts per exercise (green: correct, orange: a named mistake, grey: other)")
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
-    return buffer.getvalue()
+    # On two lines: on one, the title is wider than the figure and is cut at both ends.
+    ax.set_title("Verdicts per exercise\n(green: correct, orange: a named mistake, grey: other)")
+    return fig
 
 
 def write_summary(out: Path, results: list[dict], isolation: str) -> None:
     counts = tally(results)
-    with (out / "summary.csv").open("w", newline="", encoding="utf-8") as file:
-        writer = csv.writer(file)
-        writer.writerow(["exercise", "verdict", "submissions"])
-        for name, c in counts.items():
-            for word, n in sorted(c.items(), key=lambda item: (-item[1], item[0])):
-                writer.writerow([name, word, n])
+    summary = [["exercise", "verdict", "submissions"]] + [
+        [name, word, n]
+        for name, c in counts.items()
+        for word, n in sorted(c.items(), key=lambda item: (-item[1], item[0]))
+    ]
+    _csv_rows(out / "summary.csv", summary)
     statuses = Counter(r["status"] for r in results)
     status_rows = "".join(
         f"<tr><td>{html.escape(s)}</td><td>{n}</td></tr>" for s, n in statuses.most_common()

@@ -1,8 +1,13 @@
 """From what a run left (the runner's report, the verdict log) to one row of the gradebook.
 
-Which exercises a notebook has comes from the course (the registry, by the notebook's number)
-and from the ``check("NN.name")`` calls in the submission, so a student who strips the cell
-metadata or deletes a check cell is still graded on every exercise.
+Which exercises a submission is graded on comes from the course (the registry, by the number
+of the assignment's folder, whatever the notebook's file is called), so a student who renames
+the notebook, strips the cell metadata or deletes a check cell is still graded on every
+exercise; a notebook whose checks are another assignment's is flagged ``wrong notebook``.
+
+A status is read from what a cell raised: code that catches its own failure (a file deletion
+the sandbox refused, inside the student's ``try``/``except``) raised nothing, so its row shows
+no ``files`` or ``network``; the sandbox refused the attempt all the same.
 """
 
 from __future__ import annotations
@@ -16,8 +21,9 @@ CHECK_CALL = re.compile(r"""\bcheck\(\s*["'](\d\d\.\w+)["']""")
 
 #: A submission's status, most serious first; ``ok`` when none applies.
 STATUSES = {
-    "unreadable": "the file is not a notebook",
+    "unreadable": "the file is empty or not a notebook: nothing in it could run",
     "sandbox": "the sandbox could not be set up (the grader's fault, not the student's)",
+    "wrong notebook": "the notebook's checks are another assignment's",
     "killed": "the kernel died or was killed before the end",
     "timeout": "a cell or the whole notebook ran over its time limit",
     "memory": "a cell asked for more memory than the cap",
@@ -102,11 +108,72 @@ def _status(outcome: Outcome, kinds: dict[int, str]) -> list[str]:
     return [s for s in STATUSES if s in found] or ["ok"]
 
 
-def grade_row(exercises: list[str], notebook: dict | None, outcome: Outcome) -> Row:
-    """The row of one submission: its status and each exercise's verdict."""
+def _word(record: dict) -> str:
+    """The gradebook's word for a verdict log's line: a mistake only by a name the course
+    knows (the log is written from inside the sandbox, so a forged name is just ``wrong``)."""
+    from attnlib.mistakes import MISTAKES
+
+    mistake, status = record.get("mistake"), record.get("status")
+    if mistake:
+        return mistake if isinstance(mistake, str) and mistake in MISTAKES else "wrong"
+    return SHOWN.get(status, "unknown") if isinstance(status, str) else "unknown"
+
+
+#: What the cell before a check did, when it failed, in the words of its feedback.
+FAILED_CELL = {
+    "timeout": "cell {cell} ran over its time limit and was interrupted",
+    "memory": "cell {cell} ran out of memory (it asked for more than the cap)",
+    "network": "cell {cell} tried to reach the network, which the grader has not",
+    "files": "cell {cell} tried to change or read files outside its folder",
+    "error": "cell {cell} raised {ename}",
+}
+MISSING_CELL = (
+    "the exercise cell before this check is missing, or it did not set the answer: "
+    "the check found nothing to check"
+)
+
+
+def _number(index: int) -> int:
+    """A cell's number as a reader counts it in the notebook (from 1, every cell)."""
+    return index + 1
+
+
+def _not_run(name, checks, check_cell, kinds, enames) -> tuple[str, str]:
+    """The word and message of a check that found its answer missing: the exercise's cell,
+    between the previous check and this one, failed (its kind, named with its cell), or there
+    is no such cell."""
+    here = check_cell.get(name, 0)
+    start = max((i for i, _ in checks if i < here), default=-1)
+    failed = [i for i in sorted(kinds) if start < i < here]
+    if not failed:
+        return "not run", MISSING_CELL
+    cell = failed[-1]
+    said = FAILED_CELL[kinds[cell]].format(cell=_number(cell), ename=enames.get(cell, "an error"))
+    return kinds[cell], f"{said[0].upper()}{said[1:]}, so the answer was never set."
+
+
+def _stopped(report: dict, outcome: Outcome) -> str:
+    """Why the run never reached a check, with the cell it stopped in when known."""
+    if outcome.report is None:
+        return "the whole notebook ran over its time limit" if outcome.overtime else "the run died"
+    cell = _number(report.get("reached", -1) + 1)
+    if report.get("dead"):
+        return f"the kernel died in cell {cell} (out of memory, or killed)"
+    return f"the run stopped in cell {cell}"
+
+
+def grade_row(
+    exercises: list[str], notebook: dict | None, outcome: Outcome, foreign: list[str] = ()
+) -> Row:
+    """The row of one submission: its status and each exercise's verdict, and words for the
+    student on each. ``foreign``: the checks the notebook calls that belong to another
+    assignment (then it is not this one's notebook)."""
     report = outcome.report or {}
     kinds = _cell_kinds(report)
+    enames = {e["cell"]: e["ename"] for e in reversed(report.get("errors", []))}
     status = _status(outcome, kinds)
+    if foreign and status != ["unreadable"]:
+        status = ["wrong notebook", *(s for s in status if s != "ok")]
     checks = checks_in(notebook or {})
     check_cell = {name: index for index, name in reversed(checks)}
     last = {r["exercise"]: r for r in outcome.verdicts}
@@ -114,7 +181,9 @@ def grade_row(exercises: list[str], notebook: dict | None, outcome: Outcome) -> 
     verdicts, messages = {}, {}
     for name in exercises:
         record = last.get(name)
-        if record is None:
+        if status == ["unreadable"]:  # said once, in the notes, not once per exercise
+            verdicts[name], messages[name] = "no check", ""
+        elif record is None:
             word = (
                 "no check"
                 if name not in check_cell
@@ -122,26 +191,40 @@ def grade_row(exercises: list[str], notebook: dict | None, outcome: Outcome) -> 
                 if check_cell[name] > reached
                 else "no verdict"
             )
-            verdicts[name], messages[name] = word, NO_VERDICT[word]
-            continue
-        word = record.get("mistake") or SHOWN.get(record.get("status"), "unknown")
-        if (
-            word == "not run"
-        ):  # the exercise's cell, between the previous check and this one, failed
-            here = check_cell.get(name, 0)
-            start = max((i for i, _ in checks if i < here), default=-1)
-            failed = [kinds[i] for i in sorted(kinds) if start < i < here]
-            word = failed[-1] if failed else word
-        verdicts[name], messages[name] = str(word), str(record.get("message", ""))
-    notes = [f"{s}: {STATUSES[s]}" for s in status if s in STATUSES]
-    return Row("+".join(status), verdicts, messages, notes)
+            said = NO_VERDICT[word]
+            if word == "not reached":
+                said = f"{_stopped(report, outcome)}, before this check"
+            verdicts[name], messages[name] = word, said
+        elif (word := _word(record)) == "not run":
+            verdicts[name], messages[name] = _not_run(name, checks, check_cell, kinds, enames)
+        else:
+            verdicts[name], messages[name] = str(word), str(record.get("message", ""))
+    return Row("+".join(status), verdicts, messages, _notes(status, kinds, foreign))
 
 
-def course_exercises(assignment: str, notebook: dict | None) -> list[str]:
-    """The exercises of an assignment: the course's, in order, then any other check called."""
+def _notes(status: list[str], kinds: dict[int, str], foreign: list[str]) -> list[str]:
+    """What happened to the run, each status with the cells that gave it."""
+    notes = []
+    for s in (s for s in status if s in STATUSES):
+        cells = [_number(i) for i, kind in sorted(kinds.items()) if kind == s]
+        where = f" (cell {', '.join(map(str, cells))})" if cells else ""
+        notes.append(f"{s}: {STATUSES[s]}{where}")
+    if foreign:
+        notes.append(f"checks of another assignment, not graded here: {', '.join(foreign)}")
+    return notes
+
+
+def course_exercises(assignment: str) -> list[str]:
+    """The exercises of an assignment (its folder, ``NN_name``), in the course's order."""
     from attnlib.exercises import EXERCISES
 
-    number = assignment[:2]
-    known = [name for name in EXERCISES if name.startswith(f"{number}.")]
-    called = [name for _, name in checks_in(notebook or {}) if name in EXERCISES]
-    return known + [name for name in dict.fromkeys(called) if name not in known]
+    return [name for name in EXERCISES if name.startswith(f"{assignment[:2]}.")]
+
+
+def foreign_checks(assignment: str, notebook: dict | None) -> list[str]:
+    """The course's checks a notebook calls that belong to an assignment other than its own."""
+    from attnlib.exercises import EXERCISES
+
+    own = set(course_exercises(assignment))
+    called = dict.fromkeys(name for _, name in checks_in(notebook or {}))
+    return [name for name in called if name in EXERCISES and name not in own]
