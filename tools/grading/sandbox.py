@@ -159,8 +159,10 @@ def _scratch(notebook: Path, base: Path, uid: int | None) -> Path:
 
 
 def _reached() -> set[Path]:
-    """What a run must reach: the interpreter, the environment and the course."""
-    return {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), ROOT.resolve()}
+    """What a run must reach: the interpreter, the environment, the course, and any other
+    folder Python imports from (a ``.pth`` file may add one: packages of a venv elsewhere)."""
+    imported = {Path(p) for p in sys.path if p and Path(p).is_dir()}
+    return {p.resolve() for p in {Path(sys.base_prefix), Path(sys.prefix), ROOT, *imported}}
 
 
 def _needed() -> list[Path]:
