@@ -97,9 +97,11 @@ def main() -> None:
     start, cpu_start = time.perf_counter(), time.process_time()
     run = ns["train_model"](ns["new_model"]())
     training_s, cpu_s = time.perf_counter() - start, time.process_time() - cpu_start
-    print(f"notebook training: {len(batches)} steps, {tokens:,} tokens in {training_s:.2f} s"
-          f" = {tokens / training_s:,.0f} tokens/s (CPU time {cpu_s:.2f} s: a busy machine"
-          f" stretches the first, not the second); final loss {sum(run.losses[-20:]) / 20:.3f}")
+    print(
+        f"notebook training: {len(batches)} steps, {tokens:,} tokens in {training_s:.2f} s"
+        f" = {tokens / training_s:,.0f} tokens/s (CPU time {cpu_s:.2f} s: a busy machine"
+        f" stretches the first, not the second); final loss {sum(run.losses[-20:]) / 20:.3f}"
+    )
 
     models = {"attnlib": ns["new_model"](), "torch": with_torch_attention(ns["new_model"]())}
     step = ns["take_one_step"]
@@ -118,10 +120,14 @@ def main() -> None:
                 seconds[name] = time.perf_counter() - begin
             ratios.append(seconds["attnlib"] / seconds["torch"])
     ratio = statistics.median(ratios)
-    print(f"attnlib MultiHeadAttention over torch's sdpa in training: {ratio:.2f}"
-          f" (median of {NUM_CHUNKS} pairs of {CHUNK} steps, one thread)")
-    print(f"training_s={training_s:.2f} tokens_per_s={tokens / training_s:.0f}"
-          f" attnlib_over_torch={ratio:.2f}")
+    print(
+        f"attnlib MultiHeadAttention over torch's sdpa in training: {ratio:.2f}"
+        f" (median of {NUM_CHUNKS} pairs of {CHUNK} steps, one thread)"
+    )
+    print(
+        f"training_s={training_s:.2f} tokens_per_s={tokens / training_s:.0f}"
+        f" attnlib_over_torch={ratio:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import torch
 from attnlib.data import TOKENS
 from attnlib.widgets import AttentionExplorer, LoopStepper, QueryExplorer, SoftmaxAxisExplorer
 
-from .dom import GRID, checkbox, slider, toggle
+from .dom import GRID, SHOWN_TEXT, checkbox, slider, toggle
 from .views import NUMBER, TOLERANCE
 
 if TYPE_CHECKING:  # playwright is only imported once the gate says it is there
@@ -132,10 +132,12 @@ def move(page: Page, root: Locator, knob: Knob, value: Any) -> None:
 
 # ----------------------------------------------------------------------------- what is drawn
 
-_DRAWN = """(el) => {
+_DRAWN = (
+    """(el) => {
     const all = (sel) => Array.from(el.querySelectorAll(sel));
+    const shown = SHOWN_TEXT;
     const number = (node) => {
-        const m = node.textContent.match(/NUMBER/);
+        const m = shown(node).match(/NUMBER/);
         return m ? Number(m[0]) : null;
     };
     const text = (sel) => all(sel).map((node) => node.textContent.replace(/\\s+/g, " ").trim());
@@ -158,7 +160,10 @@ _DRAWN = """(el) => {
             explanation: text(".attnlib-explanation"),
         },
     };
-}""".replace("NUMBER", NUMBER).replace("GRID", GRID)
+}""".replace("NUMBER", NUMBER)
+    .replace("GRID", GRID)
+    .replace("SHOWN_TEXT", SHOWN_TEXT)
+)
 
 
 def drawn(root: Locator) -> dict[str, Any]:

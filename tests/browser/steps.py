@@ -11,6 +11,7 @@ import json
 import time
 from typing import TYPE_CHECKING
 
+from .dom import SHOWN_TEXT
 from .pages import STDERR
 from .process import ServerProcess
 from .views import NUMBER, ExplorerCase, Step, Typed, mismatches
@@ -115,9 +116,10 @@ _SHOWN = """([root, nth, q]) => {
     const el = document.querySelectorAll(root)[nth];
     if (!el) return null;
     const all = (sel) => Array.from(el.querySelectorAll(sel));
-    const text = (node) => node.textContent.replace(/\\s+/g, " ").trim();
+    const shown = SHOWN_TEXT;
+    const text = (node) => shown(node).replace(/\\s+/g, " ").trim();
     const numbers = (sel) => all(sel).flatMap((node) => {
-        const found = node.textContent.match(/NUMBER/g);
+        const found = shown(node).match(/NUMBER/g);
         return found ? found.map(Number) : [null];
     });
     return {
@@ -127,7 +129,7 @@ _SHOWN = """([root, nth, q]) => {
         same: q.same.map((pair) => pair.map(numbers)),
         absent: q.absent.map((sel) => all(sel).length),
     };
-}""".replace("NUMBER", NUMBER)
+}""".replace("NUMBER", NUMBER).replace("SHOWN_TEXT", SHOWN_TEXT)
 
 
 def read_shown(page: Page, case: ExplorerCase, step: Step) -> dict[str, list] | None:

@@ -27,7 +27,7 @@ import pytest
 from attnlib.widgets.base import NEEDS_KERNEL
 from attnlib.widgets.frontend import ExplorerView
 
-from .dom import slider
+from .dom import SHOWN_TEXT, slider
 from .gate import browser_gate
 from .pages import ROOT
 from .plans import EXPLORER, explorers
@@ -331,15 +331,19 @@ def _training_alive(page, root, where: str) -> None:
     (tests/test_frontend_node.py); here, opened from a file, its snapshot slider moves it."""
     root.scroll_into_view_if_needed()
     cells = root.locator("table.attnlib-heatmap td")
-    before = cells.all_inner_texts()
+    texts = f"(els) => els.map({SHOWN_TEXT})"
+    before = cells.evaluate_all(texts)
     root.locator(slider("snapshot")).first.focus()
     page.keyboard.press("Home")
     for _ in range(3):
         page.keyboard.press("ArrowRight")
     deadline = time.monotonic() + 5
-    while cells.all_inner_texts() == before and time.monotonic() < deadline:
+    while cells.evaluate_all(texts) == before:
+        if time.monotonic() > deadline:
+            break
         page.wait_for_timeout(50)
-    assert cells.all_inner_texts() != before, f"{where}: the snapshot slider changed nothing drawn"
+    moved = cells.evaluate_all(texts)
+    assert moved != before, f"{where}: the snapshot slider changed nothing drawn"
 
 
 def _explorers_alive(page, errors: list, refused: list, name: str, every_control: bool) -> None:

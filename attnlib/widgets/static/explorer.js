@@ -32,9 +32,9 @@ function colSums(grid) {
   return grid[0].map((_, j) => grid.reduce((s, row) => s + row[j], 0));
 }
 function blend(weights, values) {
-  const context = values[0].map(() => 0);
-  weights.forEach((w, j) => values[j].forEach((v, k) => context[k] += w * v));
-  return context;
+  const context2 = values[0].map(() => 0);
+  weights.forEach((w, j) => values[j].forEach((v, k) => context2[k] += w * v));
+  return context2;
 }
 function extent(...grids) {
   const finite = grids.flat(2).filter(Number.isFinite);
@@ -291,8 +291,8 @@ function scaledLine(view, [i, j], temperature, headDim, many) {
     number(view.scaled[i][j])
   );
 }
-function contextLine(query, context, vec) {
-  const shown = shortened(context, VECTOR_SHOWN, 3).map((v) => v === null ? mo("\u2026") : number(v));
+function contextLine(query, context2, vec) {
+  const shown = shortened(context2, VECTOR_SHOWN, 3).map((v) => v === null ? mo("\u2026") : number(v));
   const items = shown.flatMap((node, k) => k ? [mo(","), node] : [node]);
   return mrow(
     vectorOf("z", query),
@@ -406,13 +406,7 @@ function colorsOfLevel(level) {
   const text = luminance(rgb) > LUMINANCE_THRESHOLD ? "#000" : "#fff";
   return { background: `rgb(${rgb.join(",")})`, color: text };
 }
-var levelClass = (level) => `attnlib-level-${level}`;
-function levelStyles(selector) {
-  return Array.from({ length: LEVELS + 1 }, (_, k) => {
-    const { background, color } = colorsOfLevel(k);
-    return `${selector}.${levelClass(k)}{background:${background};color:${color}}`;
-  }).join("\n");
-}
+var LEVEL_COLORS = Array.from({ length: LEVELS + 1 }, (_, k) => colorsOfLevel(k));
 function gradient() {
   return `linear-gradient(to right, ${VIRIDIS.join(", ")})`;
 }
@@ -439,7 +433,6 @@ function headerRow(tokens, totals, texts) {
 function gridCell(i, j) {
   const td = cell("td", i, j);
   td.tabIndex = -1;
-  td.append(document.createTextNode(""));
   return td;
 }
 function bodyRow(tokens, i, totals, parts) {
@@ -529,7 +522,7 @@ function wireGrid(parts, details) {
   });
   parts.show = show;
 }
-function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
+function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "0.0000" }) {
   const table = make("table", "attnlib-heatmap");
   table.setAttribute("role", "grid");
   const caption = make("caption");
@@ -546,7 +539,16 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   const size = tokens.length ** 2;
   const slots = () => new Array(size).fill(null);
   parts.shown = { how: slots(), value: slots(), scale: slots(), text: slots(), level: slots() };
-  addLevelStyles();
+  parts.labelled = slots();
+  const canvas = make("canvas", "attnlib-heatmap-canvas");
+  canvas.setAttribute("aria-hidden", "true");
+  canvas.attnlibTexts = new Array(size).fill("");
+  parts.cells[0][0].classList.add("attnlib-anchor");
+  parts.cells[0][0].append(canvas);
+  parts.canvas = canvas;
+  parts.geometry = null;
+  const digits = Math.max(widest.length, totals ? fixed(tokens.length).length : 0);
+  table.style.setProperty("--attnlib-digits", String(digits));
   parts.sumsShown = { rows: [], cols: [] };
   parts.limits = "";
   const scroller = make("div", "attnlib-heatmap-scroll");
@@ -572,50 +574,120 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   if (typeof ResizeObserver !== "undefined") {
     const mark2 = () => wrap.classList.toggle("attnlib-scrolls", scroller.scrollWidth > scroller.clientWidth + 1);
     new ResizeObserver(mark2).observe(scroller);
+    new ResizeObserver(() => {
+      if (parts.geometry && !sameGeometry(parts.geometry, measure(parts))) drawAll(parts);
+    }).observe(table);
   }
   return parts;
 }
 var PLAIN = () => "plain";
-var LEVELS_ID = "attnlib-heatmap-level-classes";
-function addLevelStyles() {
-  if (document.getElementById(LEVELS_ID)) return;
-  const style = document.createElement("style");
-  style.id = LEVELS_ID;
-  style.textContent = levelStyles(".attnlib-heatmap td");
-  document.head.append(style);
+function measure(parts) {
+  const origin = parts.cells[0][0].getBoundingClientRect();
+  const box = (td) => td.getBoundingClientRect();
+  const cols = parts.cells[0].map((td) => [box(td).left - origin.left, box(td).width]);
+  const rows = parts.cells.map((row) => [box(row[0]).top - origin.top, box(row[0]).height]);
+  const style = getComputedStyle(parts.cells[0][0]);
+  const page = getComputedStyle(parts.table);
+  const font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  return {
+    cols,
+    rows,
+    dpr: window.devicePixelRatio || 1,
+    pad: parseFloat(style.paddingRight) || 0,
+    font: `normal ${font}`,
+    italic: `italic ${font}`,
+    paper: page.getPropertyValue("--attnlib-paper").trim() || "#fff",
+    masked: {
+      background: page.getPropertyValue("--attnlib-masked-fill").trim() || "#e4e4e4",
+      color: page.getPropertyValue("--attnlib-masked-ink").trim() || "#1a1a1a"
+    }
+  };
+}
+function sameGeometry(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+function drawCell(parts, ctx, k) {
+  const g = parts.geometry;
+  const n = parts.cells.length;
+  const [x, w] = g.cols[k % n];
+  const [y, h] = g.rows[Math.floor(k / n)];
+  const { how, text, level } = parts.shown;
+  ctx.fillStyle = g.paper;
+  ctx.fillRect(x, y, w, h);
+  parts.canvas.attnlibTexts[k] = text[k] ?? "";
+  if (how[k] === null || how[k] === "blank") return;
+  const masked = how[k] === "masked";
+  const colors = masked ? g.masked : LEVEL_COLORS[level[k]];
+  ctx.fillStyle = colors.background;
+  ctx.fillRect(x + 0.5, y + 0.5, w - 1, h - 1);
+  const font = masked ? g.italic : g.font;
+  if (parts.font !== font) {
+    ctx.font = font;
+    parts.font = font;
+  }
+  ctx.fillStyle = colors.color;
+  ctx.fillText(text[k], x + w - g.pad, y + h / 2, Math.max(w - 2 * g.pad, 1));
+}
+function context(parts) {
+  const ctx = parts.canvas.getContext("2d", { alpha: false });
+  ctx.setTransform(parts.geometry.dpr, 0, 0, parts.geometry.dpr, 0, 0);
+  ctx.textAlign = "right";
+  ctx.textBaseline = "middle";
+  ctx.font = parts.geometry.font;
+  parts.font = parts.geometry.font;
+  return ctx;
+}
+function drawAll(parts) {
+  const g = measure(parts);
+  parts.geometry = g;
+  const [x, w] = g.cols[g.cols.length - 1];
+  const [y, h] = g.rows[g.rows.length - 1];
+  const { canvas } = parts;
+  canvas.style.width = `${x + w}px`;
+  canvas.style.height = `${y + h}px`;
+  canvas.width = Math.max(Math.ceil((x + w) * g.dpr), 1);
+  canvas.height = Math.max(Math.ceil((y + h) * g.dpr), 1);
+  const ctx = context(parts);
+  for (let k = 0; k < parts.shown.how.length; k++) drawCell(parts, ctx, k);
+}
+function draw(parts, changed) {
+  const g = parts.geometry;
+  if (!g || g.dpr !== (window.devicePixelRatio || 1)) {
+    drawAll(parts);
+    return;
+  }
+  if (!changed.length) return;
+  const ctx = context(parts);
+  changed.forEach((k) => drawCell(parts, ctx, k));
 }
 function paintCell(parts, i, j, value, how, vmin, vmax) {
-  const td = parts.cells[i][j];
   const k = i * parts.cells.length + j;
   const { shown } = parts;
-  if (shown.how[k] === how && shown.value[k] === value && shown.scale[k] === parts.scale) return;
+  if (shown.how[k] === how && shown.value[k] === value && shown.scale[k] === parts.scale) {
+    return false;
+  }
   const was = shown.how[k];
   shown.how[k] = how;
   shown.value[k] = value;
   shown.scale[k] = parts.scale;
-  if (was === "masked" !== (how === "masked")) paintMasked(td, how === "masked", parts.masked);
+  const td = parts.cells[i][j];
+  if (was === "masked" !== (how === "masked")) td.classList.toggle("attnlib-masked");
   if (was === "blank" !== (how === "blank")) {
     if (how === "blank") td.dataset.empty = "1";
     else delete td.dataset.empty;
   }
   const text = how === "blank" ? "" : fixed(value);
-  if (shown.text[k] !== text) {
-    td.firstChild.data = text;
-    shown.text[k] = text;
+  const label = how === "masked" ? `${text} ${parts.masked}` : text;
+  if (parts.labelled[k] !== label) {
+    if (label) td.setAttribute("aria-label", label);
+    else td.removeAttribute("aria-label");
+    parts.labelled[k] = label;
   }
-  const level = how === "plain" ? String(levelOf(value, vmin, vmax)) : "";
-  const wasLevel = shown.level[k];
-  if (wasLevel !== level) {
-    if (wasLevel && level) td.classList.replace(levelClass(wasLevel), levelClass(level));
-    else if (level) td.classList.add(levelClass(level));
-    else if (wasLevel) td.classList.remove(levelClass(wasLevel));
-    shown.level[k] = level;
-  }
-}
-function paintMasked(td, hidden, masked) {
-  td.classList.toggle("attnlib-masked", hidden);
-  if (hidden) td.append(make("span", "attnlib-sr", ` ${masked}`));
-  else td.lastChild.remove();
+  const level = how === "plain" ? levelOf(value, vmin, vmax) : -1;
+  const changed = was !== how || shown.text[k] !== text || shown.level[k] !== level;
+  shown.text[k] = text;
+  shown.level[k] = level;
+  return changed;
 }
 function paintSum(td, total, shown, k) {
   const text = fixed(total);
@@ -651,13 +723,17 @@ function paintHeatmap(parts, values, { vmin, vmax, how = PLAIN, row = -1, at = n
   const painted = [values, how, sums, vmin, vmax];
   const same = parts.painted?.every((x, k) => x === painted[k]) ?? false;
   parts.painted = painted;
+  const changed = [];
   if (!same) {
     parts.scale = `${vmin} ${vmax}`;
     const n = parts.cells.length;
     for (let i = 0; i < n; i++) {
-      for (let j = 0; j < n; j++) paintCell(parts, i, j, values[i][j], how(i, j), vmin, vmax);
+      for (let j = 0; j < n; j++) {
+        if (paintCell(parts, i, j, values[i][j], how(i, j), vmin, vmax)) changed.push(i * n + j);
+      }
     }
   }
+  draw(parts, changed);
   paintRow(parts, row);
   paintAt(parts, at);
   if (sums && !same) {
@@ -791,12 +867,12 @@ function buildBlend(node, tokens, size) {
     table.append(row.tr);
     return row;
   });
-  const context = blendRow("", size, "attnlib-context");
-  table.append(context.tr);
+  const context2 = blendRow("", size, "attnlib-context");
+  table.append(context2.tr);
   node.replaceChildren(table);
-  return { caption, rows, trs: rows.map((r) => r.tr), context, alphas: [], mark: -1 };
+  return { caption, rows, trs: rows.map((r) => r.tr), context: context2, alphas: [], mark: -1 };
 }
-function paintBlend(parts, weights, values, context, query, texts) {
+function paintBlend(parts, weights, values, context2, query, texts) {
   const top = Math.max(...weights, 1e-12);
   write(parts.caption, texts.blend);
   write(parts.context.tr.firstChild, texts.context);
@@ -810,7 +886,7 @@ function paintBlend(parts, weights, values, context, query, texts) {
     }
     values[j].forEach((v, k) => data(row.terms[k], fixed(w * v)));
   });
-  context.forEach((v, k) => data(parts.context.terms[k], fixed(v)));
+  context2.forEach((v, k) => data(parts.context.terms[k], fixed(v)));
   mark(parts.trs, query, parts);
 }
 function paintText(node, text) {
@@ -856,14 +932,14 @@ function queryView(data2, { query }) {
   });
   const texts = data2.texts.query;
   const row = weights[query];
-  const context = blend(row, data2.values);
-  const fields = { token: data2.tokens[query], terms: terms(data2.texts.panels, row, data2.tokens, "x"), context };
+  const context2 = blend(row, data2.values);
+  const fields = { token: data2.tokens[query], terms: terms(data2.texts.panels, row, data2.tokens, "x"), context: context2 };
   return {
     weights,
     limits,
     row,
     values: data2.values,
-    context,
+    context: context2,
     caption: texts.caption,
     formula: compose(texts.formula, fields, {}),
     announce: compose(texts.announce, announced(data2, query, row), {}),
@@ -1107,7 +1183,8 @@ var LOOP = {
     const position = make("div", "attnlib-position");
     root.append(position);
     const { panels, loop } = data2.texts;
-    const heatmap = buildHeatmap(root, data2.tokens, { texts: panels, label: loop.legend });
+    const widest = data2.scores.flat().map(fixed).reduce((a, b) => b.length > a.length ? b : a);
+    const heatmap = buildHeatmap(root, data2.tokens, { texts: panels, label: loop.legend, widest });
     const code = make("div", "attnlib-code");
     root.append(code);
     return { position, heatmap, code, ...formulaBlock(root, panels) };

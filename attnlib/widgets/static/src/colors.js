@@ -42,9 +42,7 @@ function luminance(rgb) {
 }
 
 // Cells are coloured in LEVELS + 1 steps of the map (a step is far below what an eye tells
-// apart): a cell carries its level's class (attnlib-level-k) and one stylesheet, written once,
-// colours it. A repaint then changes one class per cell, only when its level changes; a class,
-// not an attribute, so that the browser matches each cell against its own rule only.
+// apart), so that a repaint redraws a cell only when its number or its level changed.
 export const LEVELS = 128;
 
 /** The level (0..LEVELS) of `value` on the scale vmin..vmax; a flat grid sits in the middle. */
@@ -54,22 +52,14 @@ export function levelOf(value, vmin, vmax) {
 }
 
 /** Background and text colour of level `level`. */
-function colorsOfLevel(level) {
+export function colorsOfLevel(level) {
   const rgb = colorAt(level / LEVELS);
   const text = luminance(rgb) > LUMINANCE_THRESHOLD ? "#000" : "#fff";
   return { background: `rgb(${rgb.join(",")})`, color: text };
 }
 
-/** The class of level `level`. */
-export const levelClass = (level) => `attnlib-level-${level}`;
-
-/** The stylesheet of the levels: `selector`.attnlib-level-k gets level k's colours. */
-export function levelStyles(selector) {
-  return Array.from({ length: LEVELS + 1 }, (_, k) => {
-    const { background, color } = colorsOfLevel(k);
-    return `${selector}.${levelClass(k)}{background:${background};color:${color}}`;
-  }).join("\n");
-}
+/** Every level's colours, by level. */
+export const LEVEL_COLORS = Array.from({ length: LEVELS + 1 }, (_, k) => colorsOfLevel(k));
 
 /** The map as a CSS gradient, for the legend. */
 export function gradient() {

@@ -5,7 +5,7 @@
 import { DIMS, fits } from "./compute.js";
 import { watchControls } from "./controls.js";
 import { make } from "./dom.js";
-import { fill, products } from "./format.js";
+import { fill, fixed, products } from "./format.js";
 import { mathView } from "./formulas.js";
 import { buildHeatmap, paintHeatmap } from "./heatmap.js";
 import { paintMath } from "./mathml.js";
@@ -107,7 +107,8 @@ const LOOP = {
     const position = make("div", "attnlib-position");
     root.append(position);
     const { panels, loop } = data.texts;
-    const heatmap = buildHeatmap(root, data.tokens, { texts: panels, label: loop.legend });
+    const widest = data.scores.flat().map(fixed).reduce((a, b) => (b.length > a.length ? b : a));
+    const heatmap = buildHeatmap(root, data.tokens, { texts: panels, label: loop.legend, widest });
     const code = make("div", "attnlib-code");
     root.append(code);
     return { position, heatmap, code, ...formulaBlock(root, panels) };

@@ -1,13 +1,18 @@
 // The heatmap: a table built once per sentence (`buildHeatmap`) and repainted in place on
 // every control move (`paintHeatmap`), touching only the cells whose number or colour
-// changed. Its cells form a WAI-ARIA grid: one tab stop (a roving tabindex), arrow keys
-// move between cells, and the cell under the pointer or the keyboard says how it was
-// computed (in the details line and its title).
-// Hooks for tests and styles: table.attnlib-heatmap, td[data-row][data-col], sums in
-// data-col="sum" / data-row="sum", tr.attnlib-highlight-row, td.attnlib-highlight-cell,
-// td.attnlib-masked, blank cells with data-empty, div.attnlib-cell-details.
+// changed. The cells' fills and numbers are pixels of one canvas beneath the table: a move
+// that changes every number redraws pixels, instead of restyling, laying out and painting a
+// thousand elements. The table's cells stay the grid a keyboard and a screen reader use:
+// a WAI-ARIA grid with one tab stop (a roving tabindex), arrow keys moving between cells,
+// each cell named by its number (aria-label), and the cell under the pointer or the keyboard
+// saying how it was computed (in the details line and its title).
+// Hooks for tests and styles: table.attnlib-heatmap, td[data-row][data-col] (aria-label: the
+// number shown, then "masked" where masked; td.attnlib-masked), canvas.attnlib-heatmap-canvas (its
+// `attnlibTexts`: the text drawn in each cell, row by row), sums in data-col="sum" /
+// data-row="sum", tr.attnlib-highlight-row, td.attnlib-highlight-cell, blank cells with
+// data-empty, div.attnlib-cell-details.
 
-import { gradient, levelClass, levelOf, levelStyles } from "./colors.js";
+import { LEVEL_COLORS, gradient, levelOf } from "./colors.js";
 import { make } from "./dom.js";
 import { fill, fixed } from "./format.js";
 
@@ -35,11 +40,10 @@ function headerRow(tokens, totals, texts) {
   return tr;
 }
 
-/** A grid cell with its own text node, so that a repaint changes the text's data only. */
+/** A grid cell: an empty box over the canvas, named by the number drawn beneath it. */
 function gridCell(i, j) {
   const td = cell("td", i, j);
   td.tabIndex = -1;
-  td.append(document.createTextNode(""));
   return td;
 }
 
@@ -141,9 +145,10 @@ function wireGrid(parts, details) {
 
 /**
  * A heatmap of `tokens` x `tokens` in `parent`; `totals`: with row and column sums; `texts`:
- * the panels' texts (TEXTS["panels"]); `label`: the legend's.
+ * the panels' texts (TEXTS["panels"]); `label`: the legend's; `widest`: the widest number a
+ * cell will show (cells are as wide as it, and at least 4.2em).
  */
-export function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
+export function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "0.0000" }) {
   const table = make("table", "attnlib-heatmap");
   table.setAttribute("role", "grid");
   const caption = make("caption");
@@ -161,7 +166,19 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
   const size = tokens.length ** 2;
   const slots = () => new Array(size).fill(null);
   parts.shown = { how: slots(), value: slots(), scale: slots(), text: slots(), level: slots() };
-  addLevelStyles();
+  parts.labelled = slots();
+  // The canvas rides in the first cell (its containing block), so it moves with the grid
+  // when the row labels change width; beneath every cell (z-index -1 in the scroller).
+  const canvas = make("canvas", "attnlib-heatmap-canvas");
+  canvas.setAttribute("aria-hidden", "true");
+  canvas.attnlibTexts = new Array(size).fill("");
+  parts.cells[0][0].classList.add("attnlib-anchor");
+  parts.cells[0][0].append(canvas);
+  parts.canvas = canvas;
+  parts.geometry = null;
+  // Sums reach n: "32.0000" is as wide as they get.
+  const digits = Math.max(widest.length, totals ? fixed(tokens.length).length : 0);
+  table.style.setProperty("--attnlib-digits", String(digits));
   parts.sumsShown = { rows: [], cols: [] };
   parts.limits = "";
   const scroller = make("div", "attnlib-heatmap-scroll");
@@ -189,64 +206,143 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false }) {
     const mark = () =>
       wrap.classList.toggle("attnlib-scrolls", scroller.scrollWidth > scroller.clientWidth + 1);
     new ResizeObserver(mark).observe(scroller);
+    // Fonts loaded late, a zoom, a heatmap first drawn out of sight: cells moved, redraw.
+    new ResizeObserver(() => {
+      if (parts.geometry && !sameGeometry(parts.geometry, measure(parts))) drawAll(parts);
+    }).observe(table);
   }
   return parts;
 }
 
 const PLAIN = () => "plain";
 
-// The cells' colours, one rule per level, added to the page with the first heatmap. Named
-// for its rules' form: a page still holding an earlier module's (data-level) sheet gets this
-// one too.
-const LEVELS_ID = "attnlib-heatmap-level-classes";
-function addLevelStyles() {
-  if (document.getElementById(LEVELS_ID)) return;
-  const style = document.createElement("style");
-  style.id = LEVELS_ID;
-  style.textContent = levelStyles(".attnlib-heatmap td");
-  document.head.append(style);
+// ----------------------------------------------------------------------------- the canvas
+
+/** Where each cell is, relative to the first (px), the device pixel ratio, and the fonts. */
+function measure(parts) {
+  const origin = parts.cells[0][0].getBoundingClientRect();
+  const box = (td) => td.getBoundingClientRect();
+  const cols = parts.cells[0].map((td) => [box(td).left - origin.left, box(td).width]);
+  const rows = parts.cells.map((row) => [box(row[0]).top - origin.top, box(row[0]).height]);
+  const style = getComputedStyle(parts.cells[0][0]);
+  const page = getComputedStyle(parts.table);
+  const font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  return {
+    cols,
+    rows,
+    dpr: window.devicePixelRatio || 1,
+    pad: parseFloat(style.paddingRight) || 0,
+    font: `normal ${font}`,
+    italic: `italic ${font}`,
+    paper: page.getPropertyValue("--attnlib-paper").trim() || "#fff",
+    masked: {
+      background: page.getPropertyValue("--attnlib-masked-fill").trim() || "#e4e4e4",
+      color: page.getPropertyValue("--attnlib-masked-ink").trim() || "#1a1a1a",
+    },
+  };
 }
 
-/** Cell (i, j) showing `value` as `how` on vmin..vmax: only what differs is written. */
+function sameGeometry(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Cell k (row by row) as it is shown now: its fill, then its number at the right. */
+function drawCell(parts, ctx, k) {
+  const g = parts.geometry;
+  const n = parts.cells.length;
+  const [x, w] = g.cols[k % n];
+  const [y, h] = g.rows[Math.floor(k / n)];
+  const { how, text, level } = parts.shown;
+  ctx.fillStyle = g.paper;
+  ctx.fillRect(x, y, w, h);
+  parts.canvas.attnlibTexts[k] = text[k] ?? "";
+  if (how[k] === null || how[k] === "blank") return;
+  const masked = how[k] === "masked";
+  const colors = masked ? g.masked : LEVEL_COLORS[level[k]];
+  ctx.fillStyle = colors.background;
+  // One pixel of the page between cells, as a grid of separate cells reads.
+  ctx.fillRect(x + 0.5, y + 0.5, w - 1, h - 1);
+  // Set only when it changes: the context parses every font it is given.
+  const font = masked ? g.italic : g.font;
+  if (parts.font !== font) {
+    ctx.font = font;
+    parts.font = font;
+  }
+  ctx.fillStyle = colors.color;
+  ctx.fillText(text[k], x + w - g.pad, y + h / 2, Math.max(w - 2 * g.pad, 1));
+}
+
+function context(parts) {
+  // Opaque (the page's colour between and under cells): cheaper to hand to the compositor.
+  const ctx = parts.canvas.getContext("2d", { alpha: false });
+  ctx.setTransform(parts.geometry.dpr, 0, 0, parts.geometry.dpr, 0, 0);
+  ctx.textAlign = "right";
+  ctx.textBaseline = "middle";
+  ctx.font = parts.geometry.font;
+  parts.font = parts.geometry.font;
+  return ctx;
+}
+
+/** The canvas sized to the grid and every cell drawn. */
+function drawAll(parts) {
+  const g = measure(parts);
+  parts.geometry = g;
+  const [x, w] = g.cols[g.cols.length - 1];
+  const [y, h] = g.rows[g.rows.length - 1];
+  const { canvas } = parts;
+  canvas.style.width = `${x + w}px`;
+  canvas.style.height = `${y + h}px`;
+  canvas.width = Math.max(Math.ceil((x + w) * g.dpr), 1);
+  canvas.height = Math.max(Math.ceil((y + h) * g.dpr), 1);
+  const ctx = context(parts);
+  for (let k = 0; k < parts.shown.how.length; k++) drawCell(parts, ctx, k);
+}
+
+/** The cells in `changed` drawn again; all of them if the grid moved or was never drawn. */
+function draw(parts, changed) {
+  const g = parts.geometry;
+  if (!g || g.dpr !== (window.devicePixelRatio || 1)) {
+    drawAll(parts);
+    return;
+  }
+  if (!changed.length) return;
+  const ctx = context(parts);
+  changed.forEach((k) => drawCell(parts, ctx, k));
+}
+
+// ----------------------------------------------------------------------------- the cells
+
+/** Cell k = (i, j) to show `value` as `how` on vmin..vmax; true if its pixels change. */
 function paintCell(parts, i, j, value, how, vmin, vmax) {
-  const td = parts.cells[i][j];
   const k = i * parts.cells.length + j;
   const { shown } = parts;
   // The same number, state and colour scale as shown: nothing to format or write.
-  if (shown.how[k] === how && shown.value[k] === value && shown.scale[k] === parts.scale) return;
+  if (shown.how[k] === how && shown.value[k] === value && shown.scale[k] === parts.scale) {
+    return false;
+  }
   const was = shown.how[k];
   shown.how[k] = how;
   shown.value[k] = value;
   shown.scale[k] = parts.scale;
-  if ((was === "masked") !== (how === "masked")) paintMasked(td, how === "masked", parts.masked);
+  const td = parts.cells[i][j];
+  if ((was === "masked") !== (how === "masked")) td.classList.toggle("attnlib-masked");
   if ((was === "blank") !== (how === "blank")) {
     if (how === "blank") td.dataset.empty = "1";
     else delete td.dataset.empty;
   }
   const text = how === "blank" ? "" : fixed(value);
-  if (shown.text[k] !== text) {
-    td.firstChild.data = text;
-    shown.text[k] = text;
+  // A masked cell is read as masked, not as a weight of 0.0000: its number, then the word.
+  const label = how === "masked" ? `${text} ${parts.masked}` : text;
+  if (parts.labelled[k] !== label) {
+    if (label) td.setAttribute("aria-label", label);
+    else td.removeAttribute("aria-label");
+    parts.labelled[k] = label;
   }
-  // Masked and blank cells take the stylesheet's fill: no level may win over it.
-  const level = how === "plain" ? String(levelOf(value, vmin, vmax)) : "";
-  const wasLevel = shown.level[k];
-  if (wasLevel !== level) {
-    if (wasLevel && level) td.classList.replace(levelClass(wasLevel), levelClass(level));
-    else if (level) td.classList.add(levelClass(level));
-    else if (wasLevel) td.classList.remove(levelClass(wasLevel));
-    shown.level[k] = level;
-  }
-}
-
-/**
- * A masked cell is read as masked, not as a weight of 0.0000: its number is followed by the
- * word, for screen readers only (a label in place of the number would hide it).
- */
-function paintMasked(td, hidden, masked) {
-  td.classList.toggle("attnlib-masked", hidden);
-  if (hidden) td.append(make("span", "attnlib-sr", ` ${masked}`));
-  else td.lastChild.remove();
+  const level = how === "plain" ? levelOf(value, vmin, vmax) : -1;
+  const changed = was !== how || shown.text[k] !== text || shown.level[k] !== level;
+  shown.text[k] = text;
+  shown.level[k] = level;
+  return changed;
 }
 
 function paintSum(td, total, shown, k) {
@@ -297,13 +393,17 @@ export function paintHeatmap(
   const painted = [values, how, sums, vmin, vmax];
   const same = parts.painted?.every((x, k) => x === painted[k]) ?? false;
   parts.painted = painted;
+  const changed = [];
   if (!same) {
     parts.scale = `${vmin} ${vmax}`;
     const n = parts.cells.length;
     for (let i = 0; i < n; i++) {
-      for (let j = 0; j < n; j++) paintCell(parts, i, j, values[i][j], how(i, j), vmin, vmax);
+      for (let j = 0; j < n; j++) {
+        if (paintCell(parts, i, j, values[i][j], how(i, j), vmin, vmax)) changed.push(i * n + j);
+      }
     }
   }
+  draw(parts, changed);
   paintRow(parts, row);
   paintAt(parts, at);
   if (sums && !same) {
