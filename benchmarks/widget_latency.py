@@ -8,9 +8,13 @@ kernel (``kernel_round_trip`` of ``benchmarks/round_trip.py``: each move goes to
 which sends the new value back to the drawing, as the explorers worked before).
 For each control, ``N`` key presses are timed from the key event that acts (the
 ``keydown`` of an arrow or of Enter on a toggle button; the ``keyup`` of Space on
-the checkbox, which browsers tick when Space is released) to the first change of
-the explorer's drawing (a MutationObserver) plus one animation frame, i.e.
-painted; presses are 250 ms apart, each after the previous one is drawn. Both
+the checkbox, which browsers tick when Space is released) to the frame that shows
+the first change of the explorer's drawing (a MutationObserver, then one animation
+frame) painted: a task posted from that frame's animation callback, which runs once
+the frame's style, layout and paint are done and committed to the compositor. (Until
+2026-12-02 the time stopped at the animation callback, before that frame's style,
+layout and paint; each line still gives it, as "frame".) Presses are 250 ms apart,
+each after the previous one is drawn. Both
 ways are measured with no added delay and
 with every kernel message delayed by 100 ms each way (a Binder-like link,
 through Playwright's ``route_web_socket``).
@@ -32,12 +36,16 @@ it, and the full-size explorers' median and 95th percentile (with and without th
 delay). Targets: median <= 8 ms, p95 <= 16 ms, speedup >= 10, full-size p95 <= 16.7 ms
 (one frame).
 
-Note (where a full-size move's time goes, Chromium, a 32 x 32 grid whose every number
-changes: softmax axis, mask, head, temperature): script about 3-4 ms, style 3.5-4.5 ms
-(5-6 ms while levels were attributes), layout 7-8 ms, mostly shaping the new numbers' text,
-then paint and layerize. Least of several runs, on a loaded two-core machine, with the
-bundle and a stand-in model on a page of its own. The p95 of this benchmark on such a
-machine moves by more than any of these phases between runs: compare runs back to back.
+Note (where a full-size move's time goes, Chromium without a GPU, a 32 x 32 grid whose
+every number changes: softmax axis, mask, head, temperature). When each cell was an
+element with its number and a colour class: script 3-6 ms, style 5-8 ms (1,036
+elements), layout 8-14 ms (2,173 objects: a table lays out all its cells again), paint
+5-6 ms, layerize 4-5 ms, commit 1-3 ms. Now the fills and numbers are pixels of a canvas
+beneath the grid, as wide as the box in sight (``underlay.js``): script 4-8 ms (the
+canvas drawing included), style and layout 1-4 ms (the sums), commit 5-8 ms (the canvas
+handed to the compositor, in software here). Traced on a page of its own with the
+bundle and a stand-in model. The p95 of this benchmark on a two-core machine moves by
+more than any of these phases between runs: compare runs back to back.
 Explorers out of sight are not rendered (``content-visibility: auto``): each control is
 scrolled into view before it is timed, so the explorer timed is always one in sight.
 """

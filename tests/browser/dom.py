@@ -49,18 +49,14 @@ FORMULA = ".attnlib-formula"
 TOKEN = ".attnlib-token"
 
 
-# A JS function: the text a node shows. A heatmap cell's number is drawn on the canvas beneath
-# the grid and named by the cell's aria-label: both must agree, else the text says what each
-# holds (and so reads as two numbers, which no expected list matches).
+# A JS function: the text a node shows. The numbers of a heatmap's or a blend's cells are
+# drawn on the canvas beneath the table (its underlay) and name their cell (aria-label): both
+# must agree, else the text says what each holds (and so reads as two numbers, which no
+# expected list matches).
 SHOWN_TEXT = """(node) => {
-    const table = node.closest("table.attnlib-heatmap");
-    const canvas = table && table.querySelector("canvas.attnlib-heatmap-canvas");
-    const { row, col } = node.dataset;
-    if (!canvas || node.tagName !== "TD" || row === undefined || row === "sum" || col === "sum") {
-        return node.textContent;
-    }
-    const n = canvas.attnlibTexts.length ** 0.5;
-    const drawn = canvas.attnlibTexts[Number(row) * n + Number(col)];
+    const layer = node.closest("table")?.attnlibLayer;
+    if (!layer || node.attnlibIndex === undefined) return node.textContent;
+    const drawn = layer.texts[node.attnlibIndex];
     const named = node.getAttribute("aria-label") || "";
     return named.split(" ")[0] === drawn ? named : `drawn ${drawn}, named ${named}`;
 }"""

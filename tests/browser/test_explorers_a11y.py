@@ -271,6 +271,50 @@ def test_a_cell_taken_by_the_keyboard_says_how_it_was_computed(
     assert not page.evaluate("() => !!document.activeElement.closest('table.attnlib-heatmap')")
 
 
+# The pixels beneath heatmap cell `td` (the underlay): its fill, taken in the cell's corner,
+# and the colours along its middle line, where its number is drawn.
+_PIXELS = """(td) => {
+    const layer = td.closest("table").attnlibLayer;
+    const g = layer.geometry;
+    const k = td.attnlibIndex;
+    const [x, w] = g.cols[k % layer.cols];
+    const [y, h] = g.rows[Math.floor(k / layer.cols)];
+    const ctx = layer.canvas.getContext("2d", { alpha: false });
+    const at = (X, Y) => Array.from(ctx.getImageData(
+        Math.round((X - layer.window[0]) * g.dpr), Math.round(Y * g.dpr), 1, 1).data.slice(0, 3));
+    const line = [];
+    for (let X = x + 3; X < x + w - 3; X += 1) line.push(at(X, y + h / 2));
+    return { fill: at(x + 3, y + 3), line };
+}"""
+
+
+@pytest.mark.browser
+def test_the_heatmap_shows_each_weight_in_its_colour_and_its_number_drawn(
+    shown: tuple[WatchedPage, int, bool],
+) -> None:
+    """The fills and numbers are pixels of a canvas beneath the grid: the book's weights get
+    viridis at their place on the grid's scale (as matplotlib computes it), and each cell has
+    pixels of another colour, its number, along its middle."""
+    import matplotlib
+
+    from attnlib.widgets import QueryExplorer
+
+    weights = QueryExplorer().view.attn_weights
+    low, high = float(weights.min()), float(weights.max())
+    viridis = matplotlib.colormaps["viridis"]
+    grid = shown[0].page.locator(".attnlib-query-explorer table.attnlib-heatmap")
+    for i, j in [(0, 0), (1, 2), (4, 5), (5, 1)]:
+        pixels = grid.locator(f'td[data-row="{i}"][data-col="{j}"]').evaluate(_PIXELS)
+        place = (float(weights[i, j]) - low) / (high - low)
+        expected = [round(255 * c) for c in viridis(place)[:3]]
+        off = max(abs(a - b) for a, b in zip(pixels["fill"], expected, strict=True))
+        # 129 levels over a 17-stop map: a few units of 255 from matplotlib's 256 stops.
+        assert off <= 8, f"cell ({i}, {j}): fill {pixels['fill']}, viridis says {expected}"
+        fill = pixels["fill"]
+        ink = [p for p in pixels["line"] if sum(map(abs, map(int.__sub__, p, fill))) > 150]
+        assert len(ink) >= 6, f"cell ({i}, {j}): no number drawn on its fill {pixels['fill']}"
+
+
 @pytest.mark.browser
 def test_axe_finds_nothing_critical_or_serious(
     shown: tuple[WatchedPage, int, bool], axe_source: str

@@ -43,9 +43,9 @@ function extent(...grids) {
 function scoresOf(rows) {
   return rows.map((row) => row.map((v) => v === null ? -Infinity : v));
 }
-function attentionSetting(data2, state) {
-  const { scores, values } = data2.heads[state.head];
-  const factor = data2.scale / state.temperature;
+function attentionSetting(data, state) {
+  const { scores, values } = data.heads[state.head];
+  const factor = data.scale / state.temperature;
   const masked = scores.map((row, i) => row.map((_, j) => state.causal && j > i));
   const scaled = scores.map((row, i) => row.map((s, j) => masked[i][j] ? -Infinity : s * factor));
   const weights = softmaxGrid(scaled, state.dim === -1);
@@ -59,14 +59,14 @@ function attentionSetting(data2, state) {
     colSums: colSums(weights)
   };
 }
-function attentionOf(data2, state, setting = attentionSetting(data2, state)) {
+function attentionOf(data, state, setting = attentionSetting(data, state)) {
   const row = setting.weights[state.query];
   return { ...setting, row, context: blend(row, setting.values) };
 }
-function fits(data2, state) {
-  const n = (data2.tokens || []).length;
+function fits(data, state) {
+  const n = (data.tokens || []).length;
   const index = (v, size) => Number.isInteger(v) && v >= 0 && v < size;
-  return n > 0 && index(state.query, n) && index(state.step, Math.max(n * n, (data2.steps || []).length)) && DIMS.includes(state.dim) && Number.isFinite(state.temperature) && state.temperature > 0 && index(state.head, (data2.heads || [null]).length);
+  return n > 0 && index(state.query, n) && index(state.step, Math.max(n * n, (data.steps || []).length)) && DIMS.includes(state.dim) && Number.isFinite(state.temperature) && state.temperature > 0 && index(state.head, (data.heads || [null]).length);
 }
 var ones = (sums) => sums.every((s) => Math.abs(s - 1) <= 1e-4);
 
@@ -327,28 +327,28 @@ function scoreLine(inputs, [i, j], score) {
     number(score)
   );
 }
-function mathView(kind, data2, view, state, cell2) {
-  const n = data2.tokens.length;
-  const texts = data2.texts.panels;
+function mathView(kind, data, view, state, cell2) {
+  const n = data.tokens.length;
+  const texts = data.texts.panels;
   const [i, j] = cell2.map((v) => Math.min(Math.max(v, 0), n - 1));
   if (kind === "loop") {
     const [a, b] = view.at;
-    return [scoreLine(data2.inputs, [a, b], data2.scores[a][b])];
+    return [scoreLine(data.inputs, [a, b], data.scores[a][b])];
   }
   if (kind === "softmax") {
-    const into = data2.scores.map((row) => row.map((v) => v === null ? -Infinity : v));
+    const into = data.scores.map((row) => row.map((v) => v === null ? -Infinity : v));
     return [weightLine(into, view.weights, [i, j], state.dim, "\u03C9", texts)];
   }
   if (kind === "query") {
-    const into = data2.scores;
+    const into = data.scores;
     return [
       weightLine(into, view.weights, [i, j], -1, "\u03C9", texts),
       contextLine(state.query, view.context, "x")
     ];
   }
   if (kind === "attention") {
-    const many = data2.heads.length > 1;
-    const scaled = data2.scale !== 1 || SPECS.g(state.temperature) !== "1";
+    const many = data.heads.length > 1;
+    const scaled = data.scale !== 1 || SPECS.g(state.temperature) !== "1";
     const lines = [];
     if (scaled && !view.masked[i][j]) {
       lines.push(scaledLine(view, [i, j], state.temperature, view.context.length, many));
@@ -409,6 +409,144 @@ function colorsOfLevel(level) {
 var LEVEL_COLORS = Array.from({ length: LEVELS + 1 }, (_, k) => colorsOfLevel(k));
 function gradient() {
   return `linear-gradient(to right, ${VIRIDIS.join(", ")})`;
+}
+
+// attnlib/widgets/static/src/underlay.js
+function underlay(table, cells, scroller) {
+  const canvas = make("canvas", "attnlib-underlay");
+  canvas.setAttribute("aria-hidden", "true");
+  cells[0][0].classList.add("attnlib-anchor");
+  cells[0][0].append(canvas);
+  const cols = cells[0].length;
+  cells.forEach((row, r) => row.forEach((td, c) => td.attnlibIndex = r * cols + c));
+  const size = cells.length * cols;
+  const layer = {
+    table,
+    scroller,
+    cells,
+    window: null,
+    cols,
+    canvas,
+    looks: new Array(size).fill(null),
+    texts: new Array(size).fill(""),
+    geometry: null,
+    font: null,
+    colors: /* @__PURE__ */ new Map()
+  };
+  table.attnlibLayer = layer;
+  if (typeof ResizeObserver !== "undefined") {
+    const moved2 = new ResizeObserver(() => {
+      if (layer.geometry && !sameGeometry(layer.geometry, measure(layer))) drawAll(layer);
+    });
+    moved2.observe(table);
+    moved2.observe(scroller);
+  }
+  scroller.addEventListener("scroll", () => layer.geometry && drawAll(layer, false), {
+    passive: true
+  });
+  return layer;
+}
+function measure(layer) {
+  const { cells, table } = layer;
+  const origin = cells[0][0].getBoundingClientRect();
+  const box = (td) => td.getBoundingClientRect();
+  const style = getComputedStyle(cells[0][0]);
+  const page = getComputedStyle(table);
+  const font = `${style.fontSize} ${style.fontFamily}`;
+  const frame = layer.scroller.getBoundingClientRect();
+  return {
+    // Where the first cell starts in the scroller's content, and how wide its box is.
+    start: origin.left - frame.left - layer.scroller.clientLeft + layer.scroller.scrollLeft,
+    sight: layer.scroller.clientWidth,
+    cols: cells[0].map((td) => [box(td).left - origin.left, box(td).width]),
+    rows: cells.map((row) => [box(row[0]).top - origin.top, box(row[0]).height]),
+    dpr: window.devicePixelRatio || 1,
+    pad: parseFloat(style.paddingRight) || 0,
+    fonts: { normal: `400 ${font}`, italic: `italic 400 ${font}`, bold: `700 ${font}` },
+    paper: page.getPropertyValue("--attnlib-paper").trim() || "#fff",
+    ink: page.color
+  };
+}
+function color(layer, value) {
+  if (!value.startsWith("--")) return value;
+  if (!layer.colors.has(value)) {
+    const style = getComputedStyle(layer.table);
+    layer.colors.set(value, style.getPropertyValue(value).trim() || "#888");
+  }
+  return layer.colors.get(value);
+}
+function sameGeometry(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+function drawCell(layer, ctx, k) {
+  const g = layer.geometry;
+  const [x, w] = g.cols[k % layer.cols];
+  const [from, to] = layer.window;
+  if (x + w <= from || x >= to) return;
+  const [y, h] = g.rows[Math.floor(k / layer.cols)];
+  const look = layer.looks[k];
+  ctx.fillStyle = g.paper;
+  ctx.fillRect(x, y, w, h);
+  if (!look) return;
+  ctx.fillStyle = color(layer, look.fill);
+  ctx.fillRect(x + 0.5, y + 0.5, w - 1, h - 1);
+  const font = g.fonts[look.weight ?? "normal"];
+  if (layer.font !== font) {
+    ctx.font = font;
+    layer.font = font;
+  }
+  ctx.fillStyle = look.ink ? color(layer, look.ink) : g.ink;
+  ctx.fillText(look.text, x + w - g.pad, y + h / 2, Math.max(w - 2 * g.pad, 1));
+}
+function context(layer) {
+  const ctx = layer.canvas.getContext("2d", { alpha: false });
+  const g = layer.geometry;
+  ctx.setTransform(g.dpr, 0, 0, g.dpr, -layer.window[0] * g.dpr, 0);
+  ctx.textAlign = "right";
+  ctx.textBaseline = "middle";
+  ctx.font = g.fonts.normal;
+  layer.font = g.fonts.normal;
+  return ctx;
+}
+function drawAll(layer, remeasure = true) {
+  if (remeasure || !layer.geometry) {
+    layer.geometry = measure(layer);
+    layer.colors.clear();
+  }
+  const g = layer.geometry;
+  const [x, w] = g.cols[g.cols.length - 1];
+  const [y, h] = g.rows[g.rows.length - 1];
+  const left = layer.scroller.scrollLeft - g.start;
+  const from = Math.max(0, Math.floor(left));
+  const to = Math.max(from + 1, Math.min(x + w, Math.ceil(left + g.sight)));
+  const same = layer.window && layer.window[0] === from && layer.window[1] === to;
+  if (!remeasure && same) return;
+  layer.window = [from, to];
+  const { canvas } = layer;
+  canvas.style.left = `${from}px`;
+  canvas.style.width = `${to - from}px`;
+  canvas.style.height = `${y + h}px`;
+  canvas.width = Math.max(Math.ceil((to - from) * g.dpr), 1);
+  canvas.height = Math.max(Math.ceil((y + h) * g.dpr), 1);
+  const ctx = context(layer);
+  for (let k = 0; k < layer.looks.length; k++) drawCell(layer, ctx, k);
+}
+function setLook(layer, k, look) {
+  const was = layer.looks[k];
+  const same = was === look || was && look && was.text === look.text && was.fill === look.fill && was.ink === look.ink && was.weight === look.weight;
+  layer.looks[k] = look;
+  layer.texts[k] = look ? look.text : "";
+  return !same;
+}
+function draw(layer, changed) {
+  const g = layer.geometry;
+  if (!g || !layer.window || g.dpr !== (window.devicePixelRatio || 1)) {
+    drawAll(layer);
+    return;
+  }
+  if (!changed.length) return;
+  const ctx = context(layer);
+  changed.forEach((k) => drawCell(layer, ctx, k));
 }
 
 // attnlib/widgets/static/src/heatmap.js
@@ -538,21 +676,15 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "
   parts.at = null;
   const size = tokens.length ** 2;
   const slots = () => new Array(size).fill(null);
-  parts.shown = { how: slots(), value: slots(), scale: slots(), text: slots(), level: slots() };
+  parts.shown = { how: slots(), value: slots(), scale: slots() };
   parts.labelled = slots();
-  const canvas = make("canvas", "attnlib-heatmap-canvas");
-  canvas.setAttribute("aria-hidden", "true");
-  canvas.attnlibTexts = new Array(size).fill("");
-  parts.cells[0][0].classList.add("attnlib-anchor");
-  parts.cells[0][0].append(canvas);
-  parts.canvas = canvas;
-  parts.geometry = null;
   const digits = Math.max(widest.length, totals ? fixed(tokens.length).length : 0);
   table.style.setProperty("--attnlib-digits", String(digits));
   parts.sumsShown = { rows: [], cols: [] };
   parts.limits = "";
   const scroller = make("div", "attnlib-heatmap-scroll");
   scroller.append(table);
+  parts.layer = underlay(table, parts.cells, scroller);
   const scroll = totals ? texts.scroll_sums : texts.scroll;
   const cue = make("div", "attnlib-scroll-cue", scroll);
   scroller.tabIndex = 0;
@@ -574,92 +706,10 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "
   if (typeof ResizeObserver !== "undefined") {
     const mark2 = () => wrap.classList.toggle("attnlib-scrolls", scroller.scrollWidth > scroller.clientWidth + 1);
     new ResizeObserver(mark2).observe(scroller);
-    new ResizeObserver(() => {
-      if (parts.geometry && !sameGeometry(parts.geometry, measure(parts))) drawAll(parts);
-    }).observe(table);
   }
   return parts;
 }
 var PLAIN = () => "plain";
-function measure(parts) {
-  const origin = parts.cells[0][0].getBoundingClientRect();
-  const box = (td) => td.getBoundingClientRect();
-  const cols = parts.cells[0].map((td) => [box(td).left - origin.left, box(td).width]);
-  const rows = parts.cells.map((row) => [box(row[0]).top - origin.top, box(row[0]).height]);
-  const style = getComputedStyle(parts.cells[0][0]);
-  const page = getComputedStyle(parts.table);
-  const font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
-  return {
-    cols,
-    rows,
-    dpr: window.devicePixelRatio || 1,
-    pad: parseFloat(style.paddingRight) || 0,
-    font: `normal ${font}`,
-    italic: `italic ${font}`,
-    paper: page.getPropertyValue("--attnlib-paper").trim() || "#fff",
-    masked: {
-      background: page.getPropertyValue("--attnlib-masked-fill").trim() || "#e4e4e4",
-      color: page.getPropertyValue("--attnlib-masked-ink").trim() || "#1a1a1a"
-    }
-  };
-}
-function sameGeometry(a, b) {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-function drawCell(parts, ctx, k) {
-  const g = parts.geometry;
-  const n = parts.cells.length;
-  const [x, w] = g.cols[k % n];
-  const [y, h] = g.rows[Math.floor(k / n)];
-  const { how, text, level } = parts.shown;
-  ctx.fillStyle = g.paper;
-  ctx.fillRect(x, y, w, h);
-  parts.canvas.attnlibTexts[k] = text[k] ?? "";
-  if (how[k] === null || how[k] === "blank") return;
-  const masked = how[k] === "masked";
-  const colors = masked ? g.masked : LEVEL_COLORS[level[k]];
-  ctx.fillStyle = colors.background;
-  ctx.fillRect(x + 0.5, y + 0.5, w - 1, h - 1);
-  const font = masked ? g.italic : g.font;
-  if (parts.font !== font) {
-    ctx.font = font;
-    parts.font = font;
-  }
-  ctx.fillStyle = colors.color;
-  ctx.fillText(text[k], x + w - g.pad, y + h / 2, Math.max(w - 2 * g.pad, 1));
-}
-function context(parts) {
-  const ctx = parts.canvas.getContext("2d", { alpha: false });
-  ctx.setTransform(parts.geometry.dpr, 0, 0, parts.geometry.dpr, 0, 0);
-  ctx.textAlign = "right";
-  ctx.textBaseline = "middle";
-  ctx.font = parts.geometry.font;
-  parts.font = parts.geometry.font;
-  return ctx;
-}
-function drawAll(parts) {
-  const g = measure(parts);
-  parts.geometry = g;
-  const [x, w] = g.cols[g.cols.length - 1];
-  const [y, h] = g.rows[g.rows.length - 1];
-  const { canvas } = parts;
-  canvas.style.width = `${x + w}px`;
-  canvas.style.height = `${y + h}px`;
-  canvas.width = Math.max(Math.ceil((x + w) * g.dpr), 1);
-  canvas.height = Math.max(Math.ceil((y + h) * g.dpr), 1);
-  const ctx = context(parts);
-  for (let k = 0; k < parts.shown.how.length; k++) drawCell(parts, ctx, k);
-}
-function draw(parts, changed) {
-  const g = parts.geometry;
-  if (!g || g.dpr !== (window.devicePixelRatio || 1)) {
-    drawAll(parts);
-    return;
-  }
-  if (!changed.length) return;
-  const ctx = context(parts);
-  changed.forEach((k) => drawCell(parts, ctx, k));
-}
 function paintCell(parts, i, j, value, how, vmin, vmax) {
   const k = i * parts.cells.length + j;
   const { shown } = parts;
@@ -683,11 +733,13 @@ function paintCell(parts, i, j, value, how, vmin, vmax) {
     else td.removeAttribute("aria-label");
     parts.labelled[k] = label;
   }
-  const level = how === "plain" ? levelOf(value, vmin, vmax) : -1;
-  const changed = was !== how || shown.text[k] !== text || shown.level[k] !== level;
-  shown.text[k] = text;
-  shown.level[k] = level;
-  return changed;
+  if (how === "blank") return setLook(parts.layer, k, null);
+  if (how === "masked") {
+    const look = { text, fill: "--attnlib-masked-fill", ink: "--attnlib-masked-ink" };
+    return setLook(parts.layer, k, { ...look, weight: "italic" });
+  }
+  const { background, color: color2 } = LEVEL_COLORS[levelOf(value, vmin, vmax)];
+  return setLook(parts.layer, k, { text, fill: background, ink: color2 });
 }
 function paintSum(td, total, shown, k) {
   const text = fixed(total);
@@ -733,7 +785,7 @@ function paintHeatmap(parts, values, { vmin, vmax, how = PLAIN, row = -1, at = n
       }
     }
   }
-  draw(parts, changed);
+  draw(parts.layer, changed);
   paintRow(parts, row);
   paintAt(parts, at);
   if (sums && !same) {
@@ -800,9 +852,6 @@ function paintToken(node, label) {
 function write(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
-function data(node, text) {
-  if (node.data !== text) node.data = text;
-}
 function mark(items, k, state) {
   if (state.mark === k) return;
   [state.mark, k].forEach((m) => {
@@ -850,14 +899,12 @@ function blendRow(label, size, className) {
   const terms2 = Array.from({ length: size }, (_, k) => {
     const td = make("td", "attnlib-term");
     td.dataset.k = k;
-    const text = document.createTextNode("");
-    td.append(text);
     tr.append(td);
-    return text;
+    return td;
   });
   return { tr, weight, terms: terms2 };
 }
-function buildBlend(node, tokens, size) {
+function buildBlend(node, tokens, size, widest) {
   const table = make("table", "attnlib-blend");
   const caption = make("caption");
   table.append(caption);
@@ -869,24 +916,42 @@ function buildBlend(node, tokens, size) {
   });
   const context2 = blendRow("", size, "attnlib-context");
   table.append(context2.tr);
+  table.style.setProperty("--attnlib-digits", String(widest.length));
   node.replaceChildren(table);
-  return { caption, rows, trs: rows.map((r) => r.tr), context: context2, alphas: [], mark: -1 };
+  const cells = [...rows, context2].map((row) => [row.weight, ...row.terms]);
+  const layer = underlay(table, cells, node);
+  return { caption, rows, trs: rows.map((r) => r.tr), context: context2, cells, layer, named: [], mark: -1 };
+}
+var shade = (alpha) => `rgba(213, 94, 0, ${(0.45 * alpha).toFixed(3)})`;
+var CONTEXT_SHADE = "rgba(213, 94, 0, 0.18)";
+function paintNumber(parts, k, look) {
+  const text = look ? look.text : "";
+  if (parts.named[k] !== text) {
+    const td = parts.cells[Math.floor(k / parts.layer.cols)][k % parts.layer.cols];
+    if (text) td.setAttribute("aria-label", text);
+    else td.removeAttribute("aria-label");
+    parts.named[k] = text;
+  }
+  return setLook(parts.layer, k, look);
 }
 function paintBlend(parts, weights, values, context2, query, texts) {
   const top = Math.max(...weights, 1e-12);
   write(parts.caption, texts.blend);
   write(parts.context.tr.firstChild, texts.context);
+  const cols = parts.layer.cols;
+  const changed = [];
+  const paint = (k, look) => {
+    if (paintNumber(parts, k, look)) changed.push(k);
+  };
   weights.forEach((w, j) => {
-    const row = parts.rows[j];
-    write(row.weight, fixed(w));
-    const alpha = (Math.max(w, 0) / top).toFixed(3);
-    if (parts.alphas[j] !== alpha) {
-      row.tr.style.setProperty("--attnlib-alpha", alpha);
-      parts.alphas[j] = alpha;
-    }
-    values[j].forEach((v, k) => data(row.terms[k], fixed(w * v)));
+    paint(j * cols, { text: fixed(w), fill: "--attnlib-paper" });
+    const fill2 = shade(Math.max(w, 0) / top);
+    values[j].forEach((v, k) => paint(j * cols + 1 + k, { text: fixed(w * v), fill: fill2 }));
   });
-  context2.forEach((v, k) => data(parts.context.terms[k], fixed(v)));
+  const last = weights.length * cols;
+  paint(last, null);
+  context2.forEach((v, k) => paint(last + 1 + k, { text: fixed(v), fill: CONTEXT_SHADE, weight: "bold" }));
+  draw(parts.layer, changed);
   mark(parts.trs, query, parts);
 }
 function paintText(node, text) {
@@ -895,64 +960,64 @@ function paintText(node, text) {
 
 // attnlib/widgets/static/src/views.js
 var prepared = /* @__PURE__ */ new WeakMap();
-function once(data2, make2) {
-  if (!prepared.has(data2)) prepared.set(data2, make2());
-  return prepared.get(data2);
+function once(data, make2) {
+  if (!prepared.has(data)) prepared.set(data, make2());
+  return prepared.get(data);
 }
 var SETTINGS_KEPT = 8;
 var settings = /* @__PURE__ */ new WeakMap();
-function perSetting(data2, key, make2) {
-  if (!settings.has(data2)) settings.set(data2, /* @__PURE__ */ new Map());
-  const kept = settings.get(data2);
+function perSetting(data, key, make2) {
+  if (!settings.has(data)) settings.set(data, /* @__PURE__ */ new Map());
+  const kept = settings.get(data);
   if (!kept.has(key)) {
     if (kept.size >= SETTINGS_KEPT) kept.delete(kept.keys().next().value);
     kept.set(key, make2());
   }
   return kept.get(key);
 }
-function queryPanels(data2, query, row, vec) {
-  const texts = data2.texts.panels;
-  const token = data2.tokens[query];
+function queryPanels(data, query, row, vec) {
+  const texts = data.texts.panels;
+  const token = data.tokens[query];
   const total = row.reduce((s, w) => s + w, 0);
   return {
-    label: fill(texts.query, { query, token_repr: data2.reprs[query] }),
+    label: fill(texts.query, { query, token_repr: data.reprs[query] }),
     bars: fill(texts.bars, { query, total }),
     blend: fill(texts.blend, { token, vec }),
     context: fill(texts.context, { token })
   };
 }
-function announced(data2, query, row) {
+function announced(data, query, row) {
   const total = row.reduce((s, w) => s + w, 0);
-  return { query, token_repr: data2.reprs[query], row, total };
+  return { query, token_repr: data.reprs[query], row, total };
 }
-function queryView(data2, { query }) {
-  const { weights, limits } = once(data2, () => {
-    const grid = softmaxGrid(scoresOf(data2.scores), true);
+function queryView(data, { query }) {
+  const { weights, limits } = once(data, () => {
+    const grid = softmaxGrid(scoresOf(data.scores), true);
     return { weights: grid, limits: extent(grid) };
   });
-  const texts = data2.texts.query;
+  const texts = data.texts.query;
   const row = weights[query];
-  const context2 = blend(row, data2.values);
-  const fields = { token: data2.tokens[query], terms: terms(data2.texts.panels, row, data2.tokens, "x"), context: context2 };
+  const context2 = blend(row, data.values);
+  const fields = { token: data.tokens[query], terms: terms(data.texts.panels, row, data.tokens, "x"), context: context2 };
   return {
     weights,
     limits,
     row,
-    values: data2.values,
+    values: data.values,
     context: context2,
     caption: texts.caption,
     formula: compose(texts.formula, fields, {}),
-    announce: compose(texts.announce, announced(data2, query, row), {}),
-    panels: queryPanels(data2, query, row, "x")
+    announce: compose(texts.announce, announced(data, query, row), {}),
+    panels: queryPanels(data, query, row, "x")
   };
 }
-function softmaxView(data2, { dim }) {
-  const { both, sumsOf, limits } = once(data2, () => {
-    const grids = DIMS.map((d) => softmaxGrid(scoresOf(data2.scores), d === -1));
+function softmaxView(data, { dim }) {
+  const { both, sumsOf, limits } = once(data, () => {
+    const grids = DIMS.map((d) => softmaxGrid(scoresOf(data.scores), d === -1));
     const sumsOf2 = grids.map((grid) => [rowSums(grid), colSums(grid)]);
     return { both: grids, sumsOf: sumsOf2, limits: extent(...grids) };
   });
-  const texts = data2.texts.softmax;
+  const texts = data.texts.softmax;
   const weights = both[DIMS.indexOf(dim)];
   const sums = sumsOf[DIMS.indexOf(dim)];
   const flags = { rows: dim === -1, rows_one: ones(sums[0]), cols_one: ones(sums[1]) };
@@ -966,10 +1031,10 @@ function softmaxView(data2, { dim }) {
     announce: compose(texts.announce, fields, flags)
   };
 }
-function loopView(data2, { step }) {
-  const limits = once(data2, () => extent(data2.scores));
-  const texts = data2.texts.loop;
-  const { tokens, scores, inputs } = data2;
+function loopView(data, { step }) {
+  const limits = once(data, () => extent(data.scores));
+  const texts = data.texts.loop;
+  const { tokens, scores, inputs } = data;
   const n = tokens.length;
   const [i, j] = [Math.floor(step / n), step % n];
   const fields = {
@@ -979,7 +1044,7 @@ function loopView(data2, { step }) {
     token_j: tokens[j],
     iteration: step + 1,
     iterations: n * n,
-    products: products(data2.texts.panels, inputs[i], inputs[j]),
+    products: products(data.texts.panels, inputs[i], inputs[j]),
     score: scores[i][j]
   };
   return {
@@ -994,10 +1059,10 @@ function loopView(data2, { step }) {
     announce: compose(texts.announce, fields, {})
   };
 }
-function attentionView(data2, state) {
+function attentionView(data, state) {
   const { query, dim, causal, temperature, head } = state;
-  const setting = perSetting(data2, `${head} ${dim} ${causal} ${temperature}`, () => {
-    const grids = attentionSetting(data2, state);
+  const setting = perSetting(data, `${head} ${dim} ${causal} ${temperature}`, () => {
+    const grids = attentionSetting(data, state);
     return {
       ...grids,
       // vmin = 0, not the smallest weight: a flat row looks flat and a sharp one bright.
@@ -1006,22 +1071,22 @@ function attentionView(data2, state) {
       how: (i, j) => grids.masked[i][j] ? "masked" : "plain"
     };
   });
-  const view = attentionOf(data2, state, setting);
-  const texts = data2.texts.attention;
-  const many = data2.heads.length > 1;
+  const view = attentionOf(data, state, setting);
+  const texts = data.texts.attention;
+  const many = data.heads.length > 1;
   const vec = many ? "v" : "x";
   const fields = {
     query,
-    token: data2.tokens[query],
-    token_repr: data2.reprs[query],
+    token: data.tokens[query],
+    token_repr: data.reprs[query],
     dim,
     temperature,
     head,
-    num_heads: data2.heads.length,
+    num_heads: data.heads.length,
     head_dim: view.context.length,
     scores: view.scores[query],
     scaled: view.scaled[query],
-    terms: terms(data2.texts.panels, view.row, data2.tokens, vec),
+    terms: terms(data.texts.panels, view.row, data.tokens, vec),
     context: view.context,
     row_sum: view.rowSums[query],
     col_sums: view.colSums
@@ -1031,7 +1096,7 @@ function attentionView(data2, state) {
     causal,
     many,
     // Temperature as shown: a slider's 1.0000000000000002 is 1 and changes nothing.
-    changed: data2.scale !== 1 || SPECS.g(temperature) !== "1" || causal,
+    changed: data.scale !== 1 || SPECS.g(temperature) !== "1" || causal,
     rows_one: ones(view.rowSums),
     cols_one: ones(view.colSums)
   };
@@ -1040,7 +1105,7 @@ function attentionView(data2, state) {
     caption: compose(texts.caption, fields, flags),
     formula: compose(texts.formula, fields, flags),
     announce: compose(texts.announce, { ...fields, row: view.row }, flags),
-    panels: queryPanels(data2, query, view.row, vec)
+    panels: queryPanels(data, query, view.row, vec)
   };
 }
 function evenShare(n) {
@@ -1048,18 +1113,18 @@ function evenShare(n) {
   for (let i = 1; i < n; i += 1) total += 1 / (i + 1);
   return n < 2 ? 0 : total / (n - 1);
 }
-function decoded(data2) {
-  return once(data2, () => {
-    const bytes = Uint8Array.from(atob(data2.snapshots), (c) => c.charCodeAt(0));
+function decoded(data) {
+  return once(data, () => {
+    const bytes = Uint8Array.from(atob(data.snapshots), (c) => c.charCodeAt(0));
     const view = new DataView(bytes.buffer);
     return Float64Array.from({ length: bytes.length / 2 }, (_, k) => view.getUint16(2 * k, true) / 1e4);
   });
 }
-function trainingView(data2, { step: snapshot, head, query }) {
-  const texts = data2.texts.training;
-  const [, heads, n] = data2.shape;
-  const weights = perSetting(data2, `${snapshot} ${head}`, () => {
-    const flat = decoded(data2);
+function trainingView(data, { step: snapshot, head, query }) {
+  const texts = data.texts.training;
+  const [, heads, n] = data.shape;
+  const weights = perSetting(data, `${snapshot} ${head}`, () => {
+    const flat = decoded(data);
     const start = (snapshot * heads + head) * n * n;
     return Array.from(
       { length: n },
@@ -1071,17 +1136,17 @@ function trainingView(data2, { step: snapshot, head, query }) {
   const below = weights.slice(1).map((r, i) => r[i]);
   const share = n > 1 ? below.reduce((s, w) => s + w, 0) / below.length : 0;
   const fields = {
-    step: data2.steps[snapshot],
+    step: data.steps[snapshot],
     snapshot,
-    last: data2.steps.length - 1,
-    block: Math.floor(head / data2.num_heads),
-    head: head % data2.num_heads,
+    last: data.steps.length - 1,
+    block: Math.floor(head / data.num_heads),
+    head: head % data.num_heads,
     query,
-    token_repr: data2.reprs[query],
+    token_repr: data.reprs[query],
     top: row[top],
-    top_repr: data2.reprs[top],
+    top_repr: data.reprs[top],
     before: query > 0 ? row[query - 1] : null,
-    before_repr: query > 0 ? data2.reprs[query - 1] : "",
+    before_repr: query > 0 ? data.reprs[query - 1] : "",
     share,
     even: evenShare(n)
   };
@@ -1091,7 +1156,7 @@ function trainingView(data2, { step: snapshot, head, query }) {
     limits: [0, 1],
     row,
     caption: fill(texts.caption, fields),
-    bars: fill(data2.texts.panels.bars, { query, total }),
+    bars: fill(data.texts.panels.bars, { query, total }),
     formula: compose(texts.formula, fields, { first: query === 0 })
   };
 }
@@ -1104,10 +1169,10 @@ var VIEWS = {
 };
 
 // attnlib/widgets/static/src/explorer.js
-function weightCell(data2, weights, scores, dim, masked) {
-  const texts = data2.texts.panels;
+function weightCell(data, weights, scores, dim, masked) {
+  const texts = data.texts.panels;
   return (i, j) => {
-    const fields = { i, j, token_i: data2.tokens[i], token_j: data2.tokens[j], dim };
+    const fields = { i, j, token_i: data.tokens[i], token_j: data.tokens[j], dim };
     if (masked && masked[i][j]) return fill(texts.cell_masked, fields);
     return fill(texts.cell_weight, { ...fields, value: weights[i][j], score: scores[i][j] });
   };
@@ -1127,40 +1192,41 @@ function formulaBlock(root, texts) {
   root.append(math, folded);
   return { math, formula };
 }
-function queryLayout(root, data2, legend2, totals, size) {
+function queryLayout(root, data, legend2, totals, values) {
   const head = make("div", "attnlib-head");
   const token = make("b", "attnlib-token");
   head.append(token);
   const row = make("div", "attnlib-row");
-  const { panels } = data2.texts;
-  const heatmap = buildHeatmap(row, data2.tokens, { texts: panels, label: legend2, totals });
+  const { panels } = data.texts;
+  const heatmap = buildHeatmap(row, data.tokens, { texts: panels, label: legend2, totals });
   const barsBox = make("div", "attnlib-bars");
   const blendBox = make("div", "attnlib-blend-panel");
   row.append(barsBox, blendBox);
   root.append(head, row);
-  const bars = buildBars(barsBox, data2.tokens);
-  const blend2 = buildBlend(blendBox, data2.tokens, size);
+  const bars = buildBars(barsBox, data.tokens);
+  const most = Math.max(...values.flat().map(Math.abs));
+  const blend2 = buildBlend(blendBox, data.tokens, values[0].length, fixed(-most));
   return { token, heatmap, bars, blend: blend2, ...formulaBlock(root, panels) };
 }
-function drawQueryPanels(parts, data2, query, view) {
+function drawQueryPanels(parts, data, query, view) {
   paintToken(parts.token, view.panels.label);
   paintBars(parts.bars, view.row, query, view.panels.bars);
   paintBlend(parts.blend, view.row, view.values, view.context, query, view.panels);
 }
 var QUERY = {
-  build: (root, data2) => queryLayout(root, data2, data2.texts.query.legend, false, data2.values[0].length),
-  draw(parts, data2, view, { query }) {
+  build: (root, data) => queryLayout(root, data, data.texts.query.legend, false, data.values),
+  draw(parts, data, view, { query }) {
     const [vmin, vmax] = view.limits;
     paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
-    parts.heatmap.describe = weightCell(data2, view.weights, data2.scores, -1, null);
-    drawQueryPanels(parts, data2, query, view);
+    parts.heatmap.describe = weightCell(data, view.weights, data.scores, -1, null);
+    drawQueryPanels(parts, data, query, view);
     paintText(parts.formula, view.formula);
   }
 };
 var SOFTMAX = {
-  build(root, data2) {
-    const texts = data2.texts;
-    const heatmap = buildHeatmap(root, data2.tokens, {
+  build(root, data) {
+    const texts = data.texts;
+    const heatmap = buildHeatmap(root, data.tokens, {
       texts: texts.panels,
       label: texts.softmax.legend,
       totals: true
@@ -1170,35 +1236,35 @@ var SOFTMAX = {
     root.append(math, explanation);
     return { heatmap, math, explanation };
   },
-  draw(parts, data2, view, { dim }) {
+  draw(parts, data, view, { dim }) {
     const [vmin, vmax] = view.limits;
     const { sums, caption } = view;
     paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, sums, caption });
-    parts.heatmap.describe = weightCell(data2, view.weights, data2.scores, dim, null);
+    parts.heatmap.describe = weightCell(data, view.weights, data.scores, dim, null);
     paintText(parts.explanation, view.explanation);
   }
 };
 var LOOP = {
-  build(root, data2) {
+  build(root, data) {
     const position = make("div", "attnlib-position");
     root.append(position);
-    const { panels, loop } = data2.texts;
-    const widest = data2.scores.flat().map(fixed).reduce((a, b) => b.length > a.length ? b : a);
-    const heatmap = buildHeatmap(root, data2.tokens, { texts: panels, label: loop.legend, widest });
+    const { panels, loop } = data.texts;
+    const widest = data.scores.flat().map(fixed).reduce((a, b) => b.length > a.length ? b : a);
+    const heatmap = buildHeatmap(root, data.tokens, { texts: panels, label: loop.legend, widest });
     const code = make("div", "attnlib-code");
     root.append(code);
     return { position, heatmap, code, ...formulaBlock(root, panels) };
   },
-  draw(parts, data2, view) {
+  draw(parts, data, view) {
     const [vmin, vmax] = view.limits;
     const how = (a, b) => view.filled(a, b) ? "plain" : "blank";
     const options = { vmin, vmax, how, at: view.at, caption: view.caption };
     paintHeatmap(parts.heatmap, view.scores, options);
-    const texts = data2.texts.panels;
+    const texts = data.texts.panels;
     parts.heatmap.describe = (i, j) => {
-      const fields = { i, j, token_i: data2.tokens[i], token_j: data2.tokens[j] };
+      const fields = { i, j, token_i: data.tokens[i], token_j: data.tokens[j] };
       if (!view.filled(i, j)) return fill(texts.cell_empty, fields);
-      const terms2 = products(texts, data2.inputs[i], data2.inputs[j]);
+      const terms2 = products(texts, data.inputs[i], data.inputs[j]);
       return fill(texts.cell_score, { ...fields, products: terms2, value: view.scores[i][j] });
     };
     paintText(parts.position, view.position);
@@ -1207,31 +1273,37 @@ var LOOP = {
   }
 };
 var ATTENTION = {
-  build: (root, data2) => queryLayout(root, data2, data2.texts.attention.legend, true, data2.heads[0].values[0].length),
-  draw(parts, data2, view, state) {
+  build: (root, data) => queryLayout(
+    root,
+    data,
+    data.texts.attention.legend,
+    true,
+    data.heads.flatMap((h) => h.values)
+  ),
+  draw(parts, data, view, state) {
     const { query } = state;
     const [vmin, vmax] = view.limits;
     const { how, sums } = view;
     const options = { vmin, vmax, how, row: query, sums, caption: view.caption };
     paintHeatmap(parts.heatmap, view.weights, options);
     const { dim } = state;
-    parts.heatmap.describe = weightCell(data2, view.weights, view.scaled, dim, view.masked);
-    drawQueryPanels(parts, data2, query, view);
+    parts.heatmap.describe = weightCell(data, view.weights, view.scaled, dim, view.masked);
+    drawQueryPanels(parts, data, query, view);
     paintText(parts.formula, view.formula);
   }
 };
 var TRAINING = {
-  build(root, data2) {
+  build(root, data) {
     const row = make("div", "attnlib-row");
-    const { panels, training } = data2.texts;
-    const heatmap = buildHeatmap(row, data2.tokens, { texts: panels, label: training.legend });
+    const { panels, training } = data.texts;
+    const heatmap = buildHeatmap(row, data.tokens, { texts: panels, label: training.legend });
     const barsBox = make("div", "attnlib-bars");
     row.append(barsBox);
     const formula = make("div", "attnlib-formula");
     root.append(row, formula);
-    return { heatmap, bars: buildBars(barsBox, data2.tokens), formula };
+    return { heatmap, bars: buildBars(barsBox, data.tokens), formula };
   },
-  draw(parts, data2, view, { query }) {
+  draw(parts, data, view, { query }) {
     const [vmin, vmax] = view.limits;
     paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
     paintBars(parts.bars, view.row, query, view.bars);
@@ -1243,24 +1315,24 @@ var NAMED = {
   query: () => ["query"],
   softmax: () => ["dim"],
   loop: () => ["step"],
-  attention: (data2) => ["query", "temperature", "dim", ...data2.heads.length > 1 ? ["head"] : []],
+  attention: (data) => ["query", "temperature", "dim", ...data.heads.length > 1 ? ["head"] : []],
   // The head is a drop-down, named by its own label; the step slider walks the snapshots.
   training: () => ["query", "step"]
 };
-function spoken(data2, state) {
-  const n = data2.tokens.length;
+function spoken(data, state) {
+  const n = data.tokens.length;
   const [i, j] = [Math.floor(state.step / n), state.step % n];
   return {
     ...state,
-    token: data2.tokens[state.query] ?? "",
-    last_head: (data2.heads?.length ?? 1) - 1,
+    token: data.tokens[state.query] ?? "",
+    last_head: (data.heads?.length ?? 1) - 1,
     iteration: state.step + 1,
-    snapshots: data2.steps?.length ?? 0,
+    snapshots: data.steps?.length ?? 0,
     iterations: n * n,
     i,
     j,
-    token_i: data2.tokens[i] ?? "",
-    token_j: data2.tokens[j] ?? ""
+    token_i: data.tokens[i] ?? "",
+    token_j: data.tokens[j] ?? ""
   };
 }
 var CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step"];
@@ -1286,33 +1358,33 @@ function render({ model, el }) {
   let shown = null;
   const drawMath = () => {
     if (!parts?.math || !shown) return;
-    const { data: data2, view, state } = shown;
-    paintMath(parts.math, mathView(name, data2, view, state, cell2));
+    const { data, view, state } = shown;
+    paintMath(parts.math, mathView(name, data, view, state, cell2));
   };
   const redraw = () => {
-    const data2 = model.get("data");
+    const data = model.get("data");
     const state = stateOf(model);
-    if (!parts || !fits(data2, state)) return;
-    const view = VIEWS[name](data2, state);
-    kind.draw(parts, data2, view, state);
+    if (!parts || !fits(data, state)) return;
+    const view = VIEWS[name](data, state);
+    kind.draw(parts, data, view, state);
     if (FOLLOWS_QUERY.has(name) && cell2[0] !== state.query) {
       cell2 = [state.query, cell2[1]];
       parts.heatmap.activate(...cell2);
     }
-    shown = { data: data2, view, state };
+    shown = { data, view, state };
     drawMath();
-    const values = spoken(data2, state);
+    const values = spoken(data, state);
     controls.update({ ...state, dim_index: model.get("dim_index") }, values, view.announce ?? "");
   };
   const rebuild = () => {
     root.replaceChildren();
     if (controls) controls.dispose();
-    const data2 = model.get("data");
-    parts = data2 && data2.tokens ? kind.build(root, data2) : null;
-    const texts = () => ({ ...data2.texts.controls, ...data2.texts[name]?.controls ?? {} });
-    controls = parts ? watchControls(el, root, NAMED[name](data2), texts) : null;
+    const data = model.get("data");
+    parts = data && data.tokens ? kind.build(root, data) : null;
+    const texts = () => ({ ...data.texts.controls, ...data.texts[name]?.controls ?? {} });
+    controls = parts ? watchControls(el, root, NAMED[name](data), texts) : null;
     if (parts) {
-      const query = Math.min(Math.max(model.get("query"), 0), data2.tokens.length - 1);
+      const query = Math.min(Math.max(model.get("query"), 0), data.tokens.length - 1);
       cell2 = FOLLOWS_QUERY.has(name) ? [query, query] : [0, 0];
       parts.heatmap.activate(...cell2);
       parts.heatmap.onCell = (i, j) => {

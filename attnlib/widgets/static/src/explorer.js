@@ -45,7 +45,7 @@ function formulaBlock(root, texts) {
 }
 
 /** The query-centred layout: token, then heatmap, bars and blend side by side, then formula. */
-function queryLayout(root, data, legend, totals, size) {
+function queryLayout(root, data, legend, totals, values) {
   const head = make("div", "attnlib-head");
   const token = make("b", "attnlib-token");
   head.append(token);
@@ -57,7 +57,9 @@ function queryLayout(root, data, legend, totals, size) {
   row.append(barsBox, blendBox);
   root.append(head, row);
   const bars = buildBars(barsBox, data.tokens);
-  const blend = buildBlend(blendBox, data.tokens, size);
+  // |w·v| and |z| are at most the largest |v| (the weights are at most 1 and sum to 1).
+  const most = Math.max(...values.flat().map(Math.abs));
+  const blend = buildBlend(blendBox, data.tokens, values[0].length, fixed(-most));
   return { token, heatmap, bars, blend, ...formulaBlock(root, panels) };
 }
 
@@ -70,7 +72,7 @@ function drawQueryPanels(parts, data, query, view) {
 
 const QUERY = {
   build: (root, data) =>
-    queryLayout(root, data, data.texts.query.legend, false, data.values[0].length),
+    queryLayout(root, data, data.texts.query.legend, false, data.values),
   draw(parts, data, view, { query }) {
     const [vmin, vmax] = view.limits;
     paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
@@ -133,7 +135,13 @@ const LOOP = {
 
 const ATTENTION = {
   build: (root, data) =>
-    queryLayout(root, data, data.texts.attention.legend, true, data.heads[0].values[0].length),
+    queryLayout(
+      root,
+      data,
+      data.texts.attention.legend,
+      true,
+      data.heads.flatMap((h) => h.values),
+    ),
   draw(parts, data, view, state) {
     const { query } = state;
     const [vmin, vmax] = view.limits;

@@ -7,14 +7,14 @@
 // each cell named by its number (aria-label), and the cell under the pointer or the keyboard
 // saying how it was computed (in the details line and its title).
 // Hooks for tests and styles: table.attnlib-heatmap, td[data-row][data-col] (aria-label: the
-// number shown, then "masked" where masked; td.attnlib-masked), canvas.attnlib-heatmap-canvas (its
-// `attnlibTexts`: the text drawn in each cell, row by row), sums in data-col="sum" /
-// data-row="sum", tr.attnlib-highlight-row, td.attnlib-highlight-cell, blank cells with
-// data-empty, div.attnlib-cell-details.
+// number shown, then "masked" where masked; td.attnlib-masked), the underlay's (underlay.js),
+// sums in data-col="sum" / data-row="sum", tr.attnlib-highlight-row,
+// td.attnlib-highlight-cell, blank cells with data-empty, div.attnlib-cell-details.
 
 import { LEVEL_COLORS, gradient, levelOf } from "./colors.js";
 import { make } from "./dom.js";
 import { fill, fixed } from "./format.js";
+import { draw, setLook, underlay } from "./underlay.js";
 
 // Ids for aria-describedby, unique in the page.
 let serial = 0;
@@ -165,17 +165,9 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false, wid
   // What each cell (index i * n + j) shows now: a repaint writes only the differences.
   const size = tokens.length ** 2;
   const slots = () => new Array(size).fill(null);
-  parts.shown = { how: slots(), value: slots(), scale: slots(), text: slots(), level: slots() };
+  parts.shown = { how: slots(), value: slots(), scale: slots() };
   parts.labelled = slots();
-  // The canvas rides in the first cell (its containing block), so it moves with the grid
-  // when the row labels change width; beneath every cell (z-index -1 in the scroller).
-  const canvas = make("canvas", "attnlib-heatmap-canvas");
-  canvas.setAttribute("aria-hidden", "true");
-  canvas.attnlibTexts = new Array(size).fill("");
-  parts.cells[0][0].classList.add("attnlib-anchor");
-  parts.cells[0][0].append(canvas);
-  parts.canvas = canvas;
-  parts.geometry = null;
+
   // Sums reach n: "32.0000" is as wide as they get.
   const digits = Math.max(widest.length, totals ? fixed(tokens.length).length : 0);
   table.style.setProperty("--attnlib-digits", String(digits));
@@ -183,6 +175,7 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false, wid
   parts.limits = "";
   const scroller = make("div", "attnlib-heatmap-scroll");
   scroller.append(table);
+  parts.layer = underlay(table, parts.cells, scroller);
   // Said only while the table is wider than its box (a phone, a long sentence).
   const scroll = totals ? texts.scroll_sums : texts.scroll;
   const cue = make("div", "attnlib-scroll-cue", scroll);
@@ -206,111 +199,11 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false, wid
     const mark = () =>
       wrap.classList.toggle("attnlib-scrolls", scroller.scrollWidth > scroller.clientWidth + 1);
     new ResizeObserver(mark).observe(scroller);
-    // Fonts loaded late, a zoom, a heatmap first drawn out of sight: cells moved, redraw.
-    new ResizeObserver(() => {
-      if (parts.geometry && !sameGeometry(parts.geometry, measure(parts))) drawAll(parts);
-    }).observe(table);
   }
   return parts;
 }
 
 const PLAIN = () => "plain";
-
-// ----------------------------------------------------------------------------- the canvas
-
-/** Where each cell is, relative to the first (px), the device pixel ratio, and the fonts. */
-function measure(parts) {
-  const origin = parts.cells[0][0].getBoundingClientRect();
-  const box = (td) => td.getBoundingClientRect();
-  const cols = parts.cells[0].map((td) => [box(td).left - origin.left, box(td).width]);
-  const rows = parts.cells.map((row) => [box(row[0]).top - origin.top, box(row[0]).height]);
-  const style = getComputedStyle(parts.cells[0][0]);
-  const page = getComputedStyle(parts.table);
-  const font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
-  return {
-    cols,
-    rows,
-    dpr: window.devicePixelRatio || 1,
-    pad: parseFloat(style.paddingRight) || 0,
-    font: `normal ${font}`,
-    italic: `italic ${font}`,
-    paper: page.getPropertyValue("--attnlib-paper").trim() || "#fff",
-    masked: {
-      background: page.getPropertyValue("--attnlib-masked-fill").trim() || "#e4e4e4",
-      color: page.getPropertyValue("--attnlib-masked-ink").trim() || "#1a1a1a",
-    },
-  };
-}
-
-function sameGeometry(a, b) {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-/** Cell k (row by row) as it is shown now: its fill, then its number at the right. */
-function drawCell(parts, ctx, k) {
-  const g = parts.geometry;
-  const n = parts.cells.length;
-  const [x, w] = g.cols[k % n];
-  const [y, h] = g.rows[Math.floor(k / n)];
-  const { how, text, level } = parts.shown;
-  ctx.fillStyle = g.paper;
-  ctx.fillRect(x, y, w, h);
-  parts.canvas.attnlibTexts[k] = text[k] ?? "";
-  if (how[k] === null || how[k] === "blank") return;
-  const masked = how[k] === "masked";
-  const colors = masked ? g.masked : LEVEL_COLORS[level[k]];
-  ctx.fillStyle = colors.background;
-  // One pixel of the page between cells, as a grid of separate cells reads.
-  ctx.fillRect(x + 0.5, y + 0.5, w - 1, h - 1);
-  // Set only when it changes: the context parses every font it is given.
-  const font = masked ? g.italic : g.font;
-  if (parts.font !== font) {
-    ctx.font = font;
-    parts.font = font;
-  }
-  ctx.fillStyle = colors.color;
-  ctx.fillText(text[k], x + w - g.pad, y + h / 2, Math.max(w - 2 * g.pad, 1));
-}
-
-function context(parts) {
-  // Opaque (the page's colour between and under cells): cheaper to hand to the compositor.
-  const ctx = parts.canvas.getContext("2d", { alpha: false });
-  ctx.setTransform(parts.geometry.dpr, 0, 0, parts.geometry.dpr, 0, 0);
-  ctx.textAlign = "right";
-  ctx.textBaseline = "middle";
-  ctx.font = parts.geometry.font;
-  parts.font = parts.geometry.font;
-  return ctx;
-}
-
-/** The canvas sized to the grid and every cell drawn. */
-function drawAll(parts) {
-  const g = measure(parts);
-  parts.geometry = g;
-  const [x, w] = g.cols[g.cols.length - 1];
-  const [y, h] = g.rows[g.rows.length - 1];
-  const { canvas } = parts;
-  canvas.style.width = `${x + w}px`;
-  canvas.style.height = `${y + h}px`;
-  canvas.width = Math.max(Math.ceil((x + w) * g.dpr), 1);
-  canvas.height = Math.max(Math.ceil((y + h) * g.dpr), 1);
-  const ctx = context(parts);
-  for (let k = 0; k < parts.shown.how.length; k++) drawCell(parts, ctx, k);
-}
-
-/** The cells in `changed` drawn again; all of them if the grid moved or was never drawn. */
-function draw(parts, changed) {
-  const g = parts.geometry;
-  if (!g || g.dpr !== (window.devicePixelRatio || 1)) {
-    drawAll(parts);
-    return;
-  }
-  if (!changed.length) return;
-  const ctx = context(parts);
-  changed.forEach((k) => drawCell(parts, ctx, k));
-}
-
-// ----------------------------------------------------------------------------- the cells
 
 /** Cell k = (i, j) to show `value` as `how` on vmin..vmax; true if its pixels change. */
 function paintCell(parts, i, j, value, how, vmin, vmax) {
@@ -338,11 +231,13 @@ function paintCell(parts, i, j, value, how, vmin, vmax) {
     else td.removeAttribute("aria-label");
     parts.labelled[k] = label;
   }
-  const level = how === "plain" ? levelOf(value, vmin, vmax) : -1;
-  const changed = was !== how || shown.text[k] !== text || shown.level[k] !== level;
-  shown.text[k] = text;
-  shown.level[k] = level;
-  return changed;
+  if (how === "blank") return setLook(parts.layer, k, null);
+  if (how === "masked") {
+    const look = { text, fill: "--attnlib-masked-fill", ink: "--attnlib-masked-ink" };
+    return setLook(parts.layer, k, { ...look, weight: "italic" });
+  }
+  const { background, color } = LEVEL_COLORS[levelOf(value, vmin, vmax)];
+  return setLook(parts.layer, k, { text, fill: background, ink: color });
 }
 
 function paintSum(td, total, shown, k) {
@@ -403,7 +298,7 @@ export function paintHeatmap(
       }
     }
   }
-  draw(parts, changed);
+  draw(parts.layer, changed);
   paintRow(parts, row);
   paintAt(parts, at);
   if (sums && !same) {

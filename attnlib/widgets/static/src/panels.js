@@ -4,8 +4,9 @@
 // numbers, widths and marks that changed. The query's own token carries one mark in
 // both (class attnlib-query-mark, aria-current), as its row does in the heatmap.
 
-import { fixed } from "./format.js";
 import { make } from "./dom.js";
+import { fixed } from "./format.js";
+import { draw, setLook, underlay } from "./underlay.js";
 
 /** Which token is the query (b.attnlib-token): `label`, filled by the view. */
 export function paintToken(node, label) {
@@ -75,23 +76,22 @@ function blendRow(label, size, className) {
   const tr = make("tr", className);
   const weight = make("td", "attnlib-weight");
   tr.append(make("th", "", label), weight);
-  // Each term keeps its text node: a repaint changes the node's data only.
   const terms = Array.from({ length: size }, (_, k) => {
     const td = make("td", "attnlib-term");
     td.dataset.k = k;
-    const text = document.createTextNode("");
-    td.append(text);
     tr.append(td);
-    return text;
+    return td;
   });
   return { tr, weight, terms };
 }
 
 /**
  * The blend's table, built once for `tokens` and vectors of `size` numbers: one row per key
- * j (tr[data-col]), w_j·v_j shaded by w_j, then the row z = their sum (tr.attnlib-context).
+ * j (tr[data-col]), w_j then w_j·v_j shaded by w_j, then the row z = their sum
+ * (tr.attnlib-context). `widest`: the widest number it will show. Its numbers are drawn on
+ * an underlay (underlay.js) and name their cells (aria-label).
  */
-export function buildBlend(node, tokens, size) {
+export function buildBlend(node, tokens, size, widest) {
   const table = make("table", "attnlib-blend");
   const caption = make("caption");
   table.append(caption);
@@ -103,8 +103,27 @@ export function buildBlend(node, tokens, size) {
   });
   const context = blendRow("", size, "attnlib-context");
   table.append(context.tr);
+  table.style.setProperty("--attnlib-digits", String(widest.length));
   node.replaceChildren(table);
-  return { caption, rows, trs: rows.map((r) => r.tr), context, alphas: [], mark: -1 };
+  const cells = [...rows, context].map((row) => [row.weight, ...row.terms]);
+  const layer = underlay(table, cells, node);
+  return { caption, rows, trs: rows.map((r) => r.tr), context, cells, layer, named: [], mark: -1 };
+}
+
+// Each w·v row is shaded by its weight (the heaviest row darkest): the blend at a glance.
+const shade = (alpha) => `rgba(213, 94, 0, ${(0.45 * alpha).toFixed(3)})`;
+const CONTEXT_SHADE = "rgba(213, 94, 0, 0.18)";
+
+/** Cell k of the blend to show `look` (null: blank), named by its text; true if redrawn. */
+function paintNumber(parts, k, look) {
+  const text = look ? look.text : "";
+  if (parts.named[k] !== text) {
+    const td = parts.cells[Math.floor(k / parts.layer.cols)][k % parts.layer.cols];
+    if (text) td.setAttribute("aria-label", text);
+    else td.removeAttribute("aria-label");
+    parts.named[k] = text;
+  }
+  return setLook(parts.layer, k, look);
 }
 
 /** The context vector as a weighted blend of `values` by `weights`, in place. */
@@ -112,18 +131,20 @@ export function paintBlend(parts, weights, values, context, query, texts) {
   const top = Math.max(...weights, 1e-12);
   write(parts.caption, texts.blend);
   write(parts.context.tr.firstChild, texts.context);
+  const cols = parts.layer.cols;
+  const changed = [];
+  const paint = (k, look) => {
+    if (paintNumber(parts, k, look)) changed.push(k);
+  };
   weights.forEach((w, j) => {
-    const row = parts.rows[j];
-    write(row.weight, fixed(w));
-    // The row's shade, inherited by its terms.
-    const alpha = (Math.max(w, 0) / top).toFixed(3);
-    if (parts.alphas[j] !== alpha) {
-      row.tr.style.setProperty("--attnlib-alpha", alpha);
-      parts.alphas[j] = alpha;
-    }
-    values[j].forEach((v, k) => data(row.terms[k], fixed(w * v)));
+    paint(j * cols, { text: fixed(w), fill: "--attnlib-paper" });
+    const fill = shade(Math.max(w, 0) / top);
+    values[j].forEach((v, k) => paint(j * cols + 1 + k, { text: fixed(w * v), fill }));
   });
-  context.forEach((v, k) => data(parts.context.terms[k], fixed(v)));
+  const last = weights.length * cols;
+  paint(last, null);
+  context.forEach((v, k) => paint(last + 1 + k, { text: fixed(v), fill: CONTEXT_SHADE, weight: "bold" }));
+  draw(parts.layer, changed);
   mark(parts.trs, query, parts);
 }
 

@@ -1,0 +1,185 @@
+// Numbers and fills drawn on one canvas beneath a table's cells (an underlay). A move that
+// changes a thousand numbers then redraws pixels, instead of restyling, laying out and
+// painting a thousand elements. The cells stay in the table, empty and transparent: the
+// keyboard, the pointer and screen readers use them (each is named by its number, in
+// aria-label, by its owner). The canvas rides in the first cell, so it moves with the table
+// when a row label changes width; the cells' widths must not depend on their numbers. It
+// spans only the part of the table in sight in its scroller, and follows the scrolling: a
+// 32-token grid is then a canvas of the box's width, not of the grid's, and a move hands
+// that much fewer pixels to the compositor.
+// Hooks for tests: table.attnlibLayer.texts (the text each cell shows, drawn whenever the
+// cell is in sight; row by row) and td.attnlibIndex (the cell's place in it).
+
+import { make } from "./dom.js";
+
+/**
+ * An underlay for `cells` (rows of td of `table`, each row with the same columns). A cell's
+ * look: null (blank: the page's colour) or { text, fill, ink, weight: "normal" | "italic" |
+ * "bold" }: colours as CSS gives them, or the name of a custom property of the table
+ * ("--attnlib-…", so that the theme decides); `ink` null is the table's text colour.
+ */
+export function underlay(table, cells, scroller) {
+  const canvas = make("canvas", "attnlib-underlay");
+  canvas.setAttribute("aria-hidden", "true");
+  cells[0][0].classList.add("attnlib-anchor");
+  cells[0][0].append(canvas);
+  const cols = cells[0].length;
+  cells.forEach((row, r) => row.forEach((td, c) => (td.attnlibIndex = r * cols + c)));
+  const size = cells.length * cols;
+  const layer = {
+    table,
+    scroller,
+    cells,
+    window: null,
+    cols,
+    canvas,
+    looks: new Array(size).fill(null),
+    texts: new Array(size).fill(""),
+    geometry: null,
+    font: null,
+    colors: new Map(),
+  };
+  table.attnlibLayer = layer;
+  if (typeof ResizeObserver !== "undefined") {
+    // Fonts loaded late, a zoom, a table first drawn out of sight: cells moved, redraw.
+    const moved = new ResizeObserver(() => {
+      if (layer.geometry && !sameGeometry(layer.geometry, measure(layer))) drawAll(layer);
+    });
+    moved.observe(table);
+    moved.observe(scroller);
+  }
+  scroller.addEventListener("scroll", () => layer.geometry && drawAll(layer, false), {
+    passive: true,
+  });
+  return layer;
+}
+
+/** Where each cell is, relative to the first (px), the device pixel ratio, fonts and colours. */
+function measure(layer) {
+  const { cells, table } = layer;
+  const origin = cells[0][0].getBoundingClientRect();
+  const box = (td) => td.getBoundingClientRect();
+  const style = getComputedStyle(cells[0][0]);
+  const page = getComputedStyle(table);
+  const font = `${style.fontSize} ${style.fontFamily}`;
+  const frame = layer.scroller.getBoundingClientRect();
+  return {
+    // Where the first cell starts in the scroller's content, and how wide its box is.
+    start: origin.left - frame.left - layer.scroller.clientLeft + layer.scroller.scrollLeft,
+    sight: layer.scroller.clientWidth,
+    cols: cells[0].map((td) => [box(td).left - origin.left, box(td).width]),
+    rows: cells.map((row) => [box(row[0]).top - origin.top, box(row[0]).height]),
+    dpr: window.devicePixelRatio || 1,
+    pad: parseFloat(style.paddingRight) || 0,
+    fonts: { normal: `400 ${font}`, italic: `italic 400 ${font}`, bold: `700 ${font}` },
+    paper: page.getPropertyValue("--attnlib-paper").trim() || "#fff",
+    ink: page.color,
+  };
+}
+
+/** A look's colour: a custom property of the table resolved (once per drawing of all). */
+function color(layer, value) {
+  if (!value.startsWith("--")) return value;
+  if (!layer.colors.has(value)) {
+    const style = getComputedStyle(layer.table);
+    layer.colors.set(value, style.getPropertyValue(value).trim() || "#888");
+  }
+  return layer.colors.get(value);
+}
+
+function sameGeometry(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Cell k as its look says: the page's colour, its fill, then its number at the right. */
+function drawCell(layer, ctx, k) {
+  const g = layer.geometry;
+  const [x, w] = g.cols[k % layer.cols];
+  const [from, to] = layer.window;
+  if (x + w <= from || x >= to) return;
+  const [y, h] = g.rows[Math.floor(k / layer.cols)];
+  const look = layer.looks[k];
+  ctx.fillStyle = g.paper;
+  ctx.fillRect(x, y, w, h);
+  if (!look) return;
+  ctx.fillStyle = color(layer, look.fill);
+  // One pixel of the page between cells, as a grid of separate cells reads.
+  ctx.fillRect(x + 0.5, y + 0.5, w - 1, h - 1);
+  // Set only when it changes: the context parses every font it is given.
+  const font = g.fonts[look.weight ?? "normal"];
+  if (layer.font !== font) {
+    ctx.font = font;
+    layer.font = font;
+  }
+  ctx.fillStyle = look.ink ? color(layer, look.ink) : g.ink;
+  ctx.fillText(look.text, x + w - g.pad, y + h / 2, Math.max(w - 2 * g.pad, 1));
+}
+
+function context(layer) {
+  // Opaque (the page's colour between and under cells): cheaper to hand to the compositor.
+  const ctx = layer.canvas.getContext("2d", { alpha: false });
+  const g = layer.geometry;
+  ctx.setTransform(g.dpr, 0, 0, g.dpr, -layer.window[0] * g.dpr, 0);
+  ctx.textAlign = "right";
+  ctx.textBaseline = "middle";
+  ctx.font = g.fonts.normal;
+  layer.font = g.fonts.normal;
+  return ctx;
+}
+
+/**
+ * The canvas over the cells in sight and every one of them drawn; `remeasure`: false when
+ * only the scrolling moved (the cells are where they were).
+ */
+function drawAll(layer, remeasure = true) {
+  if (remeasure || !layer.geometry) {
+    layer.geometry = measure(layer);
+    layer.colors.clear();
+  }
+  const g = layer.geometry;
+  const [x, w] = g.cols[g.cols.length - 1];
+  const [y, h] = g.rows[g.rows.length - 1];
+  // In sight: from the box's left edge (scrolled) to its right one, within the grid.
+  const left = layer.scroller.scrollLeft - g.start;
+  const from = Math.max(0, Math.floor(left));
+  const to = Math.max(from + 1, Math.min(x + w, Math.ceil(left + g.sight)));
+  const same = layer.window && layer.window[0] === from && layer.window[1] === to;
+  if (!remeasure && same) return;
+  layer.window = [from, to];
+  const { canvas } = layer;
+  canvas.style.left = `${from}px`;
+  canvas.style.width = `${to - from}px`;
+  canvas.style.height = `${y + h}px`;
+  canvas.width = Math.max(Math.ceil((to - from) * g.dpr), 1);
+  canvas.height = Math.max(Math.ceil((y + h) * g.dpr), 1);
+  const ctx = context(layer);
+  for (let k = 0; k < layer.looks.length; k++) drawCell(layer, ctx, k);
+}
+
+/** Cell k to be drawn with `look`; true if that changes its pixels. */
+export function setLook(layer, k, look) {
+  const was = layer.looks[k];
+  const same =
+    was === look ||
+    (was &&
+      look &&
+      was.text === look.text &&
+      was.fill === look.fill &&
+      was.ink === look.ink &&
+      was.weight === look.weight);
+  layer.looks[k] = look;
+  layer.texts[k] = look ? look.text : "";
+  return !same;
+}
+
+/** The cells in `changed` drawn again; all of them if the cells moved or were never drawn. */
+export function draw(layer, changed) {
+  const g = layer.geometry;
+  if (!g || !layer.window || g.dpr !== (window.devicePixelRatio || 1)) {
+    drawAll(layer);
+    return;
+  }
+  if (!changed.length) return;
+  const ctx = context(layer);
+  changed.forEach((k) => drawCell(layer, ctx, k));
+}
