@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from .dom import SHOWN_TEXT
 from .pages import CACHE, ROOT, STDERR, WatchedPage, assert_healthy
 from .process import ServerProcess
 from .servers import voila_page
@@ -192,7 +193,8 @@ def test_a_move_is_announced_and_the_query_row_is_current(
     current = root.locator("table.attnlib-heatmap tr[aria-current=true]")
     assert current.count() == 1 and current.get_attribute("data-row") == "2"
     masked = page.locator(".attnlib-attention-explorer td.attnlib-masked").first
-    assert " ".join(masked.text_content().split()) == "0.0000 masked"
+    # Its number is drawn beneath it and named by it: read as masked, not as a weight of 0.
+    assert masked.evaluate(SHOWN_TEXT) == "0.0000 masked"
     corner = page.locator(".attnlib-query-explorer th.attnlib-corner")
     assert corner.text_content().strip(), "the heatmap's corner header has no text"
 
@@ -273,13 +275,20 @@ def test_a_cell_taken_by_the_keyboard_says_how_it_was_computed(
 
 # The pixels beneath heatmap cell `td` (the underlay): its fill, taken in the cell's corner,
 # and the colours along its middle line, where its number is drawn.
-_PIXELS = """(td) => {
+_PIXELS = """async (td) => {
+    td.scrollIntoView({ block: "nearest", inline: "center" });
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)));
     const layer = td.closest("table").attnlibLayer;
     const g = layer.geometry;
     const k = td.attnlibIndex;
     const [x, w] = g.cols[k % layer.cols];
     const [y, h] = g.rows[Math.floor(k / layer.cols)];
-    const ctx = layer.canvas.getContext("2d", { alpha: false });
+    // Read from a copy: the explorer's own canvas is never read back.
+    const copy = document.createElement("canvas");
+    copy.width = layer.canvas.width;
+    copy.height = layer.canvas.height;
+    const ctx = copy.getContext("2d", { willReadFrequently: true });
+    ctx.drawImage(layer.canvas, 0, 0);
     const at = (X, Y) => Array.from(ctx.getImageData(
         Math.round((X - layer.window[0]) * g.dpr), Math.round(Y * g.dpr), 1, 1).data.slice(0, 3));
     const line = [];

@@ -892,6 +892,7 @@ function paintBars(parts, weights, query, title) {
   });
   mark(parts.rows, query, parts);
 }
+var blends = 0;
 function blendRow(label, size, className) {
   const tr = make("tr", className);
   const weight = make("td", "attnlib-weight");
@@ -918,6 +919,11 @@ function buildBlend(node, tokens, size, widest) {
   table.append(context2.tr);
   table.style.setProperty("--attnlib-digits", String(widest.length));
   node.replaceChildren(table);
+  blends += 1;
+  caption.id = `attnlib-blend-caption-${blends}`;
+  node.tabIndex = 0;
+  node.setAttribute("role", "region");
+  node.setAttribute("aria-labelledby", caption.id);
   const cells = [...rows, context2].map((row) => [row.weight, ...row.terms]);
   const layer = underlay(table, cells, node);
   return { caption, rows, trs: rows.map((r) => r.tr), context: context2, cells, layer, named: [], mark: -1 };

@@ -72,6 +72,9 @@ export function paintBars(parts, weights, query, title) {
   mark(parts.rows, query, parts);
 }
 
+// Ids for aria-labelledby, unique in the page.
+let blends = 0;
+
 function blendRow(label, size, className) {
   const tr = make("tr", className);
   const weight = make("td", "attnlib-weight");
@@ -105,6 +108,12 @@ export function buildBlend(node, tokens, size, widest) {
   table.append(context.tr);
   table.style.setProperty("--attnlib-digits", String(widest.length));
   node.replaceChildren(table);
+  // A box that scrolls is one tab stop, named by the blend's caption (keyboard scrolling).
+  blends += 1;
+  caption.id = `attnlib-blend-caption-${blends}`;
+  node.tabIndex = 0;
+  node.setAttribute("role", "region");
+  node.setAttribute("aria-labelledby", caption.id);
   const cells = [...rows, context].map((row) => [row.weight, ...row.terms]);
   const layer = underlay(table, cells, node);
   return { caption, rows, trs: rows.map((r) => r.tr), context, cells, layer, named: [], mark: -1 };

@@ -8,7 +8,7 @@
 // 32-token grid is then a canvas of the box's width, not of the grid's, and a move hands
 // that much fewer pixels to the compositor.
 // Hooks for tests: table.attnlibLayer.texts (the text each cell shows, drawn whenever the
-// cell is in sight; row by row) and td.attnlibIndex (the cell's place in it).
+// cell is in sight; rows in order) and td.attnlibIndex (the cell's place in it).
 
 import { make } from "./dom.js";
 
