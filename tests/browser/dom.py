@@ -54,7 +54,7 @@ TOKEN = ".attnlib-token"
 # must agree, else the text says what each holds (and so reads as two numbers, which no
 # expected list matches).
 SHOWN_TEXT = """(node) => {
-    const layer = node.closest("table")?.attnlibLayer;
+    const layer = node.attnlibLayer;
     if (!layer || node.attnlibIndex === undefined) return node.textContent;
     const drawn = layer.texts[node.attnlibIndex];
     const named = node.getAttribute("aria-label") || "";

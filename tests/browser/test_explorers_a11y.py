@@ -278,7 +278,7 @@ def test_a_cell_taken_by_the_keyboard_says_how_it_was_computed(
 _PIXELS = """async (td) => {
     td.scrollIntoView({ block: "nearest", inline: "center" });
     await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)));
-    const layer = td.closest("table").attnlibLayer;
+    const layer = td.attnlibLayer;
     const g = layer.geometry;
     const k = td.attnlibIndex;
     const [x, w] = g.cols[k % layer.cols];

@@ -412,17 +412,17 @@ function gradient() {
 }
 
 // attnlib/widgets/static/src/underlay.js
-function underlay(table, cells, scroller) {
+function underlay(table, cells, scroller, { sticky = false } = {}) {
   const canvas = make("canvas", "attnlib-underlay");
   canvas.setAttribute("aria-hidden", "true");
-  cells[0][0].classList.add("attnlib-anchor");
+  if (!sticky) cells[0][0].classList.add("attnlib-anchor");
   cells[0][0].append(canvas);
   const cols = cells[0].length;
-  cells.forEach((row, r) => row.forEach((td, c) => td.attnlibIndex = r * cols + c));
   const size = cells.length * cols;
   const layer = {
     table,
     scroller,
+    sticky,
     cells,
     window: null,
     cols,
@@ -433,7 +433,12 @@ function underlay(table, cells, scroller) {
     font: null,
     colors: /* @__PURE__ */ new Map()
   };
-  table.attnlibLayer = layer;
+  cells.forEach(
+    (row, r) => row.forEach((td, c) => {
+      td.attnlibLayer = layer;
+      td.attnlibIndex = r * cols + c;
+    })
+  );
   if (typeof ResizeObserver !== "undefined") {
     const moved2 = new ResizeObserver(() => {
       if (layer.geometry && !sameGeometry(layer.geometry, measure(layer))) drawAll(layer);
@@ -462,7 +467,12 @@ function measure(layer) {
     rows: cells.map((row) => [box(row[0]).top - origin.top, box(row[0]).height]),
     dpr: window.devicePixelRatio || 1,
     pad: parseFloat(style.paddingRight) || 0,
-    fonts: { normal: `400 ${font}`, italic: `italic 400 ${font}`, bold: `700 ${font}` },
+    fonts: {
+      normal: `400 ${font}`,
+      italic: `italic 400 ${font}`,
+      bold: `700 ${font}`,
+      "bold italic": `italic 700 ${font}`
+    },
     paper: page.getPropertyValue("--attnlib-paper").trim() || "#fff",
     ink: page.color
   };
@@ -488,8 +498,10 @@ function drawCell(layer, ctx, k) {
   ctx.fillStyle = g.paper;
   ctx.fillRect(x, y, w, h);
   if (!look) return;
-  ctx.fillStyle = color(layer, look.fill);
-  ctx.fillRect(x + 0.5, y + 0.5, w - 1, h - 1);
+  [look.fill].flat().forEach((fill2) => {
+    ctx.fillStyle = color(layer, fill2);
+    ctx.fillRect(x + 0.5, y + 0.5, w - 1, h - 1);
+  });
   const font = g.fonts[look.weight ?? "normal"];
   if (layer.font !== font) {
     ctx.font = font;
@@ -516,9 +528,10 @@ function drawAll(layer, remeasure = true) {
   const g = layer.geometry;
   const [x, w] = g.cols[g.cols.length - 1];
   const [y, h] = g.rows[g.rows.length - 1];
-  const left = layer.scroller.scrollLeft - g.start;
+  const left = layer.sticky ? 0 : layer.scroller.scrollLeft - g.start;
   const from = Math.max(0, Math.floor(left));
-  const to = Math.max(from + 1, Math.min(x + w, Math.ceil(left + g.sight)));
+  const right = layer.sticky ? x + w : Math.ceil(left + g.sight);
+  const to = Math.max(from + 1, Math.min(x + w, right));
   const same = layer.window && layer.window[0] === from && layer.window[1] === to;
   if (!remeasure && same) return;
   layer.window = [from, to];
@@ -533,7 +546,7 @@ function drawAll(layer, remeasure = true) {
 }
 function setLook(layer, k, look) {
   const was = layer.looks[k];
-  const same = was === look || was && look && was.text === look.text && was.fill === look.fill && was.ink === look.ink && was.weight === look.weight;
+  const same = was === look || was && look && was.text === look.text && String(was.fill) === String(look.fill) && was.ink === look.ink && was.weight === look.weight;
   layer.looks[k] = look;
   layer.texts[k] = look ? look.text : "";
   return !same;
@@ -680,11 +693,17 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "
   parts.labelled = slots();
   const digits = Math.max(widest.length, totals ? fixed(tokens.length).length : 0);
   table.style.setProperty("--attnlib-digits", String(digits));
-  parts.sumsShown = { rows: [], cols: [] };
   parts.limits = "";
   const scroller = make("div", "attnlib-heatmap-scroll");
   scroller.append(table);
-  parts.layer = underlay(table, parts.cells, scroller);
+  const rows = totals ? [...parts.cells, parts.colSums] : parts.cells;
+  parts.layer = underlay(table, rows, scroller);
+  parts.sumsLayer = totals ? underlay(
+    table,
+    parts.rowSums.map((td) => [td]),
+    scroller,
+    { sticky: true }
+  ) : null;
   const scroll = totals ? texts.scroll_sums : texts.scroll;
   const cue = make("div", "attnlib-scroll-cue", scroll);
   scroller.tabIndex = 0;
@@ -741,12 +760,14 @@ function paintCell(parts, i, j, value, how, vmin, vmax) {
   const { background, color: color2 } = LEVEL_COLORS[levelOf(value, vmin, vmax)];
   return setLook(parts.layer, k, { text, fill: background, ink: color2 });
 }
-function paintSum(td, total, shown, k) {
+var SUM = { fill: "--attnlib-sum-fill", weight: "italic" };
+var SUM_ONE = { fill: ["--attnlib-paper", "rgba(0, 158, 115, 0.25)"], weight: "bold italic" };
+function paintSum(layer, td, total, k) {
   const text = fixed(total);
-  if (shown[k] === text) return;
-  shown[k] = text;
-  td.textContent = text;
-  td.classList.toggle("attnlib-sum-one", Math.abs(total - 1) <= 1e-4);
+  const one = Math.abs(total - 1) <= 1e-4;
+  if (td.getAttribute("aria-label") !== text) td.setAttribute("aria-label", text);
+  td.classList.toggle("attnlib-sum-one", one);
+  return setLook(layer, k, { text, ...one ? SUM_ONE : SUM });
 }
 function paintRow(parts, row) {
   if (parts.row === row) return;
@@ -785,13 +806,20 @@ function paintHeatmap(parts, values, { vmin, vmax, how = PLAIN, row = -1, at = n
       }
     }
   }
-  draw(parts.layer, changed);
   paintRow(parts, row);
   paintAt(parts, at);
+  const sumsChanged = [];
   if (sums && !same) {
-    parts.rowSums.forEach((td, i) => paintSum(td, sums[0][i], parts.sumsShown.rows, i));
-    parts.colSums.forEach((td, j) => paintSum(td, sums[1][j], parts.sumsShown.cols, j));
+    const below = parts.cells.length ** 2;
+    parts.colSums.forEach((td, j) => {
+      if (paintSum(parts.layer, td, sums[1][j], below + j)) changed.push(below + j);
+    });
+    parts.rowSums.forEach((td, i) => {
+      if (paintSum(parts.sumsLayer, td, sums[0][i], i)) sumsChanged.push(i);
+    });
   }
+  draw(parts.layer, changed);
+  if (parts.sumsLayer) draw(parts.sumsLayer, sumsChanged);
   const limits = `${fixed(vmin)} ${fixed(vmax)}`;
   if (parts.limits !== limits) {
     parts.legend.low.textContent = fixed(vmin);

@@ -171,11 +171,21 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false, wid
   // Sums reach n: "32.0000" is as wide as they get.
   const digits = Math.max(widest.length, totals ? fixed(tokens.length).length : 0);
   table.style.setProperty("--attnlib-digits", String(digits));
-  parts.sumsShown = { rows: [], cols: [] };
   parts.limits = "";
   const scroller = make("div", "attnlib-heatmap-scroll");
   scroller.append(table);
-  parts.layer = underlay(table, parts.cells, scroller);
+  // The column sums share the grid's columns (and its underlay); the row sums stick at the
+  // right, with theirs.
+  const rows = totals ? [...parts.cells, parts.colSums] : parts.cells;
+  parts.layer = underlay(table, rows, scroller);
+  parts.sumsLayer = totals
+    ? underlay(
+        table,
+        parts.rowSums.map((td) => [td]),
+        scroller,
+        { sticky: true },
+      )
+    : null;
   // Said only while the table is wider than its box (a phone, a long sentence).
   const scroll = totals ? texts.scroll_sums : texts.scroll;
   const cue = make("div", "attnlib-scroll-cue", scroll);
@@ -240,12 +250,17 @@ function paintCell(parts, i, j, value, how, vmin, vmax) {
   return setLook(parts.layer, k, { text, fill: background, ink: color });
 }
 
-function paintSum(td, total, shown, k) {
+// A sum of one stands out: bold, on a green tint over the sums' fill.
+const SUM = { fill: "--attnlib-sum-fill", weight: "italic" };
+const SUM_ONE = { fill: ["--attnlib-paper", "rgba(0, 158, 115, 0.25)"], weight: "bold italic" };
+
+/** Sum cell `td`, cell k of `layer`, to show `total`; true if its pixels change. */
+function paintSum(layer, td, total, k) {
   const text = fixed(total);
-  if (shown[k] === text) return;
-  shown[k] = text;
-  td.textContent = text;
-  td.classList.toggle("attnlib-sum-one", Math.abs(total - 1) <= 1e-4);
+  const one = Math.abs(total - 1) <= 1e-4;
+  if (td.getAttribute("aria-label") !== text) td.setAttribute("aria-label", text);
+  td.classList.toggle("attnlib-sum-one", one);
+  return setLook(layer, k, { text, ...(one ? SUM_ONE : SUM) });
 }
 
 /** Row `row` marked as the query's (or no row, -1): only the rows gaining or losing it change. */
@@ -298,13 +313,20 @@ export function paintHeatmap(
       }
     }
   }
-  draw(parts.layer, changed);
   paintRow(parts, row);
   paintAt(parts, at);
+  const sumsChanged = [];
   if (sums && !same) {
-    parts.rowSums.forEach((td, i) => paintSum(td, sums[0][i], parts.sumsShown.rows, i));
-    parts.colSums.forEach((td, j) => paintSum(td, sums[1][j], parts.sumsShown.cols, j));
+    const below = parts.cells.length ** 2;
+    parts.colSums.forEach((td, j) => {
+      if (paintSum(parts.layer, td, sums[1][j], below + j)) changed.push(below + j);
+    });
+    parts.rowSums.forEach((td, i) => {
+      if (paintSum(parts.sumsLayer, td, sums[0][i], i)) sumsChanged.push(i);
+    });
   }
+  draw(parts.layer, changed);
+  if (parts.sumsLayer) draw(parts.sumsLayer, sumsChanged);
   const limits = `${fixed(vmin)} ${fixed(vmax)}`;
   if (parts.limits !== limits) {
     parts.legend.low.textContent = fixed(vmin);

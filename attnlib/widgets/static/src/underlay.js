@@ -7,28 +7,32 @@
 // spans only the part of the table in sight in its scroller, and follows the scrolling: a
 // 32-token grid is then a canvas of the box's width, not of the grid's, and a move hands
 // that much fewer pixels to the compositor.
-// Hooks for tests: table.attnlibLayer.texts (the text each cell shows, drawn whenever the
-// cell is in sight; rows in order) and td.attnlibIndex (the cell's place in it).
+// Hooks for tests: td.attnlibLayer (the underlay drawing the cell), its `texts` (the text
+// each cell shows, drawn whenever the cell is in sight; rows in order) and td.attnlibIndex
+// (the cell's place in them).
 
 import { make } from "./dom.js";
 
 /**
- * An underlay for `cells` (rows of td of `table`, each row with the same columns). A cell's
- * look: null (blank: the page's colour) or { text, fill, ink, weight: "normal" | "italic" |
- * "bold" }: colours as CSS gives them, or the name of a custom property of the table
- * ("--attnlib-…", so that the theme decides); `ink` null is the table's text colour.
+ * An underlay for `cells` (rows of td of `table`, each row with the same columns), in sight
+ * in `scroller`. A cell's look: null (blank: the page's colour) or { text, fill, ink,
+ * weight: "normal" | "italic" | "bold" | "bold italic" }: colours as CSS gives them, or the
+ * name of a custom property of the table ("--attnlib-…", so that the theme decides); `fill`
+ * may be a list, drawn in turn (a tint over a fill); `ink` null is the table's text colour.
+ * `sticky`: the cells stick in the scroller (a column of sums): the canvas spans all of them
+ * and its first cell, already positioned, carries it.
  */
-export function underlay(table, cells, scroller) {
+export function underlay(table, cells, scroller, { sticky = false } = {}) {
   const canvas = make("canvas", "attnlib-underlay");
   canvas.setAttribute("aria-hidden", "true");
-  cells[0][0].classList.add("attnlib-anchor");
+  if (!sticky) cells[0][0].classList.add("attnlib-anchor");
   cells[0][0].append(canvas);
   const cols = cells[0].length;
-  cells.forEach((row, r) => row.forEach((td, c) => (td.attnlibIndex = r * cols + c)));
   const size = cells.length * cols;
   const layer = {
     table,
     scroller,
+    sticky,
     cells,
     window: null,
     cols,
@@ -39,7 +43,12 @@ export function underlay(table, cells, scroller) {
     font: null,
     colors: new Map(),
   };
-  table.attnlibLayer = layer;
+  cells.forEach((row, r) =>
+    row.forEach((td, c) => {
+      td.attnlibLayer = layer;
+      td.attnlibIndex = r * cols + c;
+    }),
+  );
   if (typeof ResizeObserver !== "undefined") {
     // Fonts loaded late, a zoom, a table first drawn out of sight: cells moved, redraw.
     const moved = new ResizeObserver(() => {
@@ -71,7 +80,12 @@ function measure(layer) {
     rows: cells.map((row) => [box(row[0]).top - origin.top, box(row[0]).height]),
     dpr: window.devicePixelRatio || 1,
     pad: parseFloat(style.paddingRight) || 0,
-    fonts: { normal: `400 ${font}`, italic: `italic 400 ${font}`, bold: `700 ${font}` },
+    fonts: {
+      normal: `400 ${font}`,
+      italic: `italic 400 ${font}`,
+      bold: `700 ${font}`,
+      "bold italic": `italic 700 ${font}`,
+    },
     paper: page.getPropertyValue("--attnlib-paper").trim() || "#fff",
     ink: page.color,
   };
@@ -102,9 +116,11 @@ function drawCell(layer, ctx, k) {
   ctx.fillStyle = g.paper;
   ctx.fillRect(x, y, w, h);
   if (!look) return;
-  ctx.fillStyle = color(layer, look.fill);
   // One pixel of the page between cells, as a grid of separate cells reads.
-  ctx.fillRect(x + 0.5, y + 0.5, w - 1, h - 1);
+  [look.fill].flat().forEach((fill) => {
+    ctx.fillStyle = color(layer, fill);
+    ctx.fillRect(x + 0.5, y + 0.5, w - 1, h - 1);
+  });
   // Set only when it changes: the context parses every font it is given.
   const font = g.fonts[look.weight ?? "normal"];
   if (layer.font !== font) {
@@ -139,10 +155,12 @@ function drawAll(layer, remeasure = true) {
   const g = layer.geometry;
   const [x, w] = g.cols[g.cols.length - 1];
   const [y, h] = g.rows[g.rows.length - 1];
-  // In sight: from the box's left edge (scrolled) to its right one, within the grid.
-  const left = layer.scroller.scrollLeft - g.start;
+  // In sight: from the box's left edge (scrolled) to its right one, within the grid; a
+  // sticky column is always in sight.
+  const left = layer.sticky ? 0 : layer.scroller.scrollLeft - g.start;
   const from = Math.max(0, Math.floor(left));
-  const to = Math.max(from + 1, Math.min(x + w, Math.ceil(left + g.sight)));
+  const right = layer.sticky ? x + w : Math.ceil(left + g.sight);
+  const to = Math.max(from + 1, Math.min(x + w, right));
   const same = layer.window && layer.window[0] === from && layer.window[1] === to;
   if (!remeasure && same) return;
   layer.window = [from, to];
@@ -164,7 +182,7 @@ export function setLook(layer, k, look) {
     (was &&
       look &&
       was.text === look.text &&
-      was.fill === look.fill &&
+      String(was.fill) === String(look.fill) &&
       was.ink === look.ink &&
       was.weight === look.weight);
   layer.looks[k] = look;
