@@ -324,6 +324,49 @@ def test_the_heatmap_shows_each_weight_in_its_colour_and_its_number_drawn(
         assert len(ink) >= 6, f"cell ({i}, {j}): no number drawn on its fill {pixels['fill']}"
 
 
+# Where every cell of the heatmap is, relative to its table; each underlay's canvas width
+# against the width of its scroller's box.
+_PLACES = """(table) => {
+    const origin = table.getBoundingClientRect();
+    const cells = Array.from(table.querySelectorAll("td")).map((td) => {
+        const box = td.getBoundingClientRect();
+        return [box.left - origin.left, box.top - origin.top, box.width, box.height];
+    });
+    const canvases = Array.from(table.querySelectorAll("canvas")).map((canvas) => {
+        const layer = canvas.parentElement.attnlibLayer;
+        return [canvas.getBoundingClientRect().width, layer.scroller.clientWidth];
+    });
+    return { cells, canvases, masked: table.querySelectorAll("td.attnlib-masked").length };
+}"""
+
+
+@pytest.mark.browser
+def test_a_move_that_changes_every_number_moves_no_cell(
+    shown: tuple[WatchedPage, int, bool],
+) -> None:
+    """The 32-token explorer's causal mask changes every weight and sum: no cell of its grid
+    moves or changes size (the numbers are pixels beneath them), and its canvases span the
+    box in sight, not the whole grid."""
+    page = shown[0].page
+    root = page.locator(".attnlib-attention-explorer").nth(1)
+    table = root.locator("table.attnlib-heatmap")
+    table.scroll_into_view_if_needed()
+    before = table.evaluate(_PLACES)
+    assert before["masked"] == 0, "the 32-token explorer starts without the mask"
+    root.locator(".attnlib-control-causal input").first.focus()
+    page.keyboard.press("Space")
+    page.wait_for_function(
+        "(t) => t.querySelectorAll('td.attnlib-masked').length === 496",
+        arg=table.element_handle(),
+        timeout=5_000,
+    )
+    after = table.evaluate(_PLACES)
+    assert after["cells"] == before["cells"], "a cell moved when the numbers changed"
+    for width, sight in after["canvases"]:
+        assert width <= sight + 1, f"a canvas {width} px wide in a box of {sight} px"
+    page.keyboard.press("Space")
+
+
 @pytest.mark.browser
 def test_axe_finds_nothing_critical_or_serious(
     shown: tuple[WatchedPage, int, bool], axe_source: str
