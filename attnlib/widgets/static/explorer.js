@@ -684,6 +684,7 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "
   parts.legend = legend(label);
   parts.tokens = tokens;
   parts.current = tokens.map((token) => fill(texts.current, { token }));
+  parts.labels.forEach((th, i) => th.dataset.wide = parts.current[i]);
   parts.masked = texts.masked;
   parts.row = -1;
   parts.at = null;
@@ -933,7 +934,7 @@ function blendRow(label, size, className) {
   });
   return { tr, weight, terms: terms2 };
 }
-function buildBlend(node, tokens, size, widest) {
+function buildBlend(node, tokens, size, widest, texts) {
   const table = make("table", "attnlib-blend");
   const caption = make("caption");
   table.append(caption);
@@ -944,6 +945,8 @@ function buildBlend(node, tokens, size, widest) {
     return row;
   });
   const context2 = blendRow("", size, "attnlib-context");
+  const labels = tokens.map((token) => fill(texts.context, { token }));
+  context2.tr.firstChild.dataset.wide = labels.reduce((a, b) => b.length > a.length ? b : a);
   table.append(context2.tr);
   table.style.setProperty("--attnlib-digits", String(widest.length));
   node.replaceChildren(table);
@@ -1239,7 +1242,7 @@ function queryLayout(root, data, legend2, totals, values) {
   root.append(head, row);
   const bars = buildBars(barsBox, data.tokens);
   const most = Math.max(...values.flat().map(Math.abs));
-  const blend2 = buildBlend(blendBox, data.tokens, values[0].length, fixed(-most));
+  const blend2 = buildBlend(blendBox, data.tokens, values[0].length, fixed(-most), panels);
   return { token, heatmap, bars, blend: blend2, ...formulaBlock(root, panels) };
 }
 function drawQueryPanels(parts, data, query, view) {

@@ -59,7 +59,7 @@ function queryLayout(root, data, legend, totals, values) {
   const bars = buildBars(barsBox, data.tokens);
   // |w·v| and |z| are at most the largest |v| (the weights are at most 1 and sum to 1).
   const most = Math.max(...values.flat().map(Math.abs));
-  const blend = buildBlend(blendBox, data.tokens, values[0].length, fixed(-most));
+  const blend = buildBlend(blendBox, data.tokens, values[0].length, fixed(-most), panels);
   return { token, heatmap, bars, blend, ...formulaBlock(root, panels) };
 }
 

@@ -159,6 +159,8 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false, wid
   parts.legend = legend(label);
   parts.tokens = tokens;
   parts.current = tokens.map((token) => fill(texts.current, { token }));
+  // Each row label keeps room for its text as the query's row (see the stylesheet).
+  parts.labels.forEach((th, i) => (th.dataset.wide = parts.current[i]));
   parts.masked = texts.masked;
   parts.row = -1;
   parts.at = null;

@@ -5,7 +5,7 @@
 // both (class attnlib-query-mark, aria-current), as its row does in the heatmap.
 
 import { make } from "./dom.js";
-import { fixed } from "./format.js";
+import { fill, fixed } from "./format.js";
 import { draw, setLook, underlay } from "./underlay.js";
 
 /** Which token is the query (b.attnlib-token): `label`, filled by the view. */
@@ -91,10 +91,10 @@ function blendRow(label, size, className) {
 /**
  * The blend's table, built once for `tokens` and vectors of `size` numbers: one row per key
  * j (tr[data-col]), w_j then w_j·v_j shaded by w_j, then the row z = their sum
- * (tr.attnlib-context). `widest`: the widest number it will show. Its numbers are drawn on
- * an underlay (underlay.js) and name their cells (aria-label).
+ * (tr.attnlib-context). `widest`: the widest number it will show; `texts`: the panels'.
+ * Its numbers are drawn on an underlay (underlay.js) and name their cells (aria-label).
  */
-export function buildBlend(node, tokens, size, widest) {
+export function buildBlend(node, tokens, size, widest, texts) {
   const table = make("table", "attnlib-blend");
   const caption = make("caption");
   table.append(caption);
@@ -105,6 +105,9 @@ export function buildBlend(node, tokens, size, widest) {
     return row;
   });
   const context = blendRow("", size, "attnlib-context");
+  // The context's label keeps room for the longest it will say (see the stylesheet).
+  const labels = tokens.map((token) => fill(texts.context, { token }));
+  context.tr.firstChild.dataset.wide = labels.reduce((a, b) => (b.length > a.length ? b : a));
   table.append(context.tr);
   table.style.setProperty("--attnlib-digits", String(widest.length));
   node.replaceChildren(table);
