@@ -297,31 +297,49 @@ _PIXELS = """async (td) => {
 }"""
 
 
-@pytest.mark.browser
-def test_the_heatmap_shows_each_weight_in_its_colour_and_its_number_drawn(
-    shown: tuple[WatchedPage, int, bool],
-) -> None:
-    """The fills and numbers are pixels of a canvas beneath the grid: the book's weights get
-    viridis at their place on the grid's scale (as matplotlib computes it), and each cell has
-    pixels of another colour, its number, along its middle."""
+def _off(rgb: list[int], value: float, low: float, high: float) -> int:
+    """How far ``rgb`` is from matplotlib's viridis at ``value`` on low..high (units of 255)."""
     import matplotlib
 
-    from attnlib.widgets import QueryExplorer
+    expected = matplotlib.colormaps["viridis"]((value - low) / (high - low))[:3]
+    return max(abs(a - round(255 * b)) for a, b in zip(rgb, expected, strict=True))
 
+
+# 129 levels over a 17-stop map: a few units of 255 from matplotlib's 256 stops.
+COLOUR_SLACK = 8
+
+
+@pytest.mark.browser
+def test_the_heatmap_shows_each_weight_in_its_colour_and_its_number(
+    shown: tuple[WatchedPage, int, bool],
+) -> None:
+    """Each weight gets viridis at its place on the grid's scale (as matplotlib computes it)
+    and its number: written into the cells of the course's 6-token grid; drawn on the canvas
+    beneath the 32-token grid (its fill, and pixels of another colour along its middle)."""
+    from attnlib.widgets import AttentionExplorer, QueryExplorer
+
+    page = shown[0].page
     weights = QueryExplorer().view.attn_weights
     low, high = float(weights.min()), float(weights.max())
-    viridis = matplotlib.colormaps["viridis"]
-    grid = shown[0].page.locator(".attnlib-query-explorer table.attnlib-heatmap")
+    grid = page.locator(".attnlib-query-explorer table.attnlib-heatmap")
     for i, j in [(0, 0), (1, 2), (4, 5), (5, 1)]:
+        fill, text = grid.locator(f'td[data-row="{i}"][data-col="{j}"]').evaluate(
+            "(td) => [getComputedStyle(td).backgroundColor, td.textContent]"
+        )
+        rgb = [int(c) for c in fill[fill.index("(") + 1 : fill.index(")")].split(",")[:3]]
+        off = _off(rgb, float(weights[i, j]), low, high)
+        assert off <= COLOUR_SLACK, f"6 tokens, cell ({i}, {j}): fill {fill}"
+        assert text == f"{float(weights[i, j]):.4f}", f"6 tokens, cell ({i}, {j}): {text!r}"
+    weights = AttentionExplorer(LONG_SENTENCE, num_heads=16, d_out=64).view.attn_weights
+    low, high = 0.0, float(weights.max())  # the attention explorer's scale starts at 0
+    grid = page.locator(".attnlib-attention-explorer").nth(1).locator("table.attnlib-heatmap")
+    for i, j in [(0, 0), (3, 20), (17, 5), (31, 31)]:
         pixels = grid.locator(f'td[data-row="{i}"][data-col="{j}"]').evaluate(_PIXELS)
-        place = (float(weights[i, j]) - low) / (high - low)
-        expected = [round(255 * c) for c in viridis(place)[:3]]
-        off = max(abs(a - b) for a, b in zip(pixels["fill"], expected, strict=True))
-        # 129 levels over a 17-stop map: a few units of 255 from matplotlib's 256 stops.
-        assert off <= 8, f"cell ({i}, {j}): fill {pixels['fill']}, viridis says {expected}"
+        off = _off(pixels["fill"], float(weights[i, j]), low, high)
+        assert off <= COLOUR_SLACK, f"32 tokens, cell ({i}, {j}): fill {pixels['fill']}"
         fill = pixels["fill"]
         ink = [p for p in pixels["line"] if sum(map(abs, map(int.__sub__, p, fill))) > 150]
-        assert len(ink) >= 6, f"cell ({i}, {j}): no number drawn on its fill {pixels['fill']}"
+        assert len(ink) >= 6, f"32 tokens, cell ({i}, {j}): no number drawn on {fill}"
 
 
 # Where every cell of the heatmap is, relative to its table; each underlay's canvas width

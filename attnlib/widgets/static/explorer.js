@@ -412,14 +412,13 @@ function gradient() {
 }
 
 // attnlib/widgets/static/src/underlay.js
-function underlay(table, cells, scroller, { sticky = false } = {}) {
-  const canvas = make("canvas", "attnlib-underlay");
-  canvas.setAttribute("aria-hidden", "true");
-  if (!sticky) cells[0][0].classList.add("attnlib-anchor");
-  cells[0][0].append(canvas);
+var PIXELS_FROM = 256;
+function underlay(table, cells, scroller, { sticky = false, pixels = true } = {}) {
   const cols = cells[0].length;
   const size = cells.length * cols;
+  const canvas = pixels ? make("canvas", "attnlib-underlay") : null;
   const layer = {
+    pixels,
     table,
     scroller,
     sticky,
@@ -437,8 +436,13 @@ function underlay(table, cells, scroller, { sticky = false } = {}) {
     (row, r) => row.forEach((td, c) => {
       td.attnlibLayer = layer;
       td.attnlibIndex = r * cols + c;
+      if (!pixels) td.append(document.createTextNode(""));
     })
   );
+  if (!pixels) return layer;
+  canvas.setAttribute("aria-hidden", "true");
+  if (!sticky) cells[0][0].classList.add("attnlib-anchor");
+  cells[0][0].append(canvas);
   if (typeof ResizeObserver !== "undefined") {
     const moved2 = new ResizeObserver(() => {
       if (layer.geometry && !sameGeometry(layer.geometry, measure(layer))) drawAll(layer);
@@ -551,7 +555,24 @@ function setLook(layer, k, look) {
   layer.texts[k] = look ? look.text : "";
   return !same;
 }
+var css = (value) => value.startsWith("--") ? `var(${value})` : value;
+function writeCell(layer, k) {
+  const td = layer.cells[Math.floor(k / layer.cols)][k % layer.cols];
+  const look = layer.looks[k];
+  td.firstChild.data = look ? look.text : "";
+  const fills = look ? [look.fill].flat().map(css) : [];
+  const layers = fills.slice(1).reverse().map((c) => `linear-gradient(${c}, ${c})`);
+  td.style.background = [...layers, ...fills.slice(0, 1)].join(", ");
+  td.style.color = look?.ink ? css(look.ink) : "";
+  const weight = look?.weight ?? "normal";
+  td.style.fontStyle = weight.includes("italic") ? "italic" : "";
+  td.style.fontWeight = weight.includes("bold") ? "bold" : "";
+}
 function draw(layer, changed) {
+  if (!layer.pixels) {
+    changed.forEach((k) => writeCell(layer, k));
+    return;
+  }
   const g = layer.geometry;
   if (!g || !layer.window || g.dpr !== (window.devicePixelRatio || 1)) {
     drawAll(layer);
@@ -698,13 +719,11 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "
   const scroller = make("div", "attnlib-heatmap-scroll");
   scroller.append(table);
   const rows = totals ? [...parts.cells, parts.colSums] : parts.cells;
-  parts.layer = underlay(table, rows, scroller);
-  parts.sumsLayer = totals ? underlay(
-    table,
-    parts.rowSums.map((td) => [td]),
-    scroller,
-    { sticky: true }
-  ) : null;
+  const pixels = size >= PIXELS_FROM;
+  table.classList.add(pixels ? "attnlib-pixels" : "attnlib-written");
+  parts.layer = underlay(table, rows, scroller, { pixels });
+  const sums = parts.rowSums.map((td) => [td]);
+  parts.sumsLayer = totals ? underlay(table, sums, scroller, { sticky: true, pixels }) : null;
   const scroll = totals ? texts.scroll_sums : texts.scroll;
   const cue = make("div", "attnlib-scroll-cue", scroll);
   scroller.tabIndex = 0;
@@ -956,7 +975,8 @@ function buildBlend(node, tokens, size, widest, texts) {
   node.setAttribute("role", "region");
   node.setAttribute("aria-labelledby", caption.id);
   const cells = [...rows, context2].map((row) => [row.weight, ...row.terms]);
-  const layer = underlay(table, cells, node);
+  const pixels = cells.length * cells[0].length >= PIXELS_FROM;
+  const layer = underlay(table, cells, node, { pixels });
   return { caption, rows, trs: rows.map((r) => r.tr), context: context2, cells, layer, named: [], mark: -1 };
 }
 var shade = (alpha) => `rgba(213, 94, 0, ${(0.45 * alpha).toFixed(3)})`;

@@ -14,7 +14,7 @@
 import { LEVEL_COLORS, gradient, levelOf } from "./colors.js";
 import { make } from "./dom.js";
 import { fill, fixed } from "./format.js";
-import { draw, setLook, underlay } from "./underlay.js";
+import { PIXELS_FROM, draw, setLook, underlay } from "./underlay.js";
 
 // Ids for aria-describedby, unique in the page.
 let serial = 0;
@@ -179,15 +179,11 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false, wid
   // The column sums share the grid's columns (and its underlay); the row sums stick at the
   // right, with theirs.
   const rows = totals ? [...parts.cells, parts.colSums] : parts.cells;
-  parts.layer = underlay(table, rows, scroller);
-  parts.sumsLayer = totals
-    ? underlay(
-        table,
-        parts.rowSums.map((td) => [td]),
-        scroller,
-        { sticky: true },
-      )
-    : null;
+  const pixels = size >= PIXELS_FROM;
+  table.classList.add(pixels ? "attnlib-pixels" : "attnlib-written");
+  parts.layer = underlay(table, rows, scroller, { pixels });
+  const sums = parts.rowSums.map((td) => [td]);
+  parts.sumsLayer = totals ? underlay(table, sums, scroller, { sticky: true, pixels }) : null;
   // Said only while the table is wider than its box (a phone, a long sentence).
   const scroll = totals ? texts.scroll_sums : texts.scroll;
   const cue = make("div", "attnlib-scroll-cue", scroll);

@@ -6,7 +6,7 @@
 
 import { make } from "./dom.js";
 import { fill, fixed } from "./format.js";
-import { draw, setLook, underlay } from "./underlay.js";
+import { PIXELS_FROM, draw, setLook, underlay } from "./underlay.js";
 
 /** Which token is the query (b.attnlib-token): `label`, filled by the view. */
 export function paintToken(node, label) {
@@ -118,7 +118,8 @@ export function buildBlend(node, tokens, size, widest, texts) {
   node.setAttribute("role", "region");
   node.setAttribute("aria-labelledby", caption.id);
   const cells = [...rows, context].map((row) => [row.weight, ...row.terms]);
-  const layer = underlay(table, cells, node);
+  const pixels = cells.length * cells[0].length >= PIXELS_FROM;
+  const layer = underlay(table, cells, node, { pixels });
   return { caption, rows, trs: rows.map((r) => r.tr), context, cells, layer, named: [], mark: -1 };
 }
 

@@ -7,11 +7,17 @@
 // spans only the part of the table in sight in its scroller, and follows the scrolling: a
 // 32-token grid is then a canvas of the box's width, not of the grid's, and a move hands
 // that much fewer pixels to the compositor.
+// A small table is written into its cells instead (text and inline colours): under
+// PIXELS_FROM cells, a canvas's fixed cost per frame (its own bitmap handed to the
+// compositor) is more than restyling and laying out a few dozen cells.
 // Hooks for tests: td.attnlibLayer (the underlay drawing the cell), its `texts` (the text
 // each cell shows, drawn whenever the cell is in sight; rows in order) and td.attnlibIndex
 // (the cell's place in them).
 
 import { make } from "./dom.js";
+
+/** From this many cells (16 tokens' grid), a table's numbers are pixels of an underlay. */
+export const PIXELS_FROM = 256;
 
 /**
  * An underlay for `cells` (rows of td of `table`, each row with the same columns), in sight
@@ -20,16 +26,15 @@ import { make } from "./dom.js";
  * name of a custom property of the table ("--attnlib-…", so that the theme decides); `fill`
  * may be a list, drawn in turn (a tint over a fill); `ink` null is the table's text colour.
  * `sticky`: the cells stick in the scroller (a column of sums): the canvas spans all of them
- * and its first cell, already positioned, carries it.
+ * and its first cell, already positioned, carries it. `pixels`: on a canvas (else written
+ * into the cells).
  */
-export function underlay(table, cells, scroller, { sticky = false } = {}) {
-  const canvas = make("canvas", "attnlib-underlay");
-  canvas.setAttribute("aria-hidden", "true");
-  if (!sticky) cells[0][0].classList.add("attnlib-anchor");
-  cells[0][0].append(canvas);
+export function underlay(table, cells, scroller, { sticky = false, pixels = true } = {}) {
   const cols = cells[0].length;
   const size = cells.length * cols;
+  const canvas = pixels ? make("canvas", "attnlib-underlay") : null;
   const layer = {
+    pixels,
     table,
     scroller,
     sticky,
@@ -47,8 +52,13 @@ export function underlay(table, cells, scroller, { sticky = false } = {}) {
     row.forEach((td, c) => {
       td.attnlibLayer = layer;
       td.attnlibIndex = r * cols + c;
+      if (!pixels) td.append(document.createTextNode(""));
     }),
   );
+  if (!pixels) return layer;
+  canvas.setAttribute("aria-hidden", "true");
+  if (!sticky) cells[0][0].classList.add("attnlib-anchor");
+  cells[0][0].append(canvas);
   if (typeof ResizeObserver !== "undefined") {
     // Fonts loaded late, a zoom, a table first drawn out of sight: cells moved, redraw.
     const moved = new ResizeObserver(() => {
@@ -190,8 +200,30 @@ export function setLook(layer, k, look) {
   return !same;
 }
 
+/** A colour of a look, for CSS: a custom property's name becomes var(). */
+const css = (value) => (value.startsWith("--") ? `var(${value})` : value);
+
+/** Cell k written as its look says: its text, fill, ink and weight, inline. */
+function writeCell(layer, k) {
+  const td = layer.cells[Math.floor(k / layer.cols)][k % layer.cols];
+  const look = layer.looks[k];
+  td.firstChild.data = look ? look.text : "";
+  // A list of fills: each over the ones before it.
+  const fills = look ? [look.fill].flat().map(css) : [];
+  const layers = fills.slice(1).reverse().map((c) => `linear-gradient(${c}, ${c})`);
+  td.style.background = [...layers, ...fills.slice(0, 1)].join(", ");
+  td.style.color = look?.ink ? css(look.ink) : "";
+  const weight = look?.weight ?? "normal";
+  td.style.fontStyle = weight.includes("italic") ? "italic" : "";
+  td.style.fontWeight = weight.includes("bold") ? "bold" : "";
+}
+
 /** The cells in `changed` drawn again; all of them if the cells moved or were never drawn. */
 export function draw(layer, changed) {
+  if (!layer.pixels) {
+    changed.forEach((k) => writeCell(layer, k));
+    return;
+  }
   const g = layer.geometry;
   if (!g || !layer.window || g.dpr !== (window.devicePixelRatio || 1)) {
     drawAll(layer);
