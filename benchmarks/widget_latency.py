@@ -40,12 +40,13 @@ Note (where a full-size move's time goes, Chromium without a GPU, a 32 x 32 grid
 every number changes: softmax axis, mask, head, temperature). When each cell was an
 element with its number and a colour class: script 3-6 ms, style 5-8 ms (1,036
 elements), layout 8-14 ms (2,173 objects: a table lays out all its cells again), paint
-5-6 ms, layerize 4-5 ms, commit 1-3 ms. Now the fills and numbers are pixels of a canvas
-beneath the grid, as wide as the box in sight (``underlay.js``): script 4-8 ms (the
-canvas drawing included), style and layout 1-4 ms (the sums), commit 5-8 ms (the canvas
-handed to the compositor, in software here). Traced on a page of its own with the
-bundle and a stand-in model. The p95 of this benchmark on a two-core machine moves by
-more than any of these phases between runs: compare runs back to back.
+5-6 ms, layerize 4-5 ms, commit 1-3 ms. Now (from 256 cells) the fills and numbers are
+pixels of a canvas beneath the grid, as wide as the box in sight (``underlay.js``): script
+4-8 ms (the canvas drawing included), style and layout under 1 ms (the sums are pixels
+too), commit 4-8 ms (the canvas handed to the compositor, in software here). Traced on a
+page of its own with the bundle and a stand-in model. The p95 of this benchmark on a
+two-core machine moves by more than any of these phases between runs: compare runs back
+to back, and more than one pair.
 Explorers out of sight are not rendered (``content-visibility: auto``): each control is
 scrolled into view before it is timed, so the explorer timed is always one in sight.
 """

@@ -1,8 +1,9 @@
 // The heatmap: a table built once per sentence (`buildHeatmap`) and repainted in place on
 // every control move (`paintHeatmap`), touching only the cells whose number or colour
-// changed. The cells' fills and numbers are pixels of one canvas beneath the table: a move
-// that changes every number redraws pixels, instead of restyling, laying out and painting a
-// thousand elements. The table's cells stay the grid a keyboard and a screen reader use:
+// changed. In a large grid the cells' fills and numbers are pixels of a canvas beneath the
+// table (underlay.js): a move that changes every number redraws pixels, instead of
+// restyling, laying out and painting a thousand elements; a small grid's are written into
+// its cells. The table's cells stay the grid a keyboard and a screen reader use:
 // a WAI-ARIA grid with one tab stop (a roving tabindex), arrow keys moving between cells,
 // each cell named by its number (aria-label), and the cell under the pointer or the keyboard
 // saying how it was computed (in the details line and its title).
