@@ -559,14 +559,22 @@ var css = (value) => value.startsWith("--") ? `var(${value})` : value;
 function writeCell(layer, k) {
   const td = layer.cells[Math.floor(k / layer.cols)][k % layer.cols];
   const look = layer.looks[k];
-  td.firstChild.data = look ? look.text : "";
   const fills = look ? [look.fill].flat().map(css) : [];
-  const layers = fills.slice(1).reverse().map((c) => `linear-gradient(${c}, ${c})`);
-  td.style.background = [...layers, ...fills.slice(0, 1)].join(", ");
-  td.style.color = look?.ink ? css(look.ink) : "";
+  const tints = fills.slice(1).reverse().map((c) => `linear-gradient(${c}, ${c})`);
   const weight = look?.weight ?? "normal";
-  td.style.fontStyle = weight.includes("italic") ? "italic" : "";
-  td.style.fontWeight = weight.includes("bold") ? "bold" : "";
+  const now = {
+    text: look ? look.text : "",
+    background: [...tints, ...fills.slice(0, 1)].join(", "),
+    color: look?.ink ? css(look.ink) : "",
+    fontStyle: weight.includes("italic") ? "italic" : "",
+    fontWeight: weight.includes("bold") ? "bold" : ""
+  };
+  const was = td.attnlibWritten ?? {};
+  if (was.text !== now.text) td.firstChild.data = now.text;
+  ["background", "color", "fontStyle", "fontWeight"].forEach((name) => {
+    if (was[name] !== now[name]) td.style[name] = now[name];
+  });
+  td.attnlibWritten = now;
 }
 function draw(layer, changed) {
   if (!layer.pixels) {
