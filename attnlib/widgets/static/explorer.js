@@ -413,9 +413,13 @@ function gradient() {
 
 // attnlib/widgets/static/src/underlay.js
 var PIXELS_FROM = 256;
-function underlay(table, cells, scroller, { sticky = false, pixels = true } = {}) {
+function underlay(table, cells, scroller, { sticky = false, pixels = null } = {}) {
   const cols = cells[0].length;
   const size = cells.length * cols;
+  if (pixels === null) {
+    pixels = size >= PIXELS_FROM;
+    table.classList.add(pixels ? "attnlib-pixels" : "attnlib-written");
+  }
   const canvas = pixels ? make("canvas", "attnlib-underlay") : null;
   const layer = {
     pixels,
@@ -428,6 +432,7 @@ function underlay(table, cells, scroller, { sticky = false, pixels = true } = {}
     canvas,
     looks: new Array(size).fill(null),
     texts: new Array(size).fill(""),
+    names: new Array(size).fill(""),
     geometry: null,
     font: null,
     colors: /* @__PURE__ */ new Map()
@@ -548,7 +553,13 @@ function drawAll(layer, remeasure = true) {
   const ctx = context(layer);
   for (let k = 0; k < layer.looks.length; k++) drawCell(layer, ctx, k);
 }
-function setLook(layer, k, look) {
+function setLook(layer, k, look, name = look ? look.text : "") {
+  if (layer.names[k] !== name) {
+    const td = layer.cells[Math.floor(k / layer.cols)][k % layer.cols];
+    if (name) td.setAttribute("aria-label", name);
+    else td.removeAttribute("aria-label");
+    layer.names[k] = name;
+  }
   const was = layer.looks[k];
   const same = was === look || was && look && was.text === look.text && String(was.fill) === String(look.fill) && was.ink === look.ink && was.weight === look.weight;
   layer.looks[k] = look;
@@ -720,18 +731,16 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "
   const size = tokens.length ** 2;
   const slots = () => new Array(size).fill(null);
   parts.shown = { how: slots(), value: slots(), scale: slots() };
-  parts.labelled = slots();
   const digits = Math.max(widest.length, totals ? fixed(tokens.length).length : 0);
   table.style.setProperty("--attnlib-digits", String(digits));
   parts.limits = "";
   const scroller = make("div", "attnlib-heatmap-scroll");
   scroller.append(table);
   const rows = totals ? [...parts.cells, parts.colSums] : parts.cells;
-  const pixels = size >= PIXELS_FROM;
-  table.classList.add(pixels ? "attnlib-pixels" : "attnlib-written");
-  parts.layer = underlay(table, rows, scroller, { pixels });
+  parts.layer = underlay(table, rows, scroller);
   const sums = parts.rowSums.map((td) => [td]);
-  parts.sumsLayer = totals ? underlay(table, sums, scroller, { sticky: true, pixels }) : null;
+  const sticky = { sticky: true, pixels: parts.layer.pixels };
+  parts.sumsLayer = totals ? underlay(table, sums, scroller, sticky) : null;
   const scroll = totals ? texts.scroll_sums : texts.scroll;
   const cue = make("div", "attnlib-scroll-cue", scroll);
   scroller.tabIndex = 0;
@@ -773,17 +782,11 @@ function paintCell(parts, i, j, value, how, vmin, vmax) {
     if (how === "blank") td.dataset.empty = "1";
     else delete td.dataset.empty;
   }
-  const text = how === "blank" ? "" : fixed(value);
-  const label = how === "masked" ? `${text} ${parts.masked}` : text;
-  if (parts.labelled[k] !== label) {
-    if (label) td.setAttribute("aria-label", label);
-    else td.removeAttribute("aria-label");
-    parts.labelled[k] = label;
-  }
   if (how === "blank") return setLook(parts.layer, k, null);
+  const text = fixed(value);
   if (how === "masked") {
     const look = { text, fill: "--attnlib-masked-fill", ink: "--attnlib-masked-ink" };
-    return setLook(parts.layer, k, { ...look, weight: "italic" });
+    return setLook(parts.layer, k, { ...look, weight: "italic" }, `${text} ${parts.masked}`);
   }
   const { background, color: color2 } = LEVEL_COLORS[levelOf(value, vmin, vmax)];
   return setLook(parts.layer, k, { text, fill: background, ink: color2 });
@@ -793,7 +796,6 @@ var SUM_ONE = { fill: ["--attnlib-paper", "rgba(0, 158, 115, 0.25)"], weight: "b
 function paintSum(layer, td, total, k) {
   const text = fixed(total);
   const one = Math.abs(total - 1) <= 1e-4;
-  if (td.getAttribute("aria-label") !== text) td.setAttribute("aria-label", text);
   td.classList.toggle("attnlib-sum-one", one);
   return setLook(layer, k, { text, ...one ? SUM_ONE : SUM });
 }
@@ -983,22 +985,11 @@ function buildBlend(node, tokens, size, widest, texts) {
   node.setAttribute("role", "region");
   node.setAttribute("aria-labelledby", caption.id);
   const cells = [...rows, context2].map((row) => [row.weight, ...row.terms]);
-  const pixels = cells.length * cells[0].length >= PIXELS_FROM;
-  const layer = underlay(table, cells, node, { pixels });
-  return { caption, rows, trs: rows.map((r) => r.tr), context: context2, cells, layer, named: [], mark: -1 };
+  const layer = underlay(table, cells, node);
+  return { caption, rows, trs: rows.map((r) => r.tr), context: context2, layer, mark: -1 };
 }
 var shade = (alpha) => `rgba(213, 94, 0, ${(0.45 * alpha).toFixed(3)})`;
 var CONTEXT_SHADE = "rgba(213, 94, 0, 0.18)";
-function paintNumber(parts, k, look) {
-  const text = look ? look.text : "";
-  if (parts.named[k] !== text) {
-    const td = parts.cells[Math.floor(k / parts.layer.cols)][k % parts.layer.cols];
-    if (text) td.setAttribute("aria-label", text);
-    else td.removeAttribute("aria-label");
-    parts.named[k] = text;
-  }
-  return setLook(parts.layer, k, look);
-}
 function paintBlend(parts, weights, values, context2, query, texts) {
   const top = Math.max(...weights, 1e-12);
   write(parts.caption, texts.blend);
@@ -1006,7 +997,7 @@ function paintBlend(parts, weights, values, context2, query, texts) {
   const cols = parts.layer.cols;
   const changed = [];
   const paint = (k, look) => {
-    if (paintNumber(parts, k, look)) changed.push(k);
+    if (setLook(parts.layer, k, look)) changed.push(k);
   };
   weights.forEach((w, j) => {
     paint(j * cols, { text: fixed(w), fill: "--attnlib-paper" });

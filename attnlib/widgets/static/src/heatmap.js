@@ -15,7 +15,7 @@
 import { LEVEL_COLORS, gradient, levelOf } from "./colors.js";
 import { make } from "./dom.js";
 import { fill, fixed } from "./format.js";
-import { PIXELS_FROM, draw, setLook, underlay } from "./underlay.js";
+import { draw, setLook, underlay } from "./underlay.js";
 
 // Ids for aria-describedby, unique in the page.
 let serial = 0;
@@ -169,7 +169,6 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false, wid
   const size = tokens.length ** 2;
   const slots = () => new Array(size).fill(null);
   parts.shown = { how: slots(), value: slots(), scale: slots() };
-  parts.labelled = slots();
 
   // Sums reach n: "32.0000" is as wide as they get.
   const digits = Math.max(widest.length, totals ? fixed(tokens.length).length : 0);
@@ -180,11 +179,10 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false, wid
   // The column sums share the grid's columns (and its underlay); the row sums stick at the
   // right, with theirs.
   const rows = totals ? [...parts.cells, parts.colSums] : parts.cells;
-  const pixels = size >= PIXELS_FROM;
-  table.classList.add(pixels ? "attnlib-pixels" : "attnlib-written");
-  parts.layer = underlay(table, rows, scroller, { pixels });
+  parts.layer = underlay(table, rows, scroller);
   const sums = parts.rowSums.map((td) => [td]);
-  parts.sumsLayer = totals ? underlay(table, sums, scroller, { sticky: true, pixels }) : null;
+  const sticky = { sticky: true, pixels: parts.layer.pixels };
+  parts.sumsLayer = totals ? underlay(table, sums, scroller, sticky) : null;
   // Said only while the table is wider than its box (a phone, a long sentence).
   const scroll = totals ? texts.scroll_sums : texts.scroll;
   const cue = make("div", "attnlib-scroll-cue", scroll);
@@ -232,18 +230,12 @@ function paintCell(parts, i, j, value, how, vmin, vmax) {
     if (how === "blank") td.dataset.empty = "1";
     else delete td.dataset.empty;
   }
-  const text = how === "blank" ? "" : fixed(value);
-  // A masked cell is read as masked, not as a weight of 0.0000: its number, then the word.
-  const label = how === "masked" ? `${text} ${parts.masked}` : text;
-  if (parts.labelled[k] !== label) {
-    if (label) td.setAttribute("aria-label", label);
-    else td.removeAttribute("aria-label");
-    parts.labelled[k] = label;
-  }
   if (how === "blank") return setLook(parts.layer, k, null);
+  const text = fixed(value);
   if (how === "masked") {
     const look = { text, fill: "--attnlib-masked-fill", ink: "--attnlib-masked-ink" };
-    return setLook(parts.layer, k, { ...look, weight: "italic" });
+    // Read as masked, not as a weight of 0.0000: its number, then the word.
+    return setLook(parts.layer, k, { ...look, weight: "italic" }, `${text} ${parts.masked}`);
   }
   const { background, color } = LEVEL_COLORS[levelOf(value, vmin, vmax)];
   return setLook(parts.layer, k, { text, fill: background, ink: color });
@@ -257,7 +249,6 @@ const SUM_ONE = { fill: ["--attnlib-paper", "rgba(0, 158, 115, 0.25)"], weight: 
 function paintSum(layer, td, total, k) {
   const text = fixed(total);
   const one = Math.abs(total - 1) <= 1e-4;
-  if (td.getAttribute("aria-label") !== text) td.setAttribute("aria-label", text);
   td.classList.toggle("attnlib-sum-one", one);
   return setLook(layer, k, { text, ...(one ? SUM_ONE : SUM) });
 }

@@ -6,7 +6,7 @@
 
 import { make } from "./dom.js";
 import { fill, fixed } from "./format.js";
-import { PIXELS_FROM, draw, setLook, underlay } from "./underlay.js";
+import { draw, setLook, underlay } from "./underlay.js";
 
 /** Which token is the query (b.attnlib-token): `label`, filled by the view. */
 export function paintToken(node, label) {
@@ -118,26 +118,13 @@ export function buildBlend(node, tokens, size, widest, texts) {
   node.setAttribute("role", "region");
   node.setAttribute("aria-labelledby", caption.id);
   const cells = [...rows, context].map((row) => [row.weight, ...row.terms]);
-  const pixels = cells.length * cells[0].length >= PIXELS_FROM;
-  const layer = underlay(table, cells, node, { pixels });
-  return { caption, rows, trs: rows.map((r) => r.tr), context, cells, layer, named: [], mark: -1 };
+  const layer = underlay(table, cells, node);
+  return { caption, rows, trs: rows.map((r) => r.tr), context, layer, mark: -1 };
 }
 
 // Each w·v row is shaded by its weight (the heaviest row darkest): the blend at a glance.
 const shade = (alpha) => `rgba(213, 94, 0, ${(0.45 * alpha).toFixed(3)})`;
 const CONTEXT_SHADE = "rgba(213, 94, 0, 0.18)";
-
-/** Cell k of the blend to show `look` (null: blank), named by its text; true if redrawn. */
-function paintNumber(parts, k, look) {
-  const text = look ? look.text : "";
-  if (parts.named[k] !== text) {
-    const td = parts.cells[Math.floor(k / parts.layer.cols)][k % parts.layer.cols];
-    if (text) td.setAttribute("aria-label", text);
-    else td.removeAttribute("aria-label");
-    parts.named[k] = text;
-  }
-  return setLook(parts.layer, k, look);
-}
 
 /** The context vector as a weighted blend of `values` by `weights`, in place. */
 export function paintBlend(parts, weights, values, context, query, texts) {
@@ -147,7 +134,7 @@ export function paintBlend(parts, weights, values, context, query, texts) {
   const cols = parts.layer.cols;
   const changed = [];
   const paint = (k, look) => {
-    if (paintNumber(parts, k, look)) changed.push(k);
+    if (setLook(parts.layer, k, look)) changed.push(k);
   };
   weights.forEach((w, j) => {
     paint(j * cols, { text: fixed(w), fill: "--attnlib-paper" });

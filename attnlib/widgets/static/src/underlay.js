@@ -1,8 +1,7 @@
 // Numbers and fills drawn on one canvas beneath a table's cells (an underlay). A move that
 // changes a thousand numbers then redraws pixels, instead of restyling, laying out and
 // painting a thousand elements. The cells stay in the table, empty and transparent: the
-// keyboard, the pointer and screen readers use them (each is named by its number, in
-// aria-label, by its owner). The canvas rides in the first cell, so it moves with the table
+// keyboard, the pointer and screen readers use them, each named by its number (aria-label). The canvas rides in the first cell, so it moves with the table
 // when a row label changes width; the cells' widths must not depend on their numbers. It
 // spans only the part of the table in sight in its scroller, and follows the scrolling: a
 // 32-token grid is then a canvas of the box's width, not of the grid's, and a move hands
@@ -16,8 +15,8 @@
 
 import { make } from "./dom.js";
 
-/** From this many cells (16 tokens' grid), a table's numbers are pixels of an underlay. */
-export const PIXELS_FROM = 256;
+// From this many cells (16 tokens' grid), a table's numbers are pixels of an underlay.
+const PIXELS_FROM = 256;
 
 /**
  * An underlay for `cells` (rows of td of `table`, each row with the same columns), in sight
@@ -26,12 +25,17 @@ export const PIXELS_FROM = 256;
  * name of a custom property of the table ("--attnlib-…", so that the theme decides); `fill`
  * may be a list, drawn in turn (a tint over a fill); `ink` null is the table's text colour.
  * `sticky`: the cells stick in the scroller (a column of sums): the canvas spans all of them
- * and its first cell, already positioned, carries it. `pixels`: on a canvas (else written
- * into the cells).
+ * and its first cell, already positioned, carries it. `pixels`: on a canvas, or written
+ * into the cells; by default from the number of cells (a table's other underlays follow its
+ * first: the table is marked attnlib-pixels or attnlib-written).
  */
-export function underlay(table, cells, scroller, { sticky = false, pixels = true } = {}) {
+export function underlay(table, cells, scroller, { sticky = false, pixels = null } = {}) {
   const cols = cells[0].length;
   const size = cells.length * cols;
+  if (pixels === null) {
+    pixels = size >= PIXELS_FROM;
+    table.classList.add(pixels ? "attnlib-pixels" : "attnlib-written");
+  }
   const canvas = pixels ? make("canvas", "attnlib-underlay") : null;
   const layer = {
     pixels,
@@ -44,6 +48,7 @@ export function underlay(table, cells, scroller, { sticky = false, pixels = true
     canvas,
     looks: new Array(size).fill(null),
     texts: new Array(size).fill(""),
+    names: new Array(size).fill(""),
     geometry: null,
     font: null,
     colors: new Map(),
@@ -184,8 +189,17 @@ function drawAll(layer, remeasure = true) {
   for (let k = 0; k < layer.looks.length; k++) drawCell(layer, ctx, k);
 }
 
-/** Cell k to be drawn with `look`; true if that changes its pixels. */
-export function setLook(layer, k, look) {
+/**
+ * Cell k to be drawn with `look` and named `name` (its text unless said: a masked cell's
+ * number and the word); true if that changes its pixels.
+ */
+export function setLook(layer, k, look, name = look ? look.text : "") {
+  if (layer.names[k] !== name) {
+    const td = layer.cells[Math.floor(k / layer.cols)][k % layer.cols];
+    if (name) td.setAttribute("aria-label", name);
+    else td.removeAttribute("aria-label");
+    layer.names[k] = name;
+  }
   const was = layer.looks[k];
   const same =
     was === look ||
