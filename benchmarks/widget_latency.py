@@ -27,14 +27,21 @@ Full size: the same notebook also shows every explorer at its largest (32 tokens
 64 dimensions, 16 heads where it has heads; the TrainingExplorer with 16 heads), drawn
 in the browser; its controls are timed the same way, with and without the delay.
 
+The floor: the same notebook shows, first, a slider that moves one number drawn as text
+by an anywidget of a few lines, through ``jsdlink``: the explorers' path from a key to
+their drawing with nothing of theirs to draw. It is timed the same way: what a control
+costs here (Lab's frame, the slider, the link, waiting for the display's next frame)
+before an explorer draws anything.
+
 Prints one line per control and way, then, last:
 ``median_ms= p95_ms= roundtrip_median_ms= roundtrip_100ms_median_ms= speedup_100ms=
-full_size_median_ms= full_size_p95_ms=``: the in-browser median and 95th percentile
+full_size_median_ms= full_size_p95_ms= floor_median_ms= floor_p95_ms=
+full_size_p95_over_floor=``: the in-browser median and 95th percentile
 over all presses with and without the delay (the course's sentence), the kernel round
 trip's medians, the round trip's median with the delay over the in-browser median with
-it, and the full-size explorers' median and 95th percentile (with and without the
-delay). Targets: median <= 8 ms, p95 <= 16 ms, speedup >= 10, full-size p95 <= 16.7 ms
-(one frame).
+it, the full-size explorers' median and 95th percentile (with and without the
+delay), the floor's, and the full-size p95 over the floor's. Targets: median <= 8 ms,
+p95 <= 16 ms, speedup >= 10, full-size p95 <= 16.7 ms (one frame).
 
 Note (where a full-size move's time goes, Chromium without a GPU, a 32 x 32 grid whose
 every number changes: softmax axis, mask, head, temperature). When each cell was an
@@ -118,7 +125,37 @@ CELLS = [
     for explorer in made:
         explorer.widget.add_class("bench-full")
     return made""",
-    "for explorer in explorers('browser') + explorers('kernel') + full_size():\n"
+    """import anywidget
+import ipywidgets
+import traitlets
+
+
+class Floor(anywidget.AnyWidget):
+    # One number written as text, nothing of the explorers': what any control costs here.
+    _esm = '''export default { render({ model, el }) {
+        const view = document.createElement("div");
+        view.className = "bench-floor-view";
+        view.append(document.createTextNode(""));
+        const draw = () => { view.firstChild.data = String(model.get("value")); };
+        draw();
+        model.on("change:value", draw);
+        el.append(view);
+    } };'''
+    value = traitlets.Int(0).tag(sync=True)
+
+
+def floor():
+    # The explorers' path from a key to their drawing: an ipywidgets slider, jsdlink, an
+    # anywidget's model and view.
+    slider = ipywidgets.IntSlider(value=0, min=0, max=31)
+    slider.add_class("attnlib-control-value")
+    shown = Floor()
+    ipywidgets.jsdlink((slider, "value"), (shown, "value"))
+    box = ipywidgets.VBox([slider, shown])
+    box.add_class("bench-floor")
+    box.add_class("attnlib-floor")
+    return box""",
+    "for explorer in [floor()] + explorers('browser') + explorers('kernel') + full_size():\n"
     "    display(explorer)",
 ]
 
@@ -129,7 +166,7 @@ class Control:
 
     ``focus``: the element taking the keys; ``keys``: pressed in turn, each one a
     change; ``start``: pressed first, untimed, to leave the ends of a slider;
-    ``acts_on``: the key event that moves the control.
+    ``acts_on``: the key event that moves the control; ``view``: the drawing watched.
     """
 
     kind: str
@@ -138,6 +175,7 @@ class Control:
     keys: tuple[str, ...]
     start: tuple[str, ...] = ()
     acts_on: str = "keydown"
+    view: str = ".attnlib-view"
 
 
 def _slider(kind: str, name: str) -> Control:
@@ -162,13 +200,23 @@ FULL_CONTROLS = CONTROLS + (
     _slider("training-explorer", "snapshot"),
     _slider("training-explorer", "query"),
 )
+# The floor (root class "bench-floor"): a slider moving one number, timed as the controls are.
+FLOOR = "floor"
+FLOOR_CONTROL = Control(
+    "floor",
+    "value",
+    ".attnlib-control-value .noUi-handle",
+    ("ArrowRight", "ArrowLeft"),
+    ("Home",),
+    view=".bench-floor-view",
+)
 
 # Resolves with [ms to the frame, ms to painted] from the next key event `acts`: the frame is
 # the first animation frame after the drawing changed, whose callbacks run before that frame's
 # style, layout and paint; painted is a task posted from that callback, which runs once the
 # frame is laid out, painted and committed to the compositor.
-_ARM = """([selector, acts, timeout]) => {
-    const view = document.querySelector(selector).querySelector(".attnlib-view");
+_ARM = """([selector, watched, acts, timeout]) => {
+    const view = document.querySelector(selector).querySelector(watched);
     window.__latency = new Promise((resolve) => {
         let start = null;
         const started = (e) => { start = e.timeStamp; };
@@ -254,7 +302,7 @@ async def time_control(page, control: Control, way: str, presses: int) -> list[t
     for k in range(presses):
         if control.name == "dim":  # a toggle: press the button not selected
             await buttons.nth(1 - k % 2).focus()
-        await page.evaluate(_ARM, [root, control.acts_on, TIMEOUT_MS])
+        await page.evaluate(_ARM, [root, control.view, control.acts_on, TIMEOUT_MS])
         await page.keyboard.press(control.keys[k % len(control.keys)])
         took = await page.evaluate("() => window.__latency")
         if took is None:
@@ -286,6 +334,7 @@ def summary(results: Times, k: int) -> dict[str, float]:
     browser_delayed = statistics.median(of[("browser", DELAY_S)])
     roundtrip_delayed = statistics.median(of[("kernel", DELAY_S)])
     full = of[(FULL, 0.0)] + of[(FULL, DELAY_S)]
+    floor = of[(FLOOR, 0.0)] + of[(FLOOR, DELAY_S)]
     return {
         "median_ms": statistics.median(browser),
         "p95_ms": p95(browser),
@@ -294,6 +343,9 @@ def summary(results: Times, k: int) -> dict[str, float]:
         "speedup_100ms": roundtrip_delayed / browser_delayed,
         "full_size_median_ms": statistics.median(full),
         "full_size_p95_ms": p95(full),
+        "floor_median_ms": statistics.median(floor),
+        "floor_p95_ms": p95(floor),
+        "full_size_p95_over_floor": p95(full) / p95(floor),
     }
 
 
@@ -319,8 +371,9 @@ async def measure(presses: int, run_dir: Path) -> Times:
             await run_all(page, lab)
             for delay in (0.0, DELAY_S):
                 link.delay = delay
-                for way in (*WAYS, FULL):
-                    for control in FULL_CONTROLS if way == FULL else CONTROLS:
+                for way in (FLOOR, *WAYS, FULL):
+                    controls = {FLOOR: (FLOOR_CONTROL,), FULL: FULL_CONTROLS}.get(way, CONTROLS)
+                    for control in controls:
                         times = await time_control(page, control, way, presses)
                         results[(way, delay)] = results.get((way, delay), []) + times
                         where = f"{way:7s} delay={delay * 1000:3.0f}ms {control.kind}"

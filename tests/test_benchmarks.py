@@ -66,3 +66,20 @@ def test_the_latency_benchmark_times_every_explorer_at_its_largest():
         kind = explorer._css_class.removeprefix("attnlib-")
         for control in explorer._controls:
             assert (kind, control.name) in timed | untimed, f"{kind}.{control.name} is not timed"
+
+
+def test_the_latency_benchmarks_floor_is_a_slider_and_a_number_of_no_explorer():
+    """The floor the benchmark times beside the explorers: an ipywidgets slider linked in the
+    browser to an anywidget that writes its value, and nothing of attnlib's."""
+    latency = _latency_module()
+    namespace = {"display": lambda *shown: None}
+    for source in latency.CELLS[:-1]:
+        exec(source, namespace)
+    box = namespace["floor"]()
+    slider, shown = box.children
+    assert isinstance(slider, ipywidgets.IntSlider)
+    assert "attnlib-control-value" in slider._dom_classes
+    assert type(shown).__module__ != "attnlib" and "attnlib" not in type(shown).__module__
+    assert 'className = "bench-floor-view"' in shown._esm
+    assert latency.FLOOR_CONTROL.view == ".bench-floor-view"
+    assert "for explorer in [floor()]" in latency.CELLS[-1]

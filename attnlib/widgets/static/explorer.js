@@ -115,6 +115,12 @@ function make(tag, className = "", text = "") {
   if (text) node.textContent = text;
   return node;
 }
+function setText(node, text) {
+  const only = node.firstChild;
+  if (only && only === node.lastChild && only.nodeType === 3) {
+    if (only.data !== text) only.data = text;
+  } else if (node.textContent !== text) node.textContent = text;
+}
 
 // attnlib/widgets/static/src/controls.js
 var ANNOUNCE_DELAY_MS = 300;
@@ -210,7 +216,7 @@ function watchControls(el, root, names, getTexts) {
       paint();
       clearTimeout(timer);
       timer = setTimeout(() => {
-        if (live.textContent !== line) live.textContent = line;
+        setText(live, line);
       }, ANNOUNCE_DELAY_MS);
     },
     dispose() {
@@ -412,7 +418,7 @@ function gradient() {
 }
 
 // attnlib/widgets/static/src/underlay.js
-var PIXELS_FROM = 256;
+var PIXELS_FROM = 128;
 function underlay(table, cells, scroller, { sticky = false, pixels = null } = {}) {
   const cols = cells[0].length;
   const size = cells.length * cols;
@@ -679,7 +685,7 @@ function wireGrid(parts, details) {
   const show = (i, j) => {
     const text = parts.describe ? parts.describe(i, j) : "";
     parts.cells[i][j].title = text;
-    if (details.textContent !== text) details.textContent = text;
+    setText(details, text);
     if (parts.onCell) parts.onCell(i, j);
   };
   parts.activate = (i, j) => {
@@ -716,9 +722,12 @@ function wireGrid(parts, details) {
 function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "0.0000" }) {
   const table = make("table", "attnlib-heatmap");
   table.setAttribute("role", "grid");
-  const caption = make("caption");
+  const caption = make("div", "attnlib-caption");
+  serial += 1;
+  caption.id = `attnlib-caption-${serial}`;
+  table.setAttribute("aria-labelledby", caption.id);
   const parts = { table, caption, rows: [], labels: [], cells: [], rowSums: [], colSums: [] };
-  table.append(caption, headerRow(tokens, totals, texts));
+  table.append(headerRow(tokens, totals, texts));
   tokens.forEach((_, i) => table.append(bodyRow(tokens, i, totals, parts)));
   if (totals) table.append(sumsRow(tokens, parts, texts));
   parts.legend = legend(label);
@@ -757,7 +766,7 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "
   parts.cells[0][0].setAttribute("aria-describedby", details.id);
   wireGrid(parts, details);
   const wrap = make("div", "attnlib-heatmap-wrap");
-  wrap.append(cue, scroller, parts.legend.box, details);
+  wrap.append(caption, cue, scroller, parts.legend.box, details);
   parent.append(wrap);
   if (typeof ResizeObserver !== "undefined") {
     const mark2 = () => wrap.classList.toggle("attnlib-scrolls", scroller.scrollWidth > scroller.clientWidth + 1);
@@ -807,7 +816,7 @@ function paintRow(parts, row) {
     parts.rows[i].classList.toggle("attnlib-highlight-row", current);
     if (current) parts.rows[i].setAttribute("aria-current", "true");
     else parts.rows[i].removeAttribute("aria-current");
-    parts.labels[i].textContent = current ? parts.current[i] : parts.tokens[i];
+    setText(parts.labels[i], current ? parts.current[i] : parts.tokens[i]);
   });
   parts.row = row;
 }
@@ -822,7 +831,7 @@ function paintAt(parts, at) {
   parts.at = key;
 }
 function paintHeatmap(parts, values, { vmin, vmax, how = PLAIN, row = -1, at = null, sums = null, caption = "" }) {
-  if (parts.caption.textContent !== caption) parts.caption.textContent = caption;
+  setText(parts.caption, caption);
   const painted = [values, how, sums, vmin, vmax];
   const same = parts.painted?.every((x, k) => x === painted[k]) ?? false;
   parts.painted = painted;
@@ -852,8 +861,8 @@ function paintHeatmap(parts, values, { vmin, vmax, how = PLAIN, row = -1, at = n
   if (parts.sumsLayer) draw(parts.sumsLayer, sumsChanged);
   const limits = `${fixed(vmin)} ${fixed(vmax)}`;
   if (parts.limits !== limits) {
-    parts.legend.low.textContent = fixed(vmin);
-    parts.legend.high.textContent = fixed(vmax);
+    setText(parts.legend.low, fixed(vmin));
+    setText(parts.legend.high, fixed(vmax));
     parts.limits = limits;
   }
 }
@@ -905,10 +914,7 @@ function paintMath(node, lines) {
 
 // attnlib/widgets/static/src/panels.js
 function paintToken(node, label) {
-  if (node.textContent !== label) node.textContent = label;
-}
-function write(node, text) {
-  if (node.textContent !== text) node.textContent = text;
+  setText(node, label);
 }
 function mark(items, k, state) {
   if (state.mark === k) return;
@@ -935,18 +941,18 @@ function buildBars(node, tokens) {
     values.push(value);
   });
   node.replaceChildren(heading, ...rows);
-  return { heading, rows, bars, values, widths: [], mark: -1 };
+  return { heading, rows, bars, values, scales: [], mark: -1 };
 }
 function paintBars(parts, weights, query, title) {
   const top = Math.max(...weights, 1e-12);
-  write(parts.heading, title);
+  setText(parts.heading, title);
   weights.forEach((w, j) => {
-    const width = `${(100 * Math.max(w, 0) / top).toFixed(1)}px`;
-    if (parts.widths[j] !== width) {
-      parts.bars[j].style.width = width;
-      parts.widths[j] = width;
+    const scale = `scaleX(${(Math.max(w, 0) / top).toFixed(3)})`;
+    if (parts.scales[j] !== scale) {
+      parts.bars[j].style.transform = scale;
+      parts.scales[j] = scale;
     }
-    write(parts.values[j], fixed(w));
+    setText(parts.values[j], fixed(w));
   });
   mark(parts.rows, query, parts);
 }
@@ -965,8 +971,7 @@ function blendRow(label, size, className) {
 }
 function buildBlend(node, tokens, size, widest, texts) {
   const table = make("table", "attnlib-blend");
-  const caption = make("caption");
-  table.append(caption);
+  const caption = make("div", "attnlib-caption");
   const rows = tokens.map((token, j) => {
     const row = blendRow(token, size, "");
     row.tr.dataset.col = j;
@@ -978,9 +983,10 @@ function buildBlend(node, tokens, size, widest, texts) {
   context2.tr.firstChild.dataset.wide = labels.reduce((a, b) => b.length > a.length ? b : a);
   table.append(context2.tr);
   table.style.setProperty("--attnlib-digits", String(widest.length));
-  node.replaceChildren(table);
+  node.replaceChildren(caption, table);
   blends += 1;
   caption.id = `attnlib-blend-caption-${blends}`;
+  table.setAttribute("aria-labelledby", caption.id);
   node.tabIndex = 0;
   node.setAttribute("role", "region");
   node.setAttribute("aria-labelledby", caption.id);
@@ -992,8 +998,8 @@ var shade = (alpha) => `rgba(213, 94, 0, ${(0.45 * alpha).toFixed(3)})`;
 var CONTEXT_SHADE = "rgba(213, 94, 0, 0.18)";
 function paintBlend(parts, weights, values, context2, query, texts) {
   const top = Math.max(...weights, 1e-12);
-  write(parts.caption, texts.blend);
-  write(parts.context.tr.firstChild, texts.context);
+  setText(parts.caption, texts.blend);
+  setText(parts.context.tr.firstChild, texts.context);
   const cols = parts.layer.cols;
   const changed = [];
   const paint = (k, look) => {
@@ -1011,7 +1017,7 @@ function paintBlend(parts, weights, values, context2, query, texts) {
   mark(parts.trs, query, parts);
 }
 function paintText(node, text) {
-  write(node, text);
+  setText(node, text);
 }
 
 // attnlib/widgets/static/src/views.js

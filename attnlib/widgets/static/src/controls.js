@@ -5,7 +5,7 @@
 // come with the data (TEXTS["controls"]).
 
 import { fill } from "./format.js";
-import { make } from "./dom.js";
+import { make, setText } from "./dom.js";
 
 // The announcement waits until the controls rest: a dragged slider or Play says its last value.
 const ANNOUNCE_DELAY_MS = 300;
@@ -121,7 +121,7 @@ export function watchControls(el, root, names, getTexts) {
       paint();
       clearTimeout(timer);
       timer = setTimeout(() => {
-        if (live.textContent !== line) live.textContent = line;
+        setText(live, line);
       }, ANNOUNCE_DELAY_MS);
     },
     dispose() {

@@ -7,13 +7,14 @@
 // a WAI-ARIA grid with one tab stop (a roving tabindex), arrow keys moving between cells,
 // each cell named by its number (aria-label), and the cell under the pointer or the keyboard
 // saying how it was computed (in the details line and its title).
-// Hooks for tests and styles: table.attnlib-heatmap, td[data-row][data-col] (aria-label: the
+// Hooks for tests and styles: table.attnlib-heatmap (named by div.attnlib-caption before it),
+// td[data-row][data-col] (aria-label: the
 // number shown, then "masked" where masked; td.attnlib-masked), the underlay's (underlay.js),
 // sums in data-col="sum" / data-row="sum", tr.attnlib-highlight-row,
 // td.attnlib-highlight-cell, blank cells with data-empty, div.attnlib-cell-details.
 
 import { LEVEL_COLORS, gradient, levelOf } from "./colors.js";
-import { make } from "./dom.js";
+import { make, setText } from "./dom.js";
 import { fill, fixed } from "./format.js";
 import { draw, setLook, underlay } from "./underlay.js";
 
@@ -108,7 +109,7 @@ function wireGrid(parts, details) {
   const show = (i, j) => {
     const text = parts.describe ? parts.describe(i, j) : "";
     parts.cells[i][j].title = text;
-    if (details.textContent !== text) details.textContent = text;
+    setText(details, text);
     if (parts.onCell) parts.onCell(i, j);
   };
   parts.activate = (i, j) => {
@@ -152,9 +153,14 @@ function wireGrid(parts, details) {
 export function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "0.0000" }) {
   const table = make("table", "attnlib-heatmap");
   table.setAttribute("role", "grid");
-  const caption = make("caption");
+  // The caption names the grid from outside the table: a caption that changes with a
+  // control would lay out the whole table again (a thousand cells at full size).
+  const caption = make("div", "attnlib-caption");
+  serial += 1;
+  caption.id = `attnlib-caption-${serial}`;
+  table.setAttribute("aria-labelledby", caption.id);
   const parts = { table, caption, rows: [], labels: [], cells: [], rowSums: [], colSums: [] };
-  table.append(caption, headerRow(tokens, totals, texts));
+  table.append(headerRow(tokens, totals, texts));
   tokens.forEach((_, i) => table.append(bodyRow(tokens, i, totals, parts)));
   if (totals) table.append(sumsRow(tokens, parts, texts));
   parts.legend = legend(label);
@@ -200,7 +206,7 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false, wid
   parts.cells[0][0].setAttribute("aria-describedby", details.id);
   wireGrid(parts, details);
   const wrap = make("div", "attnlib-heatmap-wrap");
-  wrap.append(cue, scroller, parts.legend.box, details);
+  wrap.append(caption, cue, scroller, parts.legend.box, details);
   parent.append(wrap);
   if (typeof ResizeObserver !== "undefined") {
     const mark = () =>
@@ -262,7 +268,7 @@ function paintRow(parts, row) {
     parts.rows[i].classList.toggle("attnlib-highlight-row", current);
     if (current) parts.rows[i].setAttribute("aria-current", "true");
     else parts.rows[i].removeAttribute("aria-current");
-    parts.labels[i].textContent = current ? parts.current[i] : parts.tokens[i];
+    setText(parts.labels[i], current ? parts.current[i] : parts.tokens[i]);
   });
   parts.row = row;
 }
@@ -289,7 +295,7 @@ export function paintHeatmap(
   values,
   { vmin, vmax, how = PLAIN, row = -1, at = null, sums = null, caption = "" },
 ) {
-  if (parts.caption.textContent !== caption) parts.caption.textContent = caption;
+  setText(parts.caption, caption);
   const painted = [values, how, sums, vmin, vmax];
   const same = parts.painted?.every((x, k) => x === painted[k]) ?? false;
   parts.painted = painted;
@@ -319,8 +325,8 @@ export function paintHeatmap(
   if (parts.sumsLayer) draw(parts.sumsLayer, sumsChanged);
   const limits = `${fixed(vmin)} ${fixed(vmax)}`;
   if (parts.limits !== limits) {
-    parts.legend.low.textContent = fixed(vmin);
-    parts.legend.high.textContent = fixed(vmax);
+    setText(parts.legend.low, fixed(vmin));
+    setText(parts.legend.high, fixed(vmax));
     parts.limits = limits;
   }
 }

@@ -4,23 +4,13 @@
 // numbers, widths and marks that changed. The query's own token carries one mark in
 // both (class attnlib-query-mark, aria-current), as its row does in the heatmap.
 
-import { make } from "./dom.js";
+import { make, setText } from "./dom.js";
 import { fill, fixed } from "./format.js";
 import { draw, setLook, underlay } from "./underlay.js";
 
 /** Which token is the query (b.attnlib-token): `label`, filled by the view. */
 export function paintToken(node, label) {
-  if (node.textContent !== label) node.textContent = label;
-}
-
-/** `text` into `node` only if it differs (no needless DOM writes). */
-function write(node, text) {
-  if (node.textContent !== text) node.textContent = text;
-}
-
-/** A text node's `text`, written only if it differs. */
-function data(node, text) {
-  if (node.data !== text) node.data = text;
+  setText(node, label);
 }
 
 /** Item `k` of `items` (elements) marked as the query's, -1 for none; `state.mark` the last. */
@@ -53,21 +43,22 @@ export function buildBars(node, tokens) {
     values.push(value);
   });
   node.replaceChildren(heading, ...rows);
-  return { heading, rows, bars, values, widths: [], mark: -1 };
+  return { heading, rows, bars, values, scales: [], mark: -1 };
 }
 
 /** One query's weights as bars, the query's own token marked; `title` the heading. */
 export function paintBars(parts, weights, query, title) {
   const top = Math.max(...weights, 1e-12);
-  write(parts.heading, title);
+  setText(parts.heading, title);
   weights.forEach((w, j) => {
-    // Bars of at most 100 px: with the labels and values, the panel fits beside the heatmap.
-    const width = `${((100 * Math.max(w, 0)) / top).toFixed(1)}px`;
-    if (parts.widths[j] !== width) {
-      parts.bars[j].style.width = width;
-      parts.widths[j] = width;
+    // A bar is its track (100 px: the panel fits beside the heatmap) scaled: a new length
+    // moves no layout, as a new width would (the value beside it, the row).
+    const scale = `scaleX(${(Math.max(w, 0) / top).toFixed(3)})`;
+    if (parts.scales[j] !== scale) {
+      parts.bars[j].style.transform = scale;
+      parts.scales[j] = scale;
     }
-    write(parts.values[j], fixed(w));
+    setText(parts.values[j], fixed(w));
   });
   mark(parts.rows, query, parts);
 }
@@ -96,8 +87,8 @@ function blendRow(label, size, className) {
  */
 export function buildBlend(node, tokens, size, widest, texts) {
   const table = make("table", "attnlib-blend");
-  const caption = make("caption");
-  table.append(caption);
+  // Outside the table, as the heatmap's: a new caption does not lay the table out again.
+  const caption = make("div", "attnlib-caption");
   const rows = tokens.map((token, j) => {
     const row = blendRow(token, size, "");
     row.tr.dataset.col = j;
@@ -110,10 +101,11 @@ export function buildBlend(node, tokens, size, widest, texts) {
   context.tr.firstChild.dataset.wide = labels.reduce((a, b) => (b.length > a.length ? b : a));
   table.append(context.tr);
   table.style.setProperty("--attnlib-digits", String(widest.length));
-  node.replaceChildren(table);
+  node.replaceChildren(caption, table);
   // A box that scrolls is one tab stop, named by the blend's caption (keyboard scrolling).
   blends += 1;
   caption.id = `attnlib-blend-caption-${blends}`;
+  table.setAttribute("aria-labelledby", caption.id);
   node.tabIndex = 0;
   node.setAttribute("role", "region");
   node.setAttribute("aria-labelledby", caption.id);
@@ -129,8 +121,8 @@ const CONTEXT_SHADE = "rgba(213, 94, 0, 0.18)";
 /** The context vector as a weighted blend of `values` by `weights`, in place. */
 export function paintBlend(parts, weights, values, context, query, texts) {
   const top = Math.max(...weights, 1e-12);
-  write(parts.caption, texts.blend);
-  write(parts.context.tr.firstChild, texts.context);
+  setText(parts.caption, texts.blend);
+  setText(parts.context.tr.firstChild, texts.context);
   const cols = parts.layer.cols;
   const changed = [];
   const paint = (k, look) => {
@@ -150,5 +142,5 @@ export function paintBlend(parts, weights, values, context, query, texts) {
 
 /** Lines of text in a monospace block. */
 export function paintText(node, text) {
-  write(node, text);
+  setText(node, text);
 }

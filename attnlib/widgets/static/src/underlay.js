@@ -16,7 +16,7 @@
 import { make } from "./dom.js";
 
 // From this many cells (16 tokens' grid), a table's numbers are pixels of an underlay.
-const PIXELS_FROM = 256;
+const PIXELS_FROM = 128;
 
 /**
  * An underlay for `cells` (rows of td of `table`, each row with the same columns), in sight
