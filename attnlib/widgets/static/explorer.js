@@ -121,6 +121,21 @@ function setText(node, text) {
     if (only.data !== text) only.data = text;
   } else if (node.textContent !== text) node.textContent = text;
 }
+function stacked(node, texts, classes = []) {
+  const box = make("span", "attnlib-stack");
+  const spans = texts.map((text, k) => make("span", classes[k] ?? "attnlib-off", text));
+  box.append(...spans);
+  node.replaceChildren(box);
+  return spans;
+}
+function show(spans, text) {
+  let k = spans.findIndex((span) => span.textContent === text);
+  if (k < 0) {
+    setText(spans[0], text);
+    k = 0;
+  }
+  spans.forEach((span, m) => span.classList.toggle("attnlib-off", m !== k));
+}
 
 // attnlib/widgets/static/src/controls.js
 var ANNOUNCE_DELAY_MS = 300;
@@ -635,7 +650,8 @@ function gridCell(i, j) {
 function bodyRow(tokens, i, totals, parts) {
   const tr = make("tr");
   tr.dataset.row = i;
-  const label = header(tokens[i], "row");
+  const label = header("", "row");
+  stacked(label, [tokens[i], parts.current[i]], ["attnlib-plain", "attnlib-marked"]);
   const cells = tokens.map((_, j) => gridCell(i, j));
   tr.append(label, ...cells);
   if (totals) {
@@ -682,7 +698,7 @@ function wireGrid(parts, details) {
     const [i, j] = td ? [Number(td.dataset.row), Number(td.dataset.col)] : [NaN, NaN];
     return Number.isInteger(i) && Number.isInteger(j) ? [i, j] : null;
   };
-  const show = (i, j) => {
+  const show2 = (i, j) => {
     const text = parts.describe ? parts.describe(i, j) : "";
     parts.cells[i][j].title = text;
     setText(details, text);
@@ -704,20 +720,20 @@ function wireGrid(parts, details) {
     if (!to) return;
     event.preventDefault();
     parts.activate(...to);
-    show(...to);
+    show2(...to);
     parts.cells[to[0]][to[1]].focus();
   });
   parts.table.addEventListener("focusin", (event) => {
     const here = at(event.target);
     if (!here) return;
     parts.activate(...here);
-    show(...here);
+    show2(...here);
   });
   parts.table.addEventListener("mouseover", (event) => {
     const here = at(event.target);
-    if (here) show(...here);
+    if (here) show2(...here);
   });
-  parts.show = show;
+  parts.show = show2;
 }
 function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "0.0000" }) {
   const table = make("table", "attnlib-heatmap");
@@ -727,13 +743,12 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "
   caption.id = `attnlib-caption-${serial}`;
   table.setAttribute("aria-labelledby", caption.id);
   const parts = { table, caption, rows: [], labels: [], cells: [], rowSums: [], colSums: [] };
+  parts.tokens = tokens;
+  parts.current = tokens.map((token) => fill(texts.current, { token }));
   table.append(headerRow(tokens, totals, texts));
   tokens.forEach((_, i) => table.append(bodyRow(tokens, i, totals, parts)));
   if (totals) table.append(sumsRow(tokens, parts, texts));
   parts.legend = legend(label);
-  parts.tokens = tokens;
-  parts.current = tokens.map((token) => fill(texts.current, { token }));
-  parts.labels.forEach((th, i) => th.dataset.wide = parts.current[i]);
   parts.masked = texts.masked;
   parts.row = -1;
   parts.at = null;
@@ -816,7 +831,6 @@ function paintRow(parts, row) {
     parts.rows[i].classList.toggle("attnlib-highlight-row", current);
     if (current) parts.rows[i].setAttribute("aria-current", "true");
     else parts.rows[i].removeAttribute("aria-current");
-    setText(parts.labels[i], current ? parts.current[i] : parts.tokens[i]);
   });
   parts.row = row;
 }
@@ -960,7 +974,9 @@ var blends = 0;
 function blendRow(label, size, className) {
   const tr = make("tr", className);
   const weight = make("td", "attnlib-weight");
-  tr.append(make("th", "", label), weight);
+  const th = make("th");
+  stacked(th, [label, label], ["attnlib-plain", "attnlib-marked"]);
+  tr.append(th, weight);
   const terms2 = Array.from({ length: size }, (_, k) => {
     const td = make("td", "attnlib-term");
     td.dataset.k = k;
@@ -980,7 +996,7 @@ function buildBlend(node, tokens, size, widest, texts) {
   });
   const context2 = blendRow("", size, "attnlib-context");
   const labels = tokens.map((token) => fill(texts.context, { token }));
-  context2.tr.firstChild.dataset.wide = labels.reduce((a, b) => b.length > a.length ? b : a);
+  context2.labels = stacked(context2.tr.firstChild, labels);
   table.append(context2.tr);
   table.style.setProperty("--attnlib-digits", String(widest.length));
   node.replaceChildren(caption, table);
@@ -999,7 +1015,7 @@ var CONTEXT_SHADE = "rgba(213, 94, 0, 0.18)";
 function paintBlend(parts, weights, values, context2, query, texts) {
   const top = Math.max(...weights, 1e-12);
   setText(parts.caption, texts.blend);
-  setText(parts.context.tr.firstChild, texts.context);
+  show(parts.context.labels, texts.context);
   const cols = parts.layer.cols;
   const changed = [];
   const paint = (k, look) => {

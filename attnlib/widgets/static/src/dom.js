@@ -18,3 +18,28 @@ export function setText(node, text) {
     if (only.data !== text) only.data = text;
   } else if (node.textContent !== text) node.textContent = text;
 }
+
+/**
+ * `texts` in `node`, drawn one over another, one of them shown at a time: the node is as wide
+ * as the widest of them, and showing another is a change of visibility, which lays nothing
+ * out (a table around the node is not laid out again). `classes`: each text's (default
+ * attnlib-off, hidden until `show` picks it); the stylesheet shows or hides the others.
+ */
+export function stacked(node, texts, classes = []) {
+  const box = make("span", "attnlib-stack");
+  const spans = texts.map((text, k) => make("span", classes[k] ?? "attnlib-off", text));
+  box.append(...spans);
+  node.replaceChildren(box);
+  return spans;
+}
+
+/** The text of `spans` (from `stacked`) equal to `text` shown, in place of the one shown. */
+export function show(spans, text) {
+  let k = spans.findIndex((span) => span.textContent === text);
+  if (k < 0) {
+    // A text not foreseen: written into the first one (its width then unforeseen too).
+    setText(spans[0], text);
+    k = 0;
+  }
+  spans.forEach((span, m) => span.classList.toggle("attnlib-off", m !== k));
+}

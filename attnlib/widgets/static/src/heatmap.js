@@ -14,7 +14,7 @@
 // td.attnlib-highlight-cell, blank cells with data-empty, div.attnlib-cell-details.
 
 import { LEVEL_COLORS, gradient, levelOf } from "./colors.js";
-import { make, setText } from "./dom.js";
+import { make, setText, stacked } from "./dom.js";
 import { fill, fixed } from "./format.js";
 import { draw, setLook, underlay } from "./underlay.js";
 
@@ -52,7 +52,9 @@ function gridCell(i, j) {
 function bodyRow(tokens, i, totals, parts) {
   const tr = make("tr");
   tr.dataset.row = i;
-  const label = header(tokens[i], "row");
+  const label = header("", "row");
+  // The token, and the same marked as the query's; the row's class picks one (stylesheet).
+  stacked(label, [tokens[i], parts.current[i]], ["attnlib-plain", "attnlib-marked"]);
   const cells = tokens.map((_, j) => gridCell(i, j));
   tr.append(label, ...cells);
   if (totals) {
@@ -160,14 +162,12 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false, wid
   caption.id = `attnlib-caption-${serial}`;
   table.setAttribute("aria-labelledby", caption.id);
   const parts = { table, caption, rows: [], labels: [], cells: [], rowSums: [], colSums: [] };
+  parts.tokens = tokens;
+  parts.current = tokens.map((token) => fill(texts.current, { token }));
   table.append(headerRow(tokens, totals, texts));
   tokens.forEach((_, i) => table.append(bodyRow(tokens, i, totals, parts)));
   if (totals) table.append(sumsRow(tokens, parts, texts));
   parts.legend = legend(label);
-  parts.tokens = tokens;
-  parts.current = tokens.map((token) => fill(texts.current, { token }));
-  // Each row label keeps room for its text as the query's row (see the stylesheet).
-  parts.labels.forEach((th, i) => (th.dataset.wide = parts.current[i]));
   parts.masked = texts.masked;
   parts.row = -1;
   parts.at = null;
@@ -268,7 +268,6 @@ function paintRow(parts, row) {
     parts.rows[i].classList.toggle("attnlib-highlight-row", current);
     if (current) parts.rows[i].setAttribute("aria-current", "true");
     else parts.rows[i].removeAttribute("aria-current");
-    setText(parts.labels[i], current ? parts.current[i] : parts.tokens[i]);
   });
   parts.row = row;
 }

@@ -4,7 +4,7 @@
 // numbers, widths and marks that changed. The query's own token carries one mark in
 // both (class attnlib-query-mark, aria-current), as its row does in the heatmap.
 
-import { make, setText } from "./dom.js";
+import { make, setText, show, stacked } from "./dom.js";
 import { fill, fixed } from "./format.js";
 import { draw, setLook, underlay } from "./underlay.js";
 
@@ -69,7 +69,10 @@ let blends = 0;
 function blendRow(label, size, className) {
   const tr = make("tr", className);
   const weight = make("td", "attnlib-weight");
-  tr.append(make("th", "", label), weight);
+  const th = make("th");
+  // The token, and the same marked as the query's (bold): the row's class picks one.
+  stacked(th, [label, label], ["attnlib-plain", "attnlib-marked"]);
+  tr.append(th, weight);
   const terms = Array.from({ length: size }, (_, k) => {
     const td = make("td", "attnlib-term");
     td.dataset.k = k;
@@ -96,9 +99,9 @@ export function buildBlend(node, tokens, size, widest, texts) {
     return row;
   });
   const context = blendRow("", size, "attnlib-context");
-  // The context's label keeps room for the longest it will say (see the stylesheet).
+  // The context's label for every query, one shown: moving the query widens nothing.
   const labels = tokens.map((token) => fill(texts.context, { token }));
-  context.tr.firstChild.dataset.wide = labels.reduce((a, b) => (b.length > a.length ? b : a));
+  context.labels = stacked(context.tr.firstChild, labels);
   table.append(context.tr);
   table.style.setProperty("--attnlib-digits", String(widest.length));
   node.replaceChildren(caption, table);
@@ -122,7 +125,7 @@ const CONTEXT_SHADE = "rgba(213, 94, 0, 0.18)";
 export function paintBlend(parts, weights, values, context, query, texts) {
   const top = Math.max(...weights, 1e-12);
   setText(parts.caption, texts.blend);
-  setText(parts.context.tr.firstChild, texts.context);
+  show(parts.context.labels, texts.context);
   const cols = parts.layer.cols;
   const changed = [];
   const paint = (k, look) => {
