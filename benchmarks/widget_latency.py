@@ -29,9 +29,9 @@ in the browser; its controls are timed the same way, with and without the delay.
 
 The floor: the same notebook shows, first, a slider that moves one number drawn as text
 by an anywidget of a few lines, through ``jsdlink``: the explorers' path from a key to
-their drawing with nothing of theirs to draw. It is timed the same way: what a control
-costs here (Lab's frame, the slider, the link, waiting for the display's next frame)
-before an explorer draws anything.
+their drawing with nothing of theirs to draw. It is timed the same way, with 4 N presses:
+what a control costs here (Lab's frame, the slider, the link, waiting for the display's
+next frame) before an explorer draws anything.
 
 Prints one line per control and way, then, last:
 ``median_ms= p95_ms= roundtrip_median_ms= roundtrip_100ms_median_ms= speedup_100ms=
@@ -47,13 +47,16 @@ Note (where a full-size move's time goes, Chromium without a GPU, a 32 x 32 grid
 every number changes: softmax axis, mask, head, temperature). When each cell was an
 element with its number and a colour class: script 3-6 ms, style 5-8 ms (1,036
 elements), layout 8-14 ms (2,173 objects: a table lays out all its cells again), paint
-5-6 ms, layerize 4-5 ms, commit 1-3 ms. Now (from 256 cells) the fills and numbers are
-pixels of a canvas beneath the grid, as wide as the box in sight (``underlay.js``): script
-4-8 ms (the canvas drawing included), style and layout under 1 ms (the sums are pixels
-too), commit 4-8 ms (the canvas handed to the compositor, in software here). Traced on a
-page of its own with the bundle and a stand-in model. The p95 of this benchmark on a
-two-core machine moves by more than any of these phases between runs: compare runs back
-to back, and more than one pair.
+5-6 ms, layerize 4-5 ms, commit 1-3 ms. Now (from 128 cells) the fills and numbers are
+pixels of a canvas beneath the grid, as wide as the box in sight (``underlay.js``), and
+nothing a move changes is inside a table's layout: captions are boxes before their
+tables, labels that change with the query are stacked texts of which one is visible,
+bars are a fixed track scaled. Traced in JupyterLab (2026-12-02): style under 1 ms, layout
+2-5 ms (the bars' values and the formula's numbers; 150 objects), paint 1-3 ms,
+layerize 2-4 ms and commit 1-3 ms (Lab's page, every frame), the key's handler 3-10 ms
+(the slider, the link, the drawing). The p95 of this benchmark on a two-core machine
+moves by more than any of these phases between runs: compare runs back to back, and
+more than one pair, and read the floor's line of the same run.
 Explorers out of sight are not rendered (``content-visibility: auto``): each control is
 scrolled into view before it is timed, so the explorer timed is always one in sight.
 """
@@ -200,8 +203,10 @@ FULL_CONTROLS = CONTROLS + (
     _slider("training-explorer", "snapshot"),
     _slider("training-explorer", "query"),
 )
-# The floor (root class "bench-floor"): a slider moving one number, timed as the controls are.
+# The floor (root class "bench-floor"): a slider moving one number, timed as the controls are,
+# with more presses (one control only: its p95 would otherwise be about its largest time).
 FLOOR = "floor"
+FLOOR_PRESSES = 4
 FLOOR_CONTROL = Control(
     "floor",
     "value",
@@ -374,7 +379,8 @@ async def measure(presses: int, run_dir: Path) -> Times:
                 for way in (FLOOR, *WAYS, FULL):
                     controls = {FLOOR: (FLOOR_CONTROL,), FULL: FULL_CONTROLS}.get(way, CONTROLS)
                     for control in controls:
-                        times = await time_control(page, control, way, presses)
+                        count = presses * FLOOR_PRESSES if way == FLOOR else presses
+                        times = await time_control(page, control, way, count)
                         results[(way, delay)] = results.get((way, delay), []) + times
                         where = f"{way:7s} delay={delay * 1000:3.0f}ms {control.kind}"
                         print(line(f"{where}.{control.name}", times), flush=True)

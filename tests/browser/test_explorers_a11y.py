@@ -385,6 +385,50 @@ def test_a_move_that_changes_every_number_moves_no_cell(
     page.keyboard.press("Space")
 
 
+# Each row label's text as shown (innerText leaves out what is not visible), the blend's
+# context label's, and the query's row.
+_LABELS = """(root) => ({
+    rows: Array.from(root.querySelectorAll("table.attnlib-heatmap th[scope=row]"))
+        .filter((th) => th.closest("tr").dataset.row !== "sum").map((th) => th.innerText),
+    context: root.querySelector(".attnlib-blend tr.attnlib-context th").innerText,
+    query: root.querySelector("table.attnlib-heatmap tr[aria-current=true]").dataset.row,
+})"""
+
+
+@pytest.mark.browser
+def test_moving_the_query_moves_no_cell_and_shows_one_label_each(
+    shown: tuple[WatchedPage, int, bool],
+) -> None:
+    """On the 32-token explorer, a new query marks another row and names another context
+    vector: no cell of the heatmap or the blend moves or changes size, and each label shows
+    one text, the marked one on the query's row only."""
+    page = shown[0].page
+    root = page.locator(".attnlib-attention-explorer").nth(1)
+    tables = [root.locator("table.attnlib-heatmap"), root.locator("table.attnlib-blend")]
+    tables[0].scroll_into_view_if_needed()
+    before = [table.evaluate(_PLACES)["cells"] for table in tables]
+    handle = root.locator(".attnlib-control-query .noUi-handle")
+    start = int(root.evaluate(_LABELS)["query"])
+    handle.focus()
+    handle.press("ArrowRight")
+    page.wait_for_function(
+        "([el, q]) => el.querySelector('table.attnlib-heatmap tr[aria-current=true]')"
+        ".dataset.row === String(q)",
+        arg=[root.element_handle(), start + 1],
+        timeout=5_000,
+    )
+    after = [table.evaluate(_PLACES)["cells"] for table in tables]
+    assert after[0] == before[0], "a heatmap cell moved when the query moved"
+    assert after[1] == before[1], "a blend cell moved when the query moved"
+    labels = root.evaluate(_LABELS)
+    tokens = LONG_SENTENCE.split()
+    query = start + 1
+    want = [f"\u25b6 {t}" if i == query else t for i, t in enumerate(tokens)]
+    assert labels["rows"] == want
+    assert labels["context"] == f"z({tokens[query]})"
+    handle.press("ArrowLeft")
+
+
 @pytest.mark.browser
 def test_axe_finds_nothing_critical_or_serious(
     shown: tuple[WatchedPage, int, bool], axe_source: str

@@ -7,11 +7,13 @@
 // a WAI-ARIA grid with one tab stop (a roving tabindex), arrow keys moving between cells,
 // each cell named by its number (aria-label), and the cell under the pointer or the keyboard
 // saying how it was computed (in the details line and its title).
-// Hooks for tests and styles: table.attnlib-heatmap (named by div.attnlib-caption before it),
-// td[data-row][data-col] (aria-label: the
-// number shown, then "masked" where masked; td.attnlib-masked), the underlay's (underlay.js),
-// sums in data-col="sum" / data-row="sum", tr.attnlib-highlight-row,
-// td.attnlib-highlight-cell, blank cells with data-empty, div.attnlib-cell-details.
+// Nothing a move changes lays the table out again: the caption is a box before it, and a
+// row label holds its token and its marked text, one shown (dom.js stacked).
+// Hooks for tests and styles: table.attnlib-heatmap (named by div.attnlib-caption before
+// it), td[data-row][data-col] (aria-label: the number shown, then "masked" where masked;
+// td.attnlib-masked), the underlay's (underlay.js), sums in data-col="sum" / data-row="sum",
+// tr.attnlib-highlight-row, td.attnlib-highlight-cell, blank cells with data-empty,
+// div.attnlib-cell-details.
 
 import { LEVEL_COLORS, gradient, levelOf } from "./colors.js";
 import { make, setText, stacked } from "./dom.js";

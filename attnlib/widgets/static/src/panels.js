@@ -1,7 +1,7 @@
 // The panels beside and below the heatmap: the query's token, its weights as bars, its
 // context vector as a weighted blend of the value vectors, and lines of text. Bars and
 // blend are built once per sentence and repainted in place: a move writes only the
-// numbers, widths and marks that changed. The query's own token carries one mark in
+// numbers, bar lengths and marks that changed. The query's own token carries one mark in
 // both (class attnlib-query-mark, aria-current), as its row does in the heatmap.
 
 import { make, setText, show, stacked } from "./dom.js";
