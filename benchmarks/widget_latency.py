@@ -29,7 +29,8 @@ in the browser; its controls are timed the same way, with and without the delay.
 
 The floor: the same notebook shows, first, a slider that moves one number drawn as text
 by an anywidget of a few lines, through ``jsdlink``: the explorers' path from a key to
-their drawing with nothing of theirs to draw. It is timed the same way, with 4 N presses:
+their drawing with nothing of theirs to draw. It is timed the same way, after the explorers
+and with 4 N presses:
 what a control costs here (Lab's frame, the slider, the link, waiting for the display's
 next frame) before an explorer draws anything.
 
@@ -376,7 +377,8 @@ async def measure(presses: int, run_dir: Path) -> Times:
             await run_all(page, lab)
             for delay in (0.0, DELAY_S):
                 link.delay = delay
-                for way in (FLOOR, *WAYS, FULL):
+                # The floor last: Lab has settled from Run All by then, as for the others.
+                for way in (*WAYS, FULL, FLOOR):
                     controls = {FLOOR: (FLOOR_CONTROL,), FULL: FULL_CONTROLS}.get(way, CONTROLS)
                     for control in controls:
                         count = presses * FLOOR_PRESSES if way == FLOOR else presses

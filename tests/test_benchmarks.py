@@ -75,11 +75,21 @@ def test_the_latency_benchmarks_floor_is_a_slider_and_a_number_of_no_explorer():
     namespace = {"display": lambda *shown: None}
     for source in latency.CELLS[:-1]:
         exec(source, namespace)
+    live = ipywidgets.widgets.widget._instances  # every widget alive, by id
+    before = set(live)
     box = namespace["floor"]()
     slider, shown = box.children
     assert isinstance(slider, ipywidgets.IntSlider)
     assert "attnlib-control-value" in slider._dom_classes
-    assert type(shown).__module__ != "attnlib" and "attnlib" not in type(shown).__module__
+    assert not [c for c in type(shown).__mro__ if c.__module__.startswith("attnlib")]
+    # The slider reaches the number in the browser only (jsdlink), as an explorer's controls
+    # reach its drawing.
+    links = [
+        w
+        for key, w in live.items()
+        if key not in before and isinstance(w, ipywidgets.widgets.widget_link.DirectionalLink)
+    ]
+    assert [(link.source, link.target) for link in links] == [((slider, "value"), (shown, "value"))]
     assert 'className = "bench-floor-view"' in shown._esm
     assert latency.FLOOR_CONTROL.view == ".bench-floor-view"
     assert "for explorer in [floor()]" in latency.CELLS[-1]

@@ -429,6 +429,42 @@ def test_moving_the_query_moves_no_cell_and_shows_one_label_each(
     handle.press("ArrowLeft")
 
 
+# Every id the explorers give, and each reference to one that does not lead to an element of
+# the same explorer (by id, the page's first element with it).
+_IDS = """() => {
+    const ids = Array.from(document.querySelectorAll(".attnlib-explorer [id]"), (e) => e.id);
+    const astray = [];
+    for (const el of document.querySelectorAll(
+        ".attnlib-explorer [aria-labelledby], .attnlib-explorer [aria-describedby]")) {
+        for (const name of ["aria-labelledby", "aria-describedby"]) {
+            for (const id of (el.getAttribute(name) || "").split(/\\s+/).filter(Boolean)) {
+                const target = document.getElementById(id);
+                const root = el.closest(".attnlib-explorer");
+                if (!target || target.closest(".attnlib-explorer") !== root) {
+                    astray.push(`${el.tagName}.${el.className} ${name}=${id}`);
+                }
+            }
+        }
+    }
+    return { ids, astray, tables: document.querySelectorAll(
+        ".attnlib-explorer table[aria-labelledby]").length };
+}"""
+
+
+@pytest.mark.browser
+def test_each_grid_and_blend_is_named_by_its_own_caption(
+    shown: tuple[WatchedPage, int, bool],
+) -> None:
+    """Ids are unique in the page, though anywidget loads the front end afresh for every
+    explorer: each heatmap and blend is named by its own explorer's caption, each cell
+    described by its own explorer's details line."""
+    page = shown[0].page
+    found = page.evaluate(_IDS)
+    assert len(found["ids"]) == len(set(found["ids"])), sorted(found["ids"])
+    assert found["astray"] == []
+    assert found["tables"] >= 2
+
+
 @pytest.mark.browser
 def test_axe_finds_nothing_critical_or_serious(
     shown: tuple[WatchedPage, int, bool], axe_source: str

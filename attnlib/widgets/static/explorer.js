@@ -136,6 +136,10 @@ function show(spans, text) {
   }
   spans.forEach((span, m) => span.classList.toggle("attnlib-off", m !== k));
 }
+function uniqueId(prefix) {
+  globalThis.attnlibIds = (globalThis.attnlibIds ?? 0) + 1;
+  return `${prefix}-${globalThis.attnlibIds}`;
+}
 
 // attnlib/widgets/static/src/controls.js
 var ANNOUNCE_DELAY_MS = 300;
@@ -624,7 +628,6 @@ function draw(layer, changed) {
 }
 
 // attnlib/widgets/static/src/heatmap.js
-var serial = 0;
 function cell(tag, row, col, className = "") {
   const node = make(tag, className);
   node.dataset.row = row;
@@ -660,7 +663,6 @@ function bodyRow(tokens, i, totals, parts) {
     parts.rowSums.push(sum);
   }
   parts.rows.push(tr);
-  parts.labels.push(label);
   parts.cells.push(cells);
   return tr;
 }
@@ -739,10 +741,9 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "
   const table = make("table", "attnlib-heatmap");
   table.setAttribute("role", "grid");
   const caption = make("div", "attnlib-caption");
-  serial += 1;
-  caption.id = `attnlib-caption-${serial}`;
+  caption.id = uniqueId("attnlib-caption");
   table.setAttribute("aria-labelledby", caption.id);
-  const parts = { table, caption, rows: [], labels: [], cells: [], rowSums: [], colSums: [] };
+  const parts = { table, caption, rows: [], cells: [], rowSums: [], colSums: [] };
   parts.tokens = tokens;
   parts.current = tokens.map((token) => fill(texts.current, { token }));
   table.append(headerRow(tokens, totals, texts));
@@ -771,8 +772,7 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "
   scroller.setAttribute("role", "region");
   scroller.setAttribute("aria-label", scroll);
   const details = make("div", "attnlib-cell-details");
-  serial += 1;
-  details.id = `attnlib-cell-details-${serial}`;
+  details.id = uniqueId("attnlib-cell-details");
   parts.details = details;
   parts.describe = null;
   parts.onCell = null;
@@ -949,7 +949,9 @@ function buildBars(node, tokens) {
     row.dataset.col = j;
     const bar = make("span", "attnlib-bar");
     const value = make("span", "attnlib-bar-value");
-    row.append(make("span", "attnlib-bar-label", token), bar, value);
+    const label = make("span", "attnlib-bar-label");
+    stacked(label, [token, token], ["attnlib-plain", "attnlib-marked"]);
+    row.append(label, bar, value);
     rows.push(row);
     bars.push(bar);
     values.push(value);
@@ -970,7 +972,6 @@ function paintBars(parts, weights, query, title) {
   });
   mark(parts.rows, query, parts);
 }
-var blends = 0;
 function blendRow(label, size, className) {
   const tr = make("tr", className);
   const weight = make("td", "attnlib-weight");
@@ -1000,8 +1001,7 @@ function buildBlend(node, tokens, size, widest, texts) {
   table.append(context2.tr);
   table.style.setProperty("--attnlib-digits", String(widest.length));
   node.replaceChildren(caption, table);
-  blends += 1;
-  caption.id = `attnlib-blend-caption-${blends}`;
+  caption.id = uniqueId("attnlib-blend-caption");
   table.setAttribute("aria-labelledby", caption.id);
   node.tabIndex = 0;
   node.setAttribute("role", "region");

@@ -43,3 +43,13 @@ export function show(spans, text) {
   }
   spans.forEach((span, m) => span.classList.toggle("attnlib-off", m !== k));
 }
+
+/**
+ * An id unique in the page, starting with `prefix`. The count is the page's, not this
+ * module's: anywidget loads the module afresh for every explorer, so a count kept here would
+ * start again at 1 in each, and a second explorer's ids would name the first one's elements.
+ */
+export function uniqueId(prefix) {
+  globalThis.attnlibIds = (globalThis.attnlibIds ?? 0) + 1;
+  return `${prefix}-${globalThis.attnlibIds}`;
+}

@@ -16,12 +16,10 @@
 // div.attnlib-cell-details.
 
 import { LEVEL_COLORS, gradient, levelOf } from "./colors.js";
-import { make, setText, stacked } from "./dom.js";
+import { make, setText, stacked, uniqueId } from "./dom.js";
 import { fill, fixed } from "./format.js";
 import { draw, setLook, underlay } from "./underlay.js";
 
-// Ids for aria-describedby, unique in the page.
-let serial = 0;
 
 function cell(tag, row, col, className = "") {
   const node = make(tag, className);
@@ -65,7 +63,6 @@ function bodyRow(tokens, i, totals, parts) {
     parts.rowSums.push(sum);
   }
   parts.rows.push(tr);
-  parts.labels.push(label);
   parts.cells.push(cells);
   return tr;
 }
@@ -160,10 +157,9 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false, wid
   // The caption names the grid from outside the table: a caption that changes with a
   // control would lay out the whole table again (a thousand cells at full size).
   const caption = make("div", "attnlib-caption");
-  serial += 1;
-  caption.id = `attnlib-caption-${serial}`;
+  caption.id = uniqueId("attnlib-caption");
   table.setAttribute("aria-labelledby", caption.id);
-  const parts = { table, caption, rows: [], labels: [], cells: [], rowSums: [], colSums: [] };
+  const parts = { table, caption, rows: [], cells: [], rowSums: [], colSums: [] };
   parts.tokens = tokens;
   parts.current = tokens.map((token) => fill(texts.current, { token }));
   table.append(headerRow(tokens, totals, texts));
@@ -198,8 +194,7 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false, wid
   scroller.setAttribute("role", "region");
   scroller.setAttribute("aria-label", scroll);
   const details = make("div", "attnlib-cell-details");
-  serial += 1;
-  details.id = `attnlib-cell-details-${serial}`;
+  details.id = uniqueId("attnlib-cell-details");
   parts.details = details;
   parts.describe = null;
   parts.onCell = null;

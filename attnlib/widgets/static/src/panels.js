@@ -4,7 +4,7 @@
 // numbers, bar lengths and marks that changed. The query's own token carries one mark in
 // both (class attnlib-query-mark, aria-current), as its row does in the heatmap.
 
-import { make, setText, show, stacked } from "./dom.js";
+import { make, setText, show, stacked, uniqueId } from "./dom.js";
 import { fill, fixed } from "./format.js";
 import { draw, setLook, underlay } from "./underlay.js";
 
@@ -37,7 +37,11 @@ export function buildBars(node, tokens) {
     row.dataset.col = j;
     const bar = make("span", "attnlib-bar");
     const value = make("span", "attnlib-bar-value");
-    row.append(make("span", "attnlib-bar-label", token), bar, value);
+    const label = make("span", "attnlib-bar-label");
+    // The token, and the same in bold on the query's row: the row's class picks one, and the
+    // row keeps its height (a long token wraps as its bold self would).
+    stacked(label, [token, token], ["attnlib-plain", "attnlib-marked"]);
+    row.append(label, bar, value);
     rows.push(row);
     bars.push(bar);
     values.push(value);
@@ -63,8 +67,6 @@ export function paintBars(parts, weights, query, title) {
   mark(parts.rows, query, parts);
 }
 
-// Ids for aria-labelledby, unique in the page.
-let blends = 0;
 
 function blendRow(label, size, className) {
   const tr = make("tr", className);
@@ -106,8 +108,7 @@ export function buildBlend(node, tokens, size, widest, texts) {
   table.style.setProperty("--attnlib-digits", String(widest.length));
   node.replaceChildren(caption, table);
   // A box that scrolls is one tab stop, named by the blend's caption (keyboard scrolling).
-  blends += 1;
-  caption.id = `attnlib-blend-caption-${blends}`;
+  caption.id = uniqueId("attnlib-blend-caption");
   table.setAttribute("aria-labelledby", caption.id);
   node.tabIndex = 0;
   node.setAttribute("role", "region");

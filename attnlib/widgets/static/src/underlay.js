@@ -2,8 +2,8 @@
 // changes a thousand numbers then redraws pixels, instead of restyling, laying out and
 // painting a thousand elements. The cells stay in the table, empty and transparent: the
 // keyboard, the pointer and screen readers use them, each named by its number (aria-label).
-// The canvas rides in the first cell, so it moves with the table when a row label changes
-// width; the cells' widths must not depend on their numbers. It
+// The canvas rides in the first cell, so it moves with the table (a caption above it that
+// wraps anew, say); the cells' widths must not depend on their numbers. It
 // spans only the part of the table in sight in its scroller, and follows the scrolling: a
 // 32-token grid is then a canvas of the box's width, not of the grid's, and a move hands
 // that much fewer pixels to the compositor.
