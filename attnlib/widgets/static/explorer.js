@@ -121,20 +121,31 @@ function setText(node, text) {
     if (only.data !== text) only.data = text;
   } else if (node.textContent !== text) node.textContent = text;
 }
-function stacked(node, texts, classes = []) {
+function stack(node, texts, classes) {
+  const spans = texts.map((text, k) => make("span", classes[k], text));
   const box = make("span", "attnlib-stack");
-  const spans = texts.map((text, k) => make("span", classes[k] ?? "attnlib-off", text));
   box.append(...spans);
   node.replaceChildren(box);
   return spans;
 }
-function show(spans, text) {
-  let k = spans.findIndex((span) => span.textContent === text);
-  if (k < 0) {
-    setText(spans[0], text);
-    k = 0;
+function markable(node, text, marked = text) {
+  stack(node, [text, marked], ["attnlib-plain", "attnlib-marked"]);
+}
+function stacked(node, texts) {
+  return stack(node, texts, texts.map(() => "attnlib-off"));
+}
+function pick(spans, k, was) {
+  if (k !== was) {
+    if (spans[was]) spans[was].classList.add("attnlib-off");
+    spans[k]?.classList.remove("attnlib-off");
   }
-  spans.forEach((span, m) => span.classList.toggle("attnlib-off", m !== k));
+  return k;
+}
+function captionFor(table) {
+  const caption = make("div", "attnlib-caption");
+  caption.id = uniqueId("attnlib-caption");
+  table.setAttribute("aria-labelledby", caption.id);
+  return caption;
 }
 function uniqueId(prefix) {
   globalThis.attnlibIds = (globalThis.attnlibIds ?? 0) + 1;
@@ -650,11 +661,11 @@ function gridCell(i, j) {
   td.tabIndex = -1;
   return td;
 }
-function bodyRow(tokens, i, totals, parts) {
+function bodyRow(tokens, i, totals, parts, current) {
   const tr = make("tr");
   tr.dataset.row = i;
   const label = header("", "row");
-  stacked(label, [tokens[i], parts.current[i]], ["attnlib-plain", "attnlib-marked"]);
+  markable(label, tokens[i], current);
   const cells = tokens.map((_, j) => gridCell(i, j));
   tr.append(label, ...cells);
   if (totals) {
@@ -700,7 +711,7 @@ function wireGrid(parts, details) {
     const [i, j] = td ? [Number(td.dataset.row), Number(td.dataset.col)] : [NaN, NaN];
     return Number.isInteger(i) && Number.isInteger(j) ? [i, j] : null;
   };
-  const show2 = (i, j) => {
+  const show = (i, j) => {
     const text = parts.describe ? parts.describe(i, j) : "";
     parts.cells[i][j].title = text;
     setText(details, text);
@@ -722,32 +733,31 @@ function wireGrid(parts, details) {
     if (!to) return;
     event.preventDefault();
     parts.activate(...to);
-    show2(...to);
+    show(...to);
     parts.cells[to[0]][to[1]].focus();
   });
   parts.table.addEventListener("focusin", (event) => {
     const here = at(event.target);
     if (!here) return;
     parts.activate(...here);
-    show2(...here);
+    show(...here);
   });
   parts.table.addEventListener("mouseover", (event) => {
     const here = at(event.target);
-    if (here) show2(...here);
+    if (here) show(...here);
   });
-  parts.show = show2;
+  parts.show = show;
 }
 function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "0.0000" }) {
   const table = make("table", "attnlib-heatmap");
   table.setAttribute("role", "grid");
-  const caption = make("div", "attnlib-caption");
-  caption.id = uniqueId("attnlib-caption");
-  table.setAttribute("aria-labelledby", caption.id);
+  const caption = captionFor(table);
   const parts = { table, caption, rows: [], cells: [], rowSums: [], colSums: [] };
-  parts.tokens = tokens;
-  parts.current = tokens.map((token) => fill(texts.current, { token }));
   table.append(headerRow(tokens, totals, texts));
-  tokens.forEach((_, i) => table.append(bodyRow(tokens, i, totals, parts)));
+  tokens.forEach((token, i) => {
+    const current = fill(texts.current, { token });
+    table.append(bodyRow(tokens, i, totals, parts, current));
+  });
   if (totals) table.append(sumsRow(tokens, parts, texts));
   parts.legend = legend(label);
   parts.masked = texts.masked;
@@ -950,7 +960,7 @@ function buildBars(node, tokens) {
     const bar = make("span", "attnlib-bar");
     const value = make("span", "attnlib-bar-value");
     const label = make("span", "attnlib-bar-label");
-    stacked(label, [token, token], ["attnlib-plain", "attnlib-marked"]);
+    markable(label, token);
     row.append(label, bar, value);
     rows.push(row);
     bars.push(bar);
@@ -972,11 +982,10 @@ function paintBars(parts, weights, query, title) {
   });
   mark(parts.rows, query, parts);
 }
-function blendRow(label, size, className) {
+function blendRow(size, className) {
   const tr = make("tr", className);
   const weight = make("td", "attnlib-weight");
   const th = make("th");
-  stacked(th, [label, label], ["attnlib-plain", "attnlib-marked"]);
   tr.append(th, weight);
   const terms2 = Array.from({ length: size }, (_, k) => {
     const td = make("td", "attnlib-term");
@@ -984,25 +993,24 @@ function blendRow(label, size, className) {
     tr.append(td);
     return td;
   });
-  return { tr, weight, terms: terms2 };
+  return { tr, th, weight, terms: terms2 };
 }
 function buildBlend(node, tokens, size, widest, texts) {
   const table = make("table", "attnlib-blend");
-  const caption = make("div", "attnlib-caption");
+  const caption = captionFor(table);
   const rows = tokens.map((token, j) => {
-    const row = blendRow(token, size, "");
+    const row = blendRow(size, "");
+    markable(row.th, token);
     row.tr.dataset.col = j;
     table.append(row.tr);
     return row;
   });
-  const context2 = blendRow("", size, "attnlib-context");
-  const labels = tokens.map((token) => fill(texts.context, { token }));
-  context2.labels = stacked(context2.tr.firstChild, labels);
+  const context2 = blendRow(size, "attnlib-context");
+  context2.labels = stacked(context2.th, tokens.map((token) => fill(texts.context, { token })));
+  context2.shown = -1;
   table.append(context2.tr);
   table.style.setProperty("--attnlib-digits", String(widest.length));
   node.replaceChildren(caption, table);
-  caption.id = uniqueId("attnlib-blend-caption");
-  table.setAttribute("aria-labelledby", caption.id);
   node.tabIndex = 0;
   node.setAttribute("role", "region");
   node.setAttribute("aria-labelledby", caption.id);
@@ -1015,7 +1023,8 @@ var CONTEXT_SHADE = "rgba(213, 94, 0, 0.18)";
 function paintBlend(parts, weights, values, context2, query, texts) {
   const top = Math.max(...weights, 1e-12);
   setText(parts.caption, texts.blend);
-  show(parts.context.labels, texts.context);
+  const { context: z } = parts;
+  z.shown = pick(z.labels, query, z.shown);
   const cols = parts.layer.cols;
   const changed = [];
   const paint = (k, look) => {

@@ -20,28 +20,47 @@ export function setText(node, text) {
 }
 
 /**
- * `texts` in `node`, drawn one over another, one of them shown at a time: the node is as wide
- * as the widest of them, and showing another is a change of visibility, which lays nothing
- * out (a table around the node is not laid out again). `classes`: each text's (default
- * attnlib-off, hidden until `show` picks it); the stylesheet shows or hides the others.
+ * `texts` in `node`, drawn one over another: the node is as wide as the widest of them, and
+ * showing another is a change of visibility, which lays nothing out (a table around the node
+ * is not laid out again). Each span has class `classes[k]`; the stylesheet hides
+ * attnlib-off and attnlib-marked (but in a marked row) and shows the others.
  */
-export function stacked(node, texts, classes = []) {
+function stack(node, texts, classes) {
+  const spans = texts.map((text, k) => make("span", classes[k], text));
   const box = make("span", "attnlib-stack");
-  const spans = texts.map((text, k) => make("span", classes[k] ?? "attnlib-off", text));
   box.append(...spans);
   node.replaceChildren(box);
   return spans;
 }
 
-/** The text of `spans` (from `stacked`) equal to `text` shown, in place of the one shown. */
-export function show(spans, text) {
-  let k = spans.findIndex((span) => span.textContent === text);
-  if (k < 0) {
-    // A text not foreseen: written into the first one (its width then unforeseen too).
-    setText(spans[0], text);
-    k = 0;
+/** `text` in `node`, and `marked` (bold) in its place when its row is marked (stylesheet). */
+export function markable(node, text, marked = text) {
+  stack(node, [text, marked], ["attnlib-plain", "attnlib-marked"]);
+}
+
+/** `texts` in `node`, one shown at a time (`pick`): the spans, none shown yet. */
+export function stacked(node, texts) {
+  return stack(node, texts, texts.map(() => "attnlib-off"));
+}
+
+/** Span `k` of `spans` (from `stacked`) shown in place of `was` (-1: none); returns k. */
+export function pick(spans, k, was) {
+  if (k !== was) {
+    if (spans[was]) spans[was].classList.add("attnlib-off");
+    spans[k]?.classList.remove("attnlib-off");
   }
-  spans.forEach((span, m) => span.classList.toggle("attnlib-off", m !== k));
+  return k;
+}
+
+/**
+ * A caption for `table`: a box of its own, to be put before it, naming it (aria-labelledby).
+ * Not a <caption>: one whose text changes with a control would lay the whole table out again.
+ */
+export function captionFor(table) {
+  const caption = make("div", "attnlib-caption");
+  caption.id = uniqueId("attnlib-caption");
+  table.setAttribute("aria-labelledby", caption.id);
+  return caption;
 }
 
 /**

@@ -8,7 +8,7 @@
 // each cell named by its number (aria-label), and the cell under the pointer or the keyboard
 // saying how it was computed (in the details line and its title).
 // Nothing a move changes lays the table out again: the caption is a box before it, and a
-// row label holds its token and its marked text, one shown (dom.js stacked).
+// row label holds its token and its marked text, one shown (dom.js markable).
 // Hooks for tests and styles: table.attnlib-heatmap (named by div.attnlib-caption before
 // it), td[data-row][data-col] (aria-label: the number shown, then "masked" where masked;
 // td.attnlib-masked), the underlay's (underlay.js), sums in data-col="sum" / data-row="sum",
@@ -16,10 +16,9 @@
 // div.attnlib-cell-details.
 
 import { LEVEL_COLORS, gradient, levelOf } from "./colors.js";
-import { make, setText, stacked, uniqueId } from "./dom.js";
+import { captionFor, make, markable, setText, uniqueId } from "./dom.js";
 import { fill, fixed } from "./format.js";
 import { draw, setLook, underlay } from "./underlay.js";
-
 
 function cell(tag, row, col, className = "") {
   const node = make(tag, className);
@@ -49,12 +48,12 @@ function gridCell(i, j) {
   return td;
 }
 
-function bodyRow(tokens, i, totals, parts) {
+function bodyRow(tokens, i, totals, parts, current) {
   const tr = make("tr");
   tr.dataset.row = i;
   const label = header("", "row");
-  // The token, and the same marked as the query's; the row's class picks one (stylesheet).
-  stacked(label, [tokens[i], parts.current[i]], ["attnlib-plain", "attnlib-marked"]);
+  // The token, and the same marked as the query's; the row's class picks one.
+  markable(label, tokens[i], current);
   const cells = tokens.map((_, j) => gridCell(i, j));
   tr.append(label, ...cells);
   if (totals) {
@@ -154,16 +153,13 @@ function wireGrid(parts, details) {
 export function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "0.0000" }) {
   const table = make("table", "attnlib-heatmap");
   table.setAttribute("role", "grid");
-  // The caption names the grid from outside the table: a caption that changes with a
-  // control would lay out the whole table again (a thousand cells at full size).
-  const caption = make("div", "attnlib-caption");
-  caption.id = uniqueId("attnlib-caption");
-  table.setAttribute("aria-labelledby", caption.id);
+  const caption = captionFor(table);
   const parts = { table, caption, rows: [], cells: [], rowSums: [], colSums: [] };
-  parts.tokens = tokens;
-  parts.current = tokens.map((token) => fill(texts.current, { token }));
   table.append(headerRow(tokens, totals, texts));
-  tokens.forEach((_, i) => table.append(bodyRow(tokens, i, totals, parts)));
+  tokens.forEach((token, i) => {
+    const current = fill(texts.current, { token });
+    table.append(bodyRow(tokens, i, totals, parts, current));
+  });
   if (totals) table.append(sumsRow(tokens, parts, texts));
   parts.legend = legend(label);
   parts.masked = texts.masked;

@@ -4,7 +4,7 @@
 // numbers, bar lengths and marks that changed. The query's own token carries one mark in
 // both (class attnlib-query-mark, aria-current), as its row does in the heatmap.
 
-import { make, setText, show, stacked, uniqueId } from "./dom.js";
+import { captionFor, make, markable, pick, setText, stacked } from "./dom.js";
 import { fill, fixed } from "./format.js";
 import { draw, setLook, underlay } from "./underlay.js";
 
@@ -38,9 +38,9 @@ export function buildBars(node, tokens) {
     const bar = make("span", "attnlib-bar");
     const value = make("span", "attnlib-bar-value");
     const label = make("span", "attnlib-bar-label");
-    // The token, and the same in bold on the query's row: the row's class picks one, and the
-    // row keeps its height (a long token wraps as its bold self would).
-    stacked(label, [token, token], ["attnlib-plain", "attnlib-marked"]);
+    // The token, and the same in bold on the query's row: the row keeps its height (a long
+    // token wraps as its bold self would).
+    markable(label, token);
     row.append(label, bar, value);
     rows.push(row);
     bars.push(bar);
@@ -67,13 +67,11 @@ export function paintBars(parts, weights, query, title) {
   mark(parts.rows, query, parts);
 }
 
-
-function blendRow(label, size, className) {
+/** A row of the blend: its label (th, filled by the caller), w_j, then `size` terms. */
+function blendRow(size, className) {
   const tr = make("tr", className);
   const weight = make("td", "attnlib-weight");
   const th = make("th");
-  // The token, and the same marked as the query's (bold): the row's class picks one.
-  stacked(th, [label, label], ["attnlib-plain", "attnlib-marked"]);
   tr.append(th, weight);
   const terms = Array.from({ length: size }, (_, k) => {
     const td = make("td", "attnlib-term");
@@ -81,7 +79,7 @@ function blendRow(label, size, className) {
     tr.append(td);
     return td;
   });
-  return { tr, weight, terms };
+  return { tr, th, weight, terms };
 }
 
 /**
@@ -92,24 +90,23 @@ function blendRow(label, size, className) {
  */
 export function buildBlend(node, tokens, size, widest, texts) {
   const table = make("table", "attnlib-blend");
-  // Outside the table, as the heatmap's: a new caption does not lay the table out again.
-  const caption = make("div", "attnlib-caption");
+  const caption = captionFor(table);
   const rows = tokens.map((token, j) => {
-    const row = blendRow(token, size, "");
+    const row = blendRow(size, "");
+    // The token, and the same in bold on the query's row: the row's class picks one.
+    markable(row.th, token);
     row.tr.dataset.col = j;
     table.append(row.tr);
     return row;
   });
-  const context = blendRow("", size, "attnlib-context");
-  // The context's label for every query, one shown: moving the query widens nothing.
-  const labels = tokens.map((token) => fill(texts.context, { token }));
-  context.labels = stacked(context.tr.firstChild, labels);
+  const context = blendRow(size, "attnlib-context");
+  // The context's label for every query (z(token)), one shown: a new query widens nothing.
+  context.labels = stacked(context.th, tokens.map((token) => fill(texts.context, { token })));
+  context.shown = -1;
   table.append(context.tr);
   table.style.setProperty("--attnlib-digits", String(widest.length));
   node.replaceChildren(caption, table);
   // A box that scrolls is one tab stop, named by the blend's caption (keyboard scrolling).
-  caption.id = uniqueId("attnlib-blend-caption");
-  table.setAttribute("aria-labelledby", caption.id);
   node.tabIndex = 0;
   node.setAttribute("role", "region");
   node.setAttribute("aria-labelledby", caption.id);
@@ -126,7 +123,9 @@ const CONTEXT_SHADE = "rgba(213, 94, 0, 0.18)";
 export function paintBlend(parts, weights, values, context, query, texts) {
   const top = Math.max(...weights, 1e-12);
   setText(parts.caption, texts.blend);
-  show(parts.context.labels, texts.context);
+  // z(token of the query): the label the view gives (texts.context) is labels[query].
+  const { context: z } = parts;
+  z.shown = pick(z.labels, query, z.shown);
   const cols = parts.layer.cols;
   const changed = [];
   const paint = (k, look) => {
