@@ -184,3 +184,14 @@ def test_readme_names_the_pythons_the_workflow_runs():
     listed = re.search(r"Python (3\.\d+(?:, 3\.\d+)*) (?:and|or) (3\.\d+)", readme)
     assert listed, "README should name the supported Pythons"
     assert (*listed.group(1).split(", "), listed.group(2)) == SUPPORTED_PYTHONS
+
+
+def test_readme_is_short_and_its_local_links_and_the_docs_links_resolve():
+    # A newcomer reads the README in a minute; the details live in docs/ and CONTRIBUTING.md.
+    readme = ROOT / "README.md"
+    assert len(readme.read_text().splitlines()) <= 120
+    assert (ROOT / "CONTRIBUTING.md").is_file()
+    for page in [readme, ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
+            if "://" not in target:
+                assert (page.parent / target).exists(), f"{page.name} links {target}"
