@@ -100,6 +100,18 @@ def attention_weights(
     each key's column."""
     scale, dim = validate.weights_arguments(queries, keys, scale, causal, hidden, dim)
 
+    return _weights(queries, keys, scale, causal, hidden, dim)
+
+
+def _weights(
+    queries: torch.Tensor,
+    keys: torch.Tensor,
+    scale: float,
+    causal: bool,
+    hidden: torch.Tensor | None,
+    dim: int = -1,
+) -> torch.Tensor:
+    """:func:`attention_weights` on arguments already checked; sdpa shares it."""
     attn_scores = queries @ keys.transpose(-2, -1)
     attn_scores *= scale  # in place, like the masks below: one grid of scores, not three
     if causal:
@@ -130,15 +142,8 @@ def scaled_dot_product_attention(
     ``nn.Dropout``), if given, acts on the weights before the blend, not on those returned."""
     scale = validate.sdpa_arguments(queries, keys, values, causal, scale, attn_mask, dropout)
 
-    attn_scores = queries @ keys.transpose(-2, -1)
-    attn_scores *= scale
-    if causal:
-        later = causal_mask(*attn_scores.shape[-2:], device=attn_scores.device)
-        attn_scores.masked_fill_(later, -torch.inf)
-    if attn_mask is not None:
-        attn_scores.masked_fill_(~attn_mask, -torch.inf)  # torch's meaning: False = not attended
-    attn_weights = torch.softmax(attn_scores, dim=-1)
-    validate.finite(attn_weights, "attn_weights", validate.ALL_HIDDEN)
+    hidden = None if attn_mask is None else ~attn_mask  # torch's meaning: False = not attended
+    attn_weights = _weights(queries, keys, scale, causal, hidden)
     dropped = attn_weights if dropout is None else dropout(attn_weights)
     context_vecs = validate.dropout_result(dropped, attn_weights) @ values
     return validate.finite(context_vecs, "context_vecs", validate.BAD_VALUES), attn_weights
