@@ -11,6 +11,7 @@ from typing import Any
 import torch
 
 from attnlib import _validate as validate
+from attnlib.attention import attention_scores, softmax
 from attnlib.data import TOKENS, example_inputs
 from attnlib.mistakes import MISTAKES, hint
 
@@ -75,10 +76,10 @@ def _no_values(x: Any) -> str:
 
 def _candidates(inputs: torch.Tensor, query: int | None):
     """``(stage, mistake, tensor, query)`` for every correct result and every made mistake."""
-    scores = inputs @ inputs.T
+    scores = attention_scores(inputs)
     for mistake in (None, "transposed_product", "same_token"):
         yield "scores", mistake, scores if mistake is None else MISTAKES[mistake].make(inputs), None
-    weights = torch.softmax(scores, dim=-1)
+    weights = softmax(scores)
     for mistake in (None, "softmax_dim0", "no_exp"):
         w = weights if mistake is None else MISTAKES[mistake].make(scores)
         yield "weights", mistake, w, None
@@ -119,7 +120,7 @@ def _identify(result: torch.Tensor, inputs: torch.Tensor, names, query: int | No
             text = "" if mistake is None else hint(mistake, got=names[q or 0], **fill)
             return Diagnosis(stage, mistake, text, q)
     if query is not None and result.shape == (d,):  # a running sum that did not start from 0
-        offset = result - torch.softmax(inputs @ inputs.T, dim=-1)[query] @ inputs
+        offset = result - softmax(attention_scores(inputs))[query] @ inputs
         if close(offset, offset[:1].expand_as(offset)) or any(close(offset, x) for x in inputs):
             text = hint("no_zero_start", offset=[round(v, 4) for v in offset.tolist()])
             return Diagnosis("context_vec", "no_zero_start", text, query)
@@ -165,7 +166,7 @@ def check_scores(
 ) -> None:
     """Checkpoint for the scores: shape ``(num_tokens, num_tokens)``, symmetric, ``X @ X.T``."""
     (inputs, names), result = _reference(inputs, tokens), _as_result(attn_scores, "Scores")
-    _judge("Scores", "scores", result, inputs @ inputs.T, inputs, names)
+    _judge("Scores", "scores", result, attention_scores(inputs), inputs, names)
     entries = f"{result.numel()} entries" if len(result) > 1 else "1 entry"
     pair = f", [0, 1] == [1, 0] == {result[0, 1]:.4f}" if len(result) > 1 else ""
     print(f"✓ scores checkpoint passed: shape {tuple(result.shape)}, {entries}, symmetric{pair}")
@@ -178,7 +179,7 @@ def check_weights(
 ) -> None:
     """Checkpoint for the weights: shape ``(num_tokens, num_tokens)``, rows sum to 1, softmax."""
     (inputs, names), result = _reference(inputs, tokens), _as_result(attn_weights, "Weights")
-    _judge("Weights", "weights", result, torch.softmax(inputs @ inputs.T, dim=-1), inputs, names)
+    _judge("Weights", "weights", result, softmax(attention_scores(inputs)), inputs, names)
     pair = f", [0, 1] = {result[0, 1]:.4f}, [1, 0] = {result[1, 0]:.4f}" if len(result) > 1 else ""
     print(f"✓ weights checkpoint passed: shape {tuple(result.shape)}, every row sums to 1{pair}")
 
@@ -191,7 +192,7 @@ def check_context(
 ) -> None:
     """Checkpoint for one context vector ``(d_in,)`` of ``query``, or all ``(num_tokens, d_in)``."""
     (inputs, names), result = _reference(inputs, tokens), _as_result(context, "Context")
-    (t, d), weights = inputs.shape, torch.softmax(inputs @ inputs.T, dim=-1)
+    (t, d), weights = inputs.shape, softmax(attention_scores(inputs))
     if query is None and result.dim() == 1:
         expected = f"the index of the query token for a single context vector of shape ({d},)"
         raise validate.invalid("query", expected, None)
