@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from attnlib.exercises import _own
+from attnlib.exercises import _limits, _own
 from attnlib.exercises._compare import shown
 from attnlib.mistakes import MISTAKES
 
@@ -138,9 +138,13 @@ def _judged(name: str, answer: Any, namespace: Mapping[str, Any]) -> Verdict:
             values = [namespace[n] for n in exercise.answer_names]
             names = exercise.answer_names
             answer = values[0] if len(values) == 1 else dict(zip(names, values, strict=True))
-        with _own.given(handed_over):
+        with _own.given(handed_over), _limits.time_limit():
             return exercise.judge(answer)
-    except (KeyboardInterrupt, SystemExit):
+    except _limits.TimeLimit:
+        return Verdict(name, "wrong", _limits.ENDLESS)
+    except KeyboardInterrupt:
+        raise _limits.Stopped from None
+    except SystemExit:
         raise
     except BaseException as err:  # a bug of the checker: say so, never blame the reader
         return _fault(name, f"{type(err).__name__} inside the checker")
