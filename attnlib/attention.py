@@ -9,12 +9,13 @@ from collections.abc import Callable
 
 import torch
 
+from attnlib import _attention_args as arguments
 from attnlib import _validate as validate
 
 
 def attention_scores_loop(inputs: torch.Tensor) -> torch.Tensor:
     """``attn_scores[i, j] = dot(x_i, x_j)``, one cell at a time: ``(num_tokens, num_tokens)``."""
-    validate.token_grid(inputs, loop=True)
+    arguments.token_grid(inputs, loop=True)
 
     attn_scores = inputs.new_empty(inputs.shape[0], inputs.shape[0])
     for i, x_i in enumerate(inputs):
@@ -25,7 +26,7 @@ def attention_scores_loop(inputs: torch.Tensor) -> torch.Tensor:
 
 def attention_scores(inputs: torch.Tensor) -> torch.Tensor:
     """The grid of :func:`attention_scores_loop` as one matrix product, same shapes."""
-    validate.token_grid(inputs)
+    arguments.token_grid(inputs)
 
     attn_scores = inputs @ inputs.T
     return validate.finite(attn_scores, "attn_scores", validate.OVERFLOW)
@@ -34,7 +35,7 @@ def attention_scores(inputs: torch.Tensor) -> torch.Tensor:
 def softmax_naive(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``, as the formula reads; same shape as ``x``. ``exp``
     overflows float32 above about 88.7: then this refuses, where :func:`softmax` does not."""
-    dim = validate.tensor_and_axis(x, dim)
+    dim = arguments.tensor_and_axis(x, dim)
 
     exps = torch.exp(x)
     weights = exps / exps.sum(dim=dim, keepdim=True)
@@ -45,7 +46,7 @@ def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     """Numerically stable softmax along ``dim``; same shape as ``x``. Subtracting the maximum
     cancels in the ratio but keeps ``exp`` from overflowing. ``-inf`` (masked) entries get
     weight 0; a slice of only ``-inf``, or any ``+inf`` or NaN, is refused."""
-    dim = validate.tensor_and_axis(x, dim)
+    dim = arguments.tensor_and_axis(x, dim)
 
     exps = torch.exp(x - x.amax(dim=dim, keepdim=True))
     weights = exps / exps.sum(dim=dim, keepdim=True)
@@ -55,7 +56,7 @@ def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
 def context_vector(inputs: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
     """One query's ``context_vec``, ``sum_i weights[i] * inputs[i]``, as a running total:
     ``inputs`` ``(num_tokens, d_in)``, the query's ``weights`` ``(num_tokens,)`` -> ``(d_in,)``."""
-    validate.query_weights(inputs, weights)
+    arguments.query_weights(inputs, weights)
 
     context_vec = torch.zeros_like(inputs[0])
     for i, x_i in enumerate(inputs):
@@ -66,7 +67,7 @@ def context_vector(inputs: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
 def context_vectors(attn_weights: torch.Tensor, inputs: torch.Tensor) -> torch.Tensor:
     """Every query's context vector at once, ``attn_weights @ inputs``:
     ``(..., num_queries, num_tokens) @ (..., num_tokens, d)`` -> ``(..., num_queries, d)``."""
-    validate.weights_and_inputs(attn_weights, inputs)
+    arguments.weights_and_inputs(attn_weights, inputs)
 
     context_vecs = attn_weights @ inputs
     return validate.finite(context_vecs, "context_vecs", validate.OVERFLOW)
@@ -78,7 +79,7 @@ def causal_mask(
     """The book's causal mask, ``(num_tokens, num_keys)`` bools, a row per query, a column per key:
     ``True`` hides a later key, strictly above the diagonal (top-left aligned). ``num_keys``
     defaults to ``num_tokens``. ``~causal_mask(n)`` is the same rule as torch's ``attn_mask``."""
-    num_tokens, num_keys, device = validate.grid_size(num_tokens, num_keys, device)
+    num_tokens, num_keys, device = arguments.grid_size(num_tokens, num_keys, device)
 
     return torch.ones(num_tokens, num_keys, dtype=torch.bool, device=device).triu(diagonal=1)
 
@@ -98,7 +99,7 @@ def attention_weights(
     ``hidden`` (bools broadcastable to the scores, the book's convention) hides where ``True``.
     ``dim`` is the axis softmax normalises: ``-1``, each query's row (the usual), or ``-2``,
     each key's column."""
-    scale, dim = validate.weights_arguments(queries, keys, scale, causal, hidden, dim)
+    scale, dim = arguments.weights_arguments(queries, keys, scale, causal, hidden, dim)
 
     return _weights(queries, keys, scale, causal, hidden, dim)
 
@@ -140,12 +141,12 @@ def scaled_dot_product_attention(
     broadcast to the scores) lets a query attend to a key where it is ``True``; ``causal=True``
     is torch's ``is_causal``. ``scale`` defaults to ``1 / sqrt(d_k)``. ``dropout`` (e.g. an
     ``nn.Dropout``), if given, acts on the weights before the blend, not on those returned."""
-    scale = validate.sdpa_arguments(queries, keys, values, causal, scale, attn_mask, dropout)
+    scale = arguments.sdpa_arguments(queries, keys, values, causal, scale, attn_mask, dropout)
 
     hidden = None if attn_mask is None else ~attn_mask  # torch's meaning: False = not attended
     attn_weights = _weights(queries, keys, scale, causal, hidden)
     dropped = attn_weights if dropout is None else dropout(attn_weights)
-    context_vecs = validate.dropout_result(dropped, attn_weights) @ values
+    context_vecs = arguments.dropout_result(dropped, attn_weights) @ values
     return validate.finite(context_vecs, "context_vecs", validate.BAD_VALUES), attn_weights
 
 
@@ -155,7 +156,7 @@ def blockwise_attention(
     """:func:`scaled_dot_product_attention`'s ``context_vecs`` ``(..., num_queries, d_v)`` (no mask,
     default scale) over blocks of ``block_size`` keys, with a running softmax (FlashAttention's):
     the sums so far are rescaled when the max grows; at most ``block_size`` scores per query."""
-    block_size = validate.blockwise_arguments(queries, keys, values, block_size)
+    block_size = arguments.blockwise_arguments(queries, keys, values, block_size)
 
     scale = 1 / math.sqrt(keys.shape[-1])
     running_max = torch.full_like(queries[..., :1], -torch.inf)

@@ -10,6 +10,7 @@ from typing import Any
 
 import torch
 
+from attnlib import _attention_args as arguments
 from attnlib import _validate as validate
 from attnlib.attention import attention_scores, softmax
 from attnlib.data import TOKENS, example_inputs
@@ -60,7 +61,7 @@ def _reference(inputs: Any, tokens: Any) -> tuple[torch.Tensor, list[str]]:
     if inputs is None:
         inputs = example_inputs()
         tokens = TOKENS if tokens is None else tokens
-    validate.checkpoint_inputs(inputs)
+    arguments.checkpoint_inputs(inputs)
     tokens = None if tokens is None else validate.tokens(tokens, inputs.shape[0])
     names = [str(i) if tokens is None else f"{i} ({tokens[i]!r})" for i in range(len(inputs))]
     reference = inputs.detach().cpu().float()  # float32, as the reader's cells compute

@@ -9,6 +9,7 @@ from typing import NamedTuple
 import torch
 from torch import nn
 
+from attnlib import _modules_args as arguments
 from attnlib import _validate as validate
 from attnlib.attention import causal_mask
 
@@ -23,7 +24,7 @@ class _Layer(nn.Module):
 
     def __init__(self, d_in: object, d_out: object) -> None:
         super().__init__()
-        self.d_in, self.d_out = validate.layer_sizes(d_in, d_out)
+        self.d_in, self.d_out = arguments.layer_sizes(d_in, d_out)
         self.last_attn_weights: torch.Tensor | None = None
 
     def extra_repr(self) -> str:
@@ -36,13 +37,13 @@ class SelfAttentionV1(_Layer):
 
     def __init__(self, d_in: int, d_out: int) -> None:
         super().__init__(d_in, d_out)
-        validate.layer_memory("SelfAttentionV1", [(self.d_in, self.d_out)] * 3)
+        arguments.layer_memory("SelfAttentionV1", [(self.d_in, self.d_out)] * 3)
         self.W_query = nn.Parameter(torch.rand(d_in, d_out))
         self.W_key = nn.Parameter(torch.rand(d_in, d_out))
         self.W_value = nn.Parameter(torch.rand(d_in, d_out))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        validate.layer_input(x, self.d_in, self.context_length, self.W_query)
+        arguments.layer_input(x, self.d_in, self.context_length, self.W_query)
 
         queries = x @ self.W_query  # (num_tokens, d_out)
         keys = x @ self.W_key
@@ -61,14 +62,14 @@ class SelfAttentionV2(_Layer):
 
     def __init__(self, d_in: int, d_out: int, qkv_bias: bool = False) -> None:
         super().__init__(d_in, d_out)
-        validate.layer_memory("SelfAttentionV2", [(self.d_out, self.d_in)] * 3)
+        arguments.layer_memory("SelfAttentionV2", [(self.d_out, self.d_in)] * 3)
         qkv_bias = validate.flag(qkv_bias, "qkv_bias")
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        validate.layer_input(x, self.d_in, self.context_length, self.W_query.weight)
+        arguments.layer_input(x, self.d_in, self.context_length, self.W_query.weight)
 
         queries = self.W_query(x)  # V1's x @ W_query
         keys = self.W_key(x)
@@ -89,9 +90,9 @@ class CausalAttention(_Layer):
         self, d_in: int, d_out: int, context_length: int, dropout: float, qkv_bias: bool = False
     ) -> None:
         super().__init__(d_in, d_out)
-        self.context_length = validate.context_length(context_length)
+        self.context_length = arguments.context_length(context_length)
         weights = [(self.d_out, self.d_in)] * 3
-        validate.layer_memory("CausalAttention", weights, self.context_length)
+        arguments.layer_memory("CausalAttention", weights, self.context_length)
         qkv_bias = validate.flag(qkv_bias, "qkv_bias")
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
@@ -101,7 +102,7 @@ class CausalAttention(_Layer):
         self.register_buffer("mask", causal_mask(context_length))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        validate.layer_input(x, self.d_in, self.context_length, self.W_query.weight)
+        arguments.layer_input(x, self.d_in, self.context_length, self.W_query.weight)
 
         b, num_tokens, d_in = x.shape
         queries = self.W_query(x)  # (b, num_tokens, d_out)
@@ -131,10 +132,10 @@ class MultiHeadAttentionWrapper(_Layer):
         qkv_bias: bool = False,
     ) -> None:
         super().__init__(d_in, d_out)
-        self.context_length = validate.context_length(context_length)
+        self.context_length = arguments.context_length(context_length)
         self.num_heads = validate.integer(num_heads, "num_heads", 1, validate.MAX_DIM // self.d_out)
         weights = [(self.d_out, self.d_in)] * 3  # each head's, as in CausalAttention
-        validate.layer_memory("MultiHeadAttentionWrapper", weights, self.context_length, num_heads)
+        arguments.layer_memory("MultiHeadAttentionWrapper", weights, self.context_length, num_heads)
         self.heads = nn.ModuleList(
             [
                 CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)
@@ -163,11 +164,11 @@ class MultiHeadAttention(_Layer):
         qkv_bias: bool = False,
     ) -> None:
         super().__init__(d_in, d_out)
-        self.context_length = validate.context_length(context_length)
-        self.num_heads = validate.num_heads(num_heads, self.d_out)
+        self.context_length = arguments.context_length(context_length)
+        self.num_heads = arguments.num_heads(num_heads, self.d_out)
         self.head_dim = self.d_out // self.num_heads
         weights = [(self.d_out, self.d_in)] * 3 + [(self.d_out, self.d_out)]
-        validate.layer_memory("MultiHeadAttention", weights, self.context_length)
+        arguments.layer_memory("MultiHeadAttention", weights, self.context_length)
         qkv_bias = validate.flag(qkv_bias, "qkv_bias")
         self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
         self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
@@ -178,7 +179,7 @@ class MultiHeadAttention(_Layer):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         weight = self.W_query.weight
-        validate.layer_input(x, self.d_in, self.context_length, weight, self.num_heads)
+        arguments.layer_input(x, self.d_in, self.context_length, weight, self.num_heads)
 
         b, num_tokens, d_in = x.shape
         queries = self.W_query(x)  # (b, num_tokens, d_out)
@@ -207,7 +208,7 @@ class MultiHeadAttention(_Layer):
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     """``(b, num_tokens, d_out)`` -> ``(b, num_heads, num_tokens, head_dim)``: the view and the
     transpose of :class:`MultiHeadAttention`'s forward pass, as one function."""
-    num_heads = validate.heads_of(x, num_heads)
+    num_heads = arguments.heads_of(x, num_heads)
 
     b, num_tokens, d_out = x.shape
     return x.view(b, num_tokens, num_heads, d_out // num_heads).transpose(1, 2)
@@ -223,7 +224,7 @@ class HeadProjections(NamedTuple):
 
 def head_projections(module: MultiHeadAttention) -> HeadProjections:
     """The per-head weights of ``module`` (built with ``qkv_bias=False``), detached."""
-    validate.unbiased_multi_head(module, MultiHeadAttention)
+    arguments.unbiased_multi_head(module, MultiHeadAttention)
 
     weights = (module.W_query.weight, module.W_key.weight, module.W_value.weight)  # (d_out, d_in)
     return HeadProjections(*(split_heads(w.detach().T[None], module.num_heads)[0] for w in weights))
