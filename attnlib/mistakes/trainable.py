@@ -14,6 +14,7 @@ import math
 
 import torch
 
+from attnlib.attention import causal_mask
 from attnlib.mistakes._layer import by_sqrt, forward_with
 from attnlib.mistakes._row import Mistake
 
@@ -131,5 +132,4 @@ TABLE: dict[str, Mistake] = {
 
 def _hidden(attn_scores: torch.Tensor) -> torch.Tensor:
     """The causal mask of the scores' size: True strictly above the diagonal."""
-    n = attn_scores.shape[-1]
-    return torch.ones(n, n, dtype=torch.bool).triu(diagonal=1)
+    return causal_mask(attn_scores.shape[-1])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import torch
 
+from attnlib.attention import causal_mask
 from attnlib.mistakes._layer import forward_with
 from attnlib.mistakes._row import Mistake
 
@@ -98,5 +99,5 @@ TABLE: dict[str, Mistake] = {
 
 
 def _hidden(attn_scores: torch.Tensor) -> torch.Tensor:
-    n = attn_scores.shape[-1]
-    return torch.ones(n, n, dtype=torch.bool).triu(diagonal=1)
+    """The causal mask of the scores' size: True strictly above the diagonal."""
+    return causal_mask(attn_scores.shape[-1])
