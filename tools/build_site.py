@@ -194,12 +194,33 @@ def with_widget_state(nb: nbformat.NotebookNode, path: Path) -> None:
     nb.metadata["widgets"] = {WIDGET_STATE: widgets}
 
 
+def with_alt_text(nb: nbformat.NotebookNode) -> None:
+    """Give each figure a cell draws its alt text (MyST-NB reads ``mystnb.image.alt``): else
+    Sphinx writes the image's file name, a hash, as its alt text."""
+    from site_alt import figure_alt  # beside this file
+
+    markdown = ""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            markdown = cell.source
+            continue
+        drawn = [
+            o
+            for o in cell.get("outputs", [])
+            if "image/png" in o.get("data", {}) and WIDGET_VIEW not in o["data"]
+        ]
+        image = cell.metadata.setdefault("mystnb", {}).setdefault("image", {})
+        if drawn and not image.get("alt"):
+            image["alt"] = figure_alt(cell.source, markdown)
+
+
 def prepared(path: Path) -> nbformat.NotebookNode:
     """The notebook at ``path`` as its page shows it."""
     nb = nbformat.read(path, as_version=4)
     with_widget_state(nb, path)
     with_current_module(nb)
     fix_kernel_only_controls(nb)
+    with_alt_text(nb)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = site_links(cell.source)
