@@ -31,6 +31,11 @@ from pathlib import Path
 
 import nbformat
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SITE_FILES = ROOT / "tools" / "site"
@@ -69,6 +74,12 @@ FONT_AWESOME_SCRIPT = re.compile(
     r'\s*<script [^>]*src="_static/scripts/fontawesome\.js[^"]*"></script>'
 )
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+# A long word of an inline code literal (Sphinx writes one span.pre per word), e.g.
+# torch.nn.functional.scaled_dot_product_attention: it may wrap after a dot or an underscore.
+LONG_CODE_WORD = re.compile(r'(<span class="pre">)([^<]{17,})(</span>)')
+WRAP_AFTER = re.compile(r"([._])(?=[^._])")
+# Where each page's notebook can be downloaded from (conf.py's html_extra_path copies it).
+DOWNLOADS = "notebooks"
 # What a page says about the controls only a kernel can act on (a sentence needs embeddings).
 KERNEL_NOTE = "Fixed on this page: open the notebook in JupyterLab to try your own sentence."
 
@@ -194,12 +205,74 @@ def with_widget_state(nb: nbformat.NotebookNode, path: Path) -> None:
     nb.metadata["widgets"] = {WIDGET_STATE: widgets}
 
 
+def repository() -> str:
+    """The repository's public address, written once in pyproject.toml."""
+    with open(ROOT / "pyproject.toml", "rb") as file:
+        return tomllib.load(file)["project"]["urls"]["Repository"]
+
+
+def binder(stem: str | None = None) -> str:
+    """Binder's link opening notebook ``stem`` in JupyterLab (the course's folder if None)."""
+    owner_name = repository().removeprefix("https://github.com/").strip("/")
+    path = f"notebooks/{stem}.ipynb" if stem else "notebooks"
+    return f"https://mybinder.org/v2/gh/{owner_name}/HEAD?urlpath=lab/tree/{path}"
+
+
+def links_bar(stem: str | None = None) -> str:
+    """The line under a page's title: the repository, Binder for its notebook, its .ipynb.
+    Raw HTML: MyST would take a Markdown link to an .ipynb for a link to its page."""
+    links = [f'<a href="{html.escape(repository())}">The repository on GitHub</a>']
+    if stem:
+        links.append(f'<a href="{html.escape(binder(stem))}">Run this notebook on Binder</a>')
+        links.append(f'<a href="{DOWNLOADS}/{stem}.ipynb" download>Download {stem}.ipynb</a>')
+    else:
+        links.append(f'<a href="{html.escape(binder())}">Run the course on Binder</a>')
+    items = "".join(f"<li>{link}</li>" for link in links)
+    return f'<nav class="course-links" aria-label="Links of this page"><ul>{items}</ul></nav>'
+
+
+def with_links_bar(nb: nbformat.NotebookNode, stem: str) -> None:
+    """The links bar put right under the notebook's title (its first ``# `` heading)."""
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        lines = cell.source.split("\n")
+        for k, line in enumerate(lines):
+            if line.startswith("# "):
+                lines[k + 1 : k + 1] = ["", links_bar(stem), ""]
+                cell.source = "\n".join(lines)
+                return
+    raise ValueError(f"{stem}: no '# ' title in a markdown cell to put the links under")
+
+
+def with_alt_text(nb: nbformat.NotebookNode) -> None:
+    """Give each figure a cell draws its alt text (MyST-NB reads ``mystnb.image.alt``): else
+    Sphinx writes the image's file name, a hash, as its alt text."""
+    from site_alt import figure_alt  # beside this file
+
+    markdown = ""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            markdown = cell.source
+            continue
+        drawn = [
+            o
+            for o in cell.get("outputs", [])
+            if "image/png" in o.get("data", {}) and WIDGET_VIEW not in o["data"]
+        ]
+        image = cell.metadata.setdefault("mystnb", {}).setdefault("image", {})
+        if drawn and not image.get("alt"):
+            image["alt"] = figure_alt(cell.source, markdown)
+
+
 def prepared(path: Path) -> nbformat.NotebookNode:
     """The notebook at ``path`` as its page shows it."""
     nb = nbformat.read(path, as_version=4)
     with_widget_state(nb, path)
     with_current_module(nb)
     fix_kernel_only_controls(nb)
+    with_alt_text(nb)
+    with_links_bar(nb, path.stem)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = site_links(cell.source)
@@ -216,25 +289,47 @@ def course_map(readme: str) -> list[tuple[str, str, str, str]]:
 
 
 def landing_page(readme: str, stems: list[str]) -> str:
-    """The site's index.md: what the course is, its map, and the table of contents."""
+    """The site's index.md: what the course is, a picture of it, where to start, its map."""
+    from figures_site import ALT, NAME  # beside this file
+
     rows = {stem: rest for stem, *rest in course_map(readme)}
+    first = stems[0]
     lines = [
         "# attention, step by step",
+        "",
+        links_bar(),
         "",
         "How a self-attention layer turns token embeddings into context vectors, built up one",
         "checked stage at a time, beside chapter 3 of *Build a Large Language Model (From",
         "Scratch)* by Sebastian Raschka. Each page is a notebook with its outputs; its explorers",
-        "respond to their controls here, without a kernel. To write the exercises yourself,",
-        "open the notebooks in JupyterLab (the repository's README says how).",
+        "respond to their controls here, without a kernel.",
+        "",
+        f"```{{figure}} {NAME}",
+        f":alt: {ALT}",
+        ":width: 461px",
+        "",
+        "Where the course is going: each word of *Your journey starts with one step* weighs",
+        "every word of the sentence, and each row of weights sums to 1. The row of *journey*,",
+        "framed, is the one the book follows; notebook 03 computes this grid, 04 turns it into",
+        "context vectors.",
+        "```",
+        "",
+        "## Where to start",
+        "",
+        f"Read [{rows.get(first, (first,))[0]}]({first}.ipynb) first, then each page in turn:",
+        "every notebook builds on the one before. To write the exercises yourself and have",
+        "them checked, run the notebooks in JupyterLab: on Binder with one click, or on your",
+        "own machine with `make lab` (the repository's README says how).",
         "",
         "## The course map",
         "",
-        "| notebook | you learn to | explorer |",
-        "|---|---|---|",
     ]
+    # A list, not a table: on a phone a table squeezes its columns until names break.
     for stem in stems:
         title, learn, explorer = rows.get(stem, (stem, "", ""))
-        lines.append(f"| [{title}]({stem}.ipynb) | {learn} | {explorer} |")
+        lines.append(f"- **[{title}]({stem}.ipynb)**: {learn}.")
+        if explorer:
+            lines.append(f"  *Explorer:* {explorer}.")
     lines += ["", "```{toctree}", ":hidden:", ":maxdepth: 1", "", *stems, "```", ""]
     return "\n".join(lines)
 
@@ -261,20 +356,33 @@ def lay_out_sources(src: Path, notebooks: Path = NOTEBOOKS, npm_dir: Path = NPM_
         shutil.copy(font, src / "_extra" / "@jupyter-widgets" / font.name)
     if (notebooks / "figures").is_dir():
         shutil.copytree(notebooks / "figures", src / "figures")
+    from figures_site import NAME, landing_weights  # beside this file
+
+    landing_weights(src / NAME)
     stems = []
+    (src / "_extra" / DOWNLOADS).mkdir()
     for path in sorted(notebooks.glob("[0-9][0-9]_*.ipynb")):
         nbformat.write(prepared(path), src / path.name)
+        # The download is the notebook as committed: no widget state, no site-only links.
+        shutil.copy(path, src / "_extra" / DOWNLOADS / path.name)
         stems.append(path.stem)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     (src / "index.md").write_text(landing_page(readme, stems), encoding="utf-8")
 
 
+def wrappable(page: str) -> str:
+    """``page`` with a place to wrap (``<wbr>``) after each dot or underscore of its long
+    code words: a phone wraps them there rather than mid-word."""
+    return LONG_CODE_WORD.sub(lambda m: m[1] + WRAP_AFTER.sub(r"\1<wbr>", m[2]) + m[3], page)
+
+
 def trim(html_dir: Path) -> None:
     """Leave out of the built site what its pages do not use: the theme's Font Awesome
-    script, and the source maps (read by a browser's developer tools only)."""
+    script, and the source maps (read by a browser's developer tools only); mark where long
+    code words may wrap."""
     for page in html_dir.rglob("*.html"):
-        text = page.read_text(encoding="utf-8")
-        page.write_text(FONT_AWESOME_SCRIPT.sub("", text), encoding="utf-8")
+        text = FONT_AWESOME_SCRIPT.sub("", page.read_text(encoding="utf-8"))
+        page.write_text(wrappable(text), encoding="utf-8")
     for unused in (html_dir / "_static").rglob("*"):
         if unused.name.startswith("fontawesome.js") or unused.suffix == ".map":
             unused.unlink()

@@ -1,16 +1,17 @@
 """The course site (`make site`): opened from files with the network cut off, every page
-has its navigation, its math typeset and its explorers alive, and axe-core finds no
-critical or serious violation in the site's own content, at 1280 and 390 px, light and dark.
+has its navigation, its math typeset, its explorers alive, its links (repository, Binder,
+its .ipynb), one search box, alt text for every image, figures readable on a phone, and
+axe-core finds no critical or serious violation, explorers included, at 1280 and 390 px,
+light and dark; a screenshot of each page in each of the four looks lands in tests/artifacts/.
 
 The site is built once per session from the committed notebooks and the widget state
 `make notebooks` saves beside them (notebooks/.widget-state/); the scripts it runs come
 from pinned npm packages (`make npm`).
-axe-core's run leaves out the explorers' subtree (`.attnlib-explorer`): their own
-accessibility is checked where they are built (tests of attnlib/widgets).
 """
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import random
@@ -30,7 +31,7 @@ from attnlib.widgets.frontend import ExplorerView
 from .dom import SHOWN_TEXT, slider
 from .gate import browser_gate
 from .pages import ROOT
-from .plans import EXPLORER, explorers
+from .plans import explorers
 from .settings import apply, check_every_control, move, plan_of, random_setting, settle
 
 sys.path.insert(0, str(ROOT / "tools"))
@@ -46,6 +47,14 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 ARTIFACTS = ROOT / "tests" / "artifacts"
 AXE = build_site.package_dir("axe-core") / "axe.min.js"
+REPOSITORY = build_site.repository()
+# The four looks of every page: each checked and photographed.
+LOOKS = [(1280, "light"), (390, "light"), (1280, "dark"), (390, "dark")]
+# The smallest text a figure may show on a phone, and the smallest each kind of figure
+# draws at full size: matplotlib's 8 points at 100 dpi in the notebooks' PNGs; 11 points
+# (96/72 px each) in the landing page's SVG (tools/figures_site.py).
+MIN_TEXT_PX = 9
+SMALLEST_TEXT_PX = {"png": 8 * 100 / 72, "svg": 11 * 96 / 72}
 # TeX left as text: $...$, $$...$$, \(...\) or \[...\] that MathJax did not typeset.
 RAW_TEX = re.compile(r"\$[^$\s][^$]*\$|\\\(|\\\[")
 # The site's chrome: what must never be clipped or pushed off the screen.
@@ -136,15 +145,68 @@ def site(chromium_executable: str, run_dir: Path) -> Path:
 
 
 def test_every_link_of_the_site_stays_inside_it(site: Path) -> None:
-    """No link leaves the site or points at a notebook file; each one finds its file."""
+    """No link leaves the site but the page's own three: the repository, Binder for its
+    notebook (the course's folder on the landing page) and its .ipynb, a file of the site."""
     for name in PAGES:
         body = (site / f"{name}.html").read_text(encoding="utf-8")
+        stem = None if name == "index" else name
+        allowed = {html.escape(REPOSITORY), html.escape(build_site.binder(stem))}
         for href in re.findall(r'href="([^"#]+)', body):
-            assert "://" not in href and not href.startswith("//"), f"{name}: {href}"
-            assert ".ipynb" not in href and ".md" not in href, f"{name}: {href}"
+            if "://" in href:
+                assert href in allowed, f"{name}: {href}"
+                continue
+            assert not href.startswith("//") and ".md" not in href, f"{name}: {href}"
+            if ".ipynb" in href:
+                assert href == f"notebooks/{name}.ipynb", f"{name}: {href}"
             assert (site / href.split("?")[0]).exists(), f"{name}: {href} is missing"
         # Nothing a page loads comes from another host: scripts, styles, fonts.
-        assert not re.search(r'(src|href)="(https?:)?//', body), name
+        assert not re.search(r'src="(https?:)?//', body), name
+        assert not re.search(r'<link [^>]*href="(https?:)?//', body), name
+
+
+def test_every_page_links_to_the_repository_binder_and_its_notebook(site: Path) -> None:
+    repo = "https://github.com/attention-step-by-step/attention-step-by-step"
+    for name in PAGES:
+        body = (site / f"{name}.html").read_text(encoding="utf-8")
+        bar = re.search(r'<nav class="course-links".*?</nav>', body, re.S)
+        assert bar, f"{name}: no links under its title"
+        links = re.findall(r'<a href="([^"]+)"', bar[0])
+        if name == "index":
+            binder = f"https://mybinder.org/v2/gh/{repo[19:]}/HEAD?urlpath=lab/tree/notebooks"
+            assert links == [repo, binder], links
+            continue
+        binder = (
+            f"https://mybinder.org/v2/gh/{repo[19:]}/HEAD?urlpath=lab/tree/notebooks/{name}.ipynb"
+        )
+        assert links == [repo, binder, f"notebooks/{name}.ipynb"], links
+        # The download is the committed notebook, byte for byte.
+        assert (site / "notebooks" / f"{name}.ipynb").read_bytes() == (
+            NOTEBOOKS / f"{name}.ipynb"
+        ).read_bytes()
+
+
+# A file name as alt text: what Sphinx writes when an image has none (a 64-hex hash).
+FILE_NAME_ALT = re.compile(r"[0-9a-f]{16}|\.(png|svg|jpe?g)$|^_images/")
+
+
+def test_every_image_has_alt_text_in_words(site: Path) -> None:
+    """Each image's alt text says what it shows: words, not its file's name or hash. The
+    figures of notebook 10 (all five once named by a hash) are named by their titles."""
+    for name in PAGES:
+        body = (site / f"{name}.html").read_text(encoding="utf-8")
+        for alt in re.findall(r"<img [^>]*?alt=\"([^\"]*)\"", body):
+            assert len(alt.split()) >= 3, f"{name}: alt {alt!r}"
+            assert not FILE_NAME_ALT.search(alt), f"{name}: alt {alt!r}"
+        assert body.count("<img ") == len(re.findall(r"<img [^>]*?alt=\"", body)), name
+    learns = (site / "10_attention_that_learns.html").read_text(encoding="utf-8")
+    for title in (
+        "Training the tiny model with the causal mask",
+        "Attention over the first sentence after 600 steps",
+        "One number per head, over training",
+        "as training goes on",
+        "The strongest head of each model after 600 steps",
+    ):
+        assert re.search(rf'<img [^>]*alt="[^"]*{title}', learns), title
 
 
 def test_the_widget_scripts_are_one_shared_file(site: Path) -> None:
@@ -204,15 +266,15 @@ def _math_done(page) -> None:
 
 
 def _axe(page) -> list[dict]:
-    """axe-core's critical and serious violations in the page, explorers left out."""
-    page.add_script_tag(path=str(AXE))
+    """axe-core's critical and serious violations in the whole page, explorers included."""
+    if not page.evaluate("() => !!window.axe"):
+        page.add_script_tag(path=str(AXE))
     found = page.evaluate(
-        """async (explorer) => (await axe.run(
-            { exclude: [[explorer]] }, { resultTypes: ["violations"], preload: false }
+        """async () => (await axe.run(
+            document, { resultTypes: ["violations"], preload: false }
         )).violations.filter((v) => ["critical", "serious"].includes(v.impact))
           .map((v) => ({ id: v.id, impact: v.impact,
-                         nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }))""",
-        EXPLORER,
+                         nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }))"""
     )
     return found
 
@@ -231,6 +293,33 @@ _CLIPPED = """(selectors) => {
     }
     return out;
 }"""
+
+
+_SHOWN = """(els) => els.map((e) => {
+    const r = e.getBoundingClientRect(), style = getComputedStyle(e);
+    return r.width > 0 && r.height > 0 && style.visibility !== "hidden" ? 1 : 0;
+})"""
+# A code word Sphinx wrote as one span (no <wbr> marked in it) drawn on two lines or more.
+_BROKEN_WORDS = """() => Array.from(document.querySelectorAll("article span.pre"))
+    .filter((s) => !s.querySelector("wbr") && s.getClientRects().length > 1)
+    .map((s) => s.textContent)"""
+
+
+def _figures_readable(page, where: str) -> None:
+    """On a phone every figure's smallest text is at least MIN_TEXT_PX high: the figure
+    shown at a large enough share of its own width (scrolling sideways if need be)."""
+    shown = page.locator("article img").evaluate_all(
+        """(imgs) => imgs.map((i) => ({src: i.getAttribute("src"), natural: i.naturalWidth,
+                                       width: i.getBoundingClientRect().width}))"""
+    )
+    for img in shown:
+        kind = img["src"].rsplit(".", 1)[-1]
+        if kind not in SMALLEST_TEXT_PX or not img["natural"]:
+            continue  # the notebooks' hand-drawn diagrams: SVG of their own sizes
+        if kind == "svg" and "landing" not in img["src"]:
+            continue
+        smallest = SMALLEST_TEXT_PX[kind] * img["width"] / img["natural"]
+        assert smallest >= MIN_TEXT_PX, f"{where}: {img['src']} text {smallest:.1f} px"
 
 
 def _check_page(page, errors: list, refused: list, name: str, look: str) -> None:
@@ -265,6 +354,13 @@ def _check_page(page, errors: list, refused: list, name: str, look: str) -> None
     )
     assert all(c == "rgba(0, 0, 0, 0)" for c in painted), f"{where}: widget areas {painted}"
     assert not page.evaluate(_CLIPPED, list(CHROME)), where
+    searches = page.locator(".search-button__button").evaluate_all(_SHOWN)
+    assert sum(searches) == 1, f"{where}: {sum(searches)} search boxes shown"
+    assert page.locator("nav.course-links a").count() == (2 if name == "index" else 3), where
+    if page.viewport_size["width"] < 600:
+        _figures_readable(page, where)
+    broken = page.evaluate(_BROKEN_WORDS)
+    assert not broken, f"{where}: code words broken mid-word: {broken[:5]}"
     violations = _axe(page)
     assert not violations, f"{where}: axe-core: {violations}"
     assert not refused, f"{where} asked the network for {refused}"
@@ -282,33 +378,20 @@ def _look(page, width: int, height: int, scheme: str) -> None:
 @pytest.mark.browser
 @pytest.mark.parametrize("name", PAGES)
 def test_a_site_page_works_from_files(offline, name: str) -> None:
-    """1280 px light, then 390 px dark (the same page): navigation, math, axe, no clipping;
-    then, back at 1280 px light, its explorers are alive (one page load for both)."""
+    """In each of the four looks (1280 and 390 px, light and dark; the same page):
+    navigation, math, links, one search box, readable figures, axe, no clipping, and a
+    screenshot; then, back at 1280 px light, its explorers are alive (one page load)."""
     page, errors, refused = offline(name, 1280, "light")
-    _check_page(page, errors, refused, name, "1280 px, light")
-    _look(page, 390, 844, "dark")
-    _check_page(page, errors, refused, name, "390 px, dark")
-    if name in ("index", "04_context_vectors"):
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=ARTIFACTS / f"site-{name}-390-dark.png")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for width, scheme in LOOKS:
+        _look(page, width, 900 if width > 600 else 844, scheme)
+        _check_page(page, errors, refused, name, f"{width} px, {scheme}")
+        page.screenshot(path=ARTIFACTS / f"site-{name}-{width}-{scheme}.png")
     if name in EXPLORER_PAGES:
         # Every explorer drawn; in 04 and 08 every control moves it, as its view; elsewhere
         # one control does (every control in `make check-all`).
         _look(page, 1280, 900, "light")
         _explorers_alive(page, errors, refused, name, every_control=name in LIVE)
-
-
-@pytest.mark.browser
-@pytest.mark.check_all
-@pytest.mark.parametrize("name", PAGES)
-@pytest.mark.parametrize("look", [(390, "light"), (1280, "dark")])
-def test_a_site_page_in_the_other_looks(offline, name: str, look: tuple[int, str]) -> None:
-    width, scheme = look
-    page, errors, refused = offline(name, width, scheme)
-    _check_page(page, errors, refused, name, f"{width} px, {scheme}")
-    if name in ("index", "04_context_vectors", "08_explorer"):
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=ARTIFACTS / f"site-{name}-{width}-{scheme}.png", full_page=False)
 
 
 def _one_move(page, root, rng: random.Random, where: str) -> None:

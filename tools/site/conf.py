@@ -43,6 +43,8 @@ html_theme_options = {
     "use_repository_button": False,
     "home_page_in_toc": True,
 }
+# One search box: the header's (on a phone too); the sidebar's second one is left out.
+html_sidebars = {"**": ["navbar-logo.html", "icon-links.html", "sbt-sidebar-nav.html"]}
 html_show_sourcelink = False
 html_copy_source = False
 html_last_updated_fmt = None
