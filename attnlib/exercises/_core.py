@@ -203,10 +203,13 @@ def _log(verdict: Verdict) -> None:
 
 
 def _execution_count() -> int | None:
-    """The number of the notebook cell running now (IPython's ``In [n]``), None outside one."""
+    """The number of the notebook cell running now (IPython's ``In [n]``), None outside one:
+    the running cell's own result holds it (IPython 9 counts the shell's on before the cell
+    runs, IPython 8 after)."""
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
-    count = getattr(shell, "execution_count", None)
+    running = getattr(getattr(shell, "displayhook", None), "exec_result", None)
+    count = getattr(running, "execution_count", None)
     return count if isinstance(count, int) else None
 
 
