@@ -208,8 +208,9 @@ def _small_class(root: Path) -> dict[str, dict]:
     first = {name: next(iter(TYPED[name])) for name in ("01.dot", "01.repeats")}
     stubs = dict.fromkeys(("01.query", "01.loop_body", "01.highest"), "not attempted")
     both = {"01.dot": "correct", "01.repeats": "correct"}
+    right = {name: SOLUTIONS[name] for name in ("01.dot", "01.repeats")}
     made = {
-        "right": (_answered(SOLUTIONS), "ok", both),
+        "right": (_answered(right), "ok", both),
         "wrong": (_answered({name: TYPED[name][m] for name, m in first.items()}), "ok", first),
         # A stub left, and an exercise cell that raises: its check finds no answer.
         "stub": (
@@ -218,7 +219,6 @@ def _small_class(root: Path) -> dict[str, dict]:
             {"01.dot": "not attempted", "01.repeats": "error"},
         ),
     }
-    right = {name: SOLUTIONS[name] for name in ("01.dot", "01.repeats")}
     # Hostile code the run survives, each at the end of an exercise cell (the only cells a
     # student's code runs in), shares one submission; each has a submission of its own in
     # check-all's whole-notebook test.
@@ -309,7 +309,7 @@ def test_a_rerun_regrades_nothing_and_a_changed_submission_is_regraded(graded_cl
     assert {p: p.stat().st_mtime_ns for p in results} == stamps
     assert _rows(out) == rows
     changed = root / "unreadable" / STEM / f"{STEM}.ipynb"
-    changed.write_text(json.dumps(_answered(SOLUTIONS)))
+    changed.write_text(json.dumps(_answered({"01.dot": SOLUTIONS["01.dot"]})))
     with _small_course():
         classroom.grade_all(root, out, FAST, jobs=1)
     regraded = {r["student"]: r for r in _rows(out)}
