@@ -88,22 +88,17 @@ def blank(notebook: dict) -> dict:
 
 def make(stem: str, answers: dict[str, str], hostile: str | None = None, root: str = "") -> dict:
     """Notebook ``stem`` with ``answers`` (exercise -> code) in place of the stubs and, if
-    given, a hostile cell (a key of HOSTILE) right after the first exercise's check."""
+    given, hostile code (a key of HOSTILE) at the end of the second exercise's cell: a
+    student's code runs only in the exercise cells (the grader runs the release's others),
+    and there the answer is set before the hostile code runs."""
     nb = blank(json.loads((ROOT / "notebooks" / f"{stem}.ipynb").read_text()))
     places = exercises_of(nb)
     for name, code in answers.items():
         nb["cells"][places[name]["cell"]]["source"] = code
     if hostile is not None:
-        first = min(p["cell"] for p in places.values())
-        cell = {
-            "cell_type": "code",
-            "execution_count": None,
-            "id": "hostile",
-            "metadata": {},
-            "outputs": [],
-            "source": HOSTILE[hostile].format(root=root),
-        }
-        nb["cells"].insert(first + 2, cell)
+        second = sorted(p["cell"] for p in places.values())[1]
+        cell = nb["cells"][second]
+        cell["source"] = f"{_source(cell)}\n{HOSTILE[hostile].format(root=root)}"
     return nb
 
 
@@ -118,7 +113,7 @@ def expected_row(stem: str, answers: dict[str, str], hostile: str | None = None)
     """The gradebook row (status and each exercise's word) of ``make(stem, answers, hostile)``,
     known from how it was made: a solution is correct, a typed mistake gives its own name, a
     stub is not attempted, and the exercises after a hostile cell that ends the run are not
-    reached."""
+    reached (the hostile code is in the second exercise's cell, after its answer)."""
     nb = json.loads((ROOT / "notebooks" / f"{stem}.ipynb").read_text())
     places, typed = exercises_of(nb), mistakes_of(stem)
     words = {}

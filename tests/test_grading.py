@@ -7,7 +7,9 @@ make check-all grades whole copies of notebook 01 and interrupts a run to resume
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import functools
 import json
 import os
 import re
@@ -28,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from attnlib.exercises import EXERCISES, check  # noqa: E402
 from attnlib.mistakes import MISTAKES  # noqa: E402
-from tools.grading import classroom, report, sandbox, verdicts  # noqa: E402
+from tools.grading import assemble, classroom, report, sandbox, verdicts  # noqa: E402
 
 STEM = "01_scores_loops"
 NB01 = json.loads((ROOT / "notebooks" / f"{STEM}.ipynb").read_text())
@@ -77,6 +79,54 @@ def _small(
         for i, source in enumerate(code)
     ]
     return nb
+
+
+def _locked(cell_id: str, source: str) -> dict:
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": cell_id,
+        "metadata": {"nbgrader": {"locked": True, "grade": False, "solution": False}},
+        "outputs": [],
+        "source": source,
+    }
+
+
+@functools.cache
+def _small_release() -> dict:
+    """Notebook 01's release cut down to its exercises (each exercise's cell and check cell,
+    as the student edition makes them), after a cell that checks the course's libraries were
+    imported before it and bound no name, and the imports: a class graded in seconds."""
+    release = assemble.release_of(STEM)
+    kept = [c for c in release["cells"] if assemble._is_answer(c) or assemble._is_check(c)]
+    setup = (
+        "import torch\nfrom attnlib import example_inputs\nfrom attnlib.exercises import check\n"
+    )
+    imports = _locked("setup", setup + "inputs = example_inputs()")
+    return {**release, "cells": [_locked("preloaded", PRELOADED), imports, *kept]}
+
+
+def _answered(answers: dict[str, str], hostile: dict[str, str] | None = None, root="") -> dict:
+    """The small release with ``answers`` (exercise -> code) in its exercise cells and
+    ``hostile`` code (exercise -> a kind of submissions.HOSTILE) at the end of those cells,
+    where a student's code runs."""
+    nb = json.loads(json.dumps(_small_release()))
+    for cell in nb["cells"]:
+        name = assemble._exercise(cell)
+        if assemble._is_answer(cell):
+            code = answers.get(name, "".join(cell["source"]))
+            if hostile and name in hostile:
+                code += "\n" + submissions.HOSTILE[hostile[name]].format(root=root)
+            cell["source"] = code
+    return nb
+
+
+@contextlib.contextmanager
+def _small_course():
+    """Grade notebook 01's folder against the small release."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(assemble, "release_of", lambda a: _small_release() if a == STEM else None)
+        yield
 
 
 def _rows(out: Path) -> list[dict]:
@@ -156,32 +206,33 @@ def test_outside_nbgrader_the_check_never_raises(monkeypatch):
 def _small_class(root: Path) -> dict[str, dict]:
     """Writes the class; returns student -> {"status": ..., exercise: expected word}."""
     first = {name: next(iter(TYPED[name])) for name in ("01.dot", "01.repeats")}
+    stubs = dict.fromkeys(("01.query", "01.loop_body", "01.highest"), "not attempted")
+    both = {"01.dot": "correct", "01.repeats": "correct"}
+    right = {name: SOLUTIONS[name] for name in ("01.dot", "01.repeats")}
     made = {
-        "right": (_small(SOLUTIONS), "ok", {"01.dot": "correct", "01.repeats": "correct"}),
-        "wrong": (
-            _small({name: TYPED[name][m] for name, m in first.items()}, first=PRELOADED),
-            "ok",
-            first,
-        ),
+        "right": (_answered(right), "ok", both),
+        "wrong": (_answered({name: TYPED[name][m] for name, m in first.items()}), "ok", first),
         # A stub left, and an exercise cell that raises: its check finds no answer.
         "stub": (
-            _small({"01.repeats": "repeats = 1 / 0"}),
+            _answered({"01.repeats": "repeats = 1 / 0"}),
             "error",
             {"01.dot": "not attempted", "01.repeats": "error"},
         ),
     }
-    # Hostile cells that the run survives share one submission (make-test's time); each has
-    # a submission of its own in check-all's whole-notebook test.
-    both = {"01.dot": "correct", "01.repeats": "correct"}
-    survived = ("timeout", "memory", "network", "files")
-    made["hostile"] = (_small(SOLUTIONS, survived, str(root)), "+".join(survived), both)
-    lost = {"01.dot": "correct", "01.repeats": "not reached"}
-    made["hostile_killed"] = (_small(SOLUTIONS, ("killed",)), "killed", lost)
+    # Hostile code the run survives, each at the end of an exercise cell (the only cells a
+    # student's code runs in), shares one submission; each has a submission of its own in
+    # check-all's whole-notebook test.
+    survived = {"01.query": "timeout", "01.loop_body": "memory", "01.highest": "network"}
+    survived["01.repeats"] = "files"
+    status = "+".join(s for s in verdicts.STATUSES if s in survived.values())
+    made["hostile"] = (_answered(right, survived, str(root)), status, both)
+    lost = {name: "not reached" for name in COURSE if name != "01.dot"}
+    killed = _answered(right, {"01.query": "killed"})
+    made["hostile_killed"] = (killed, "killed", {**lost, "01.dot": "correct"})
     expected = {}
     for student, (nb, status, words) in made.items():
         submissions.write(root, student, STEM, nb)
-        # The other exercises of notebook 01 have no check cell in these notebooks.
-        expected[student] = {"status": status, **dict.fromkeys(COURSE, "no check"), **words}
+        expected[student] = {"status": status, **stubs, **words}
     broken = root / "unreadable" / STEM / f"{STEM}.ipynb"
     broken.parent.mkdir(parents=True)
     broken.write_text("{ not json")
@@ -196,7 +247,8 @@ def graded_class(tmp_path_factory):
     expected = _small_class(root)
     before = {p: p.read_bytes() for p in root.rglob("*.ipynb")}
     started = time.monotonic()
-    classroom.grade_all(root, out, FAST, jobs=2)
+    with _small_course():
+        classroom.grade_all(root, out, FAST, jobs=2)
     return root, out, expected, before, time.monotonic() - started
 
 
@@ -252,12 +304,14 @@ def test_a_rerun_regrades_nothing_and_a_changed_submission_is_regraded(graded_cl
     results = sorted((out / "results").rglob("*.json"))
     stamps = {p: p.stat().st_mtime_ns for p in results}
     rows = _rows(out)
-    classroom.grade_all(root, out, FAST, jobs=2)
+    with _small_course():
+        classroom.grade_all(root, out, FAST, jobs=2)
     assert {p: p.stat().st_mtime_ns for p in results} == stamps
     assert _rows(out) == rows
     changed = root / "unreadable" / STEM / f"{STEM}.ipynb"
-    changed.write_text(json.dumps(_small(SOLUTIONS)))
-    classroom.grade_all(root, out, FAST, jobs=1)
+    changed.write_text(json.dumps(_answered({"01.dot": SOLUTIONS["01.dot"]})))
+    with _small_course():
+        classroom.grade_all(root, out, FAST, jobs=1)
     regraded = {r["student"]: r for r in _rows(out)}
     assert (regraded["unreadable"]["status"], regraded["unreadable"]["01.dot"]) == ("ok", "correct")
     assert len(regraded) == len(rows)
@@ -364,6 +418,9 @@ def _course_copy(tmp_path: Path) -> Path:
     skip = shutil.ignore_patterns("__pycache__")
     for name in ("attnlib", "tools", "notebooks/data"):
         shutil.copytree(ROOT / name, course / name, ignore=skip)
+    # the release each run is built from (assemble), and the repository's address it links to
+    for name in (f"notebooks/{STEM}.ipynb", "pyproject.toml"):
+        shutil.copyfile(ROOT / name, course / name)
     venv = course / ".venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     packages = sysconfig.get_paths()["purelib"]
@@ -383,8 +440,8 @@ def test_a_course_cloned_into_a_folder_others_may_not_enter_grades_as_anywhere_e
     course = _course_copy(tmp_path)
     root, out = tmp_path / "submitted", tmp_path / "grading"
     made = {
-        "right": (_small(SOLUTIONS), "ok"),
-        "hostile": (_small(SOLUTIONS, ("files",), str(root)), "files"),
+        "right": (submissions.make(STEM, SOLUTIONS), "ok"),
+        "hostile": (submissions.make(STEM, SOLUTIONS, "files", str(root)), "files"),
     }
     for student, (nb, _) in made.items():
         submissions.write(root, student, STEM, nb)
@@ -441,7 +498,9 @@ def test_whole_notebooks_right_wrong_empty_and_hostile_are_each_graded_as_made(t
 def test_a_run_killed_midway_leaves_no_process_and_resumes_losing_nothing(tmp_path):
     root, out = tmp_path / "submitted", tmp_path / "grading"
     for k in range(4):
-        submissions.write(root, f"student{k}", STEM, _small(SOLUTIONS if k % 2 else {}))
+        submissions.write(
+            root, f"student{k}", STEM, submissions.make(STEM, SOLUTIONS if k % 2 else {})
+        )
     command = [sys.executable, "-m", "tools.grading", str(root), "--out", str(out), "--jobs", "1"]
     grader = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120

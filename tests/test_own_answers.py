@@ -21,7 +21,7 @@ from test_exercise_variants import NOTEBOOKS, _answer, _run
 from test_exercises import exercises
 
 from attnlib import attention, modules
-from attnlib.exercises import EXERCISES, check
+from attnlib.exercises import EXERCISES, check, checkpoint
 from attnlib.exercises._function import FunctionExercise
 from attnlib.exercises._own import OWN
 
@@ -211,9 +211,12 @@ def test_check_reads_the_readers_cells_and_refuses_there_too() -> None:
     assert "attnlib.attention_scores_loop" in namespace["verdict"].message
 
 
-def test_the_course_checking_its_own_object_is_judged_on_its_numbers() -> None:
-    # notebook 07's checkpoint hands attnlib's classes to check() itself
-    assert check("07.forward", modules.MultiHeadAttention).correct
+def test_the_course_s_own_object_is_judged_on_its_numbers_by_a_checkpoint_only() -> None:
+    # notebook 07's checkpoint judges attnlib's classes with checkpoint()
+    assert checkpoint("07.forward", modules.MultiHeadAttention).status == "checkpoint"
+    # the same class typed into check() by a reader is a delegation: not their answer
+    refused = check("07.forward", modules.MultiHeadAttention)
+    assert not refused.correct and "attnlib.modules.MultiHeadAttention" in refused.message
     # handed over, but not the course's object itself: a delegation all the same
     assert not check("01.loop_body", lambda inputs: attention.attention_scores(inputs)).correct
 
@@ -247,10 +250,10 @@ def test_another_profiler_is_left_in_place() -> None:
 
     sys.setprofile(profiler)
     try:
-        aliased = check("01.loop_body", attention.attention_scores_loop)
+        aliased = checkpoint("01.loop_body", attention.attention_scores_loop)
         verdict = EXERCISES["01.loop_body"].judge(attention.attention_scores_loop)
     finally:
         sys.setprofile(None)
     assert seen  # it kept running during the check
-    assert aliased.correct  # handed over by the course itself
+    assert aliased.status == "checkpoint"  # the course's own, judged by a checkpoint
     assert not verdict.correct  # the answer itself is still recognised

@@ -6,6 +6,10 @@ before its exercise says so instead of raising ``NameError``. Each exercise judg
 answer (:class:`~attnlib.exercises._function.FunctionExercise` on several cases,
 :class:`~attnlib.exercises._value.ValueExercise` with one answer policy) and returns a
 :class:`Verdict`. A failure inside the checker is reported as the course's fault.
+
+:func:`checkpoint` is the notebook judging its own objects (the course's class, the
+explorer's numbers) on an exercise's cases: its line can't be taken for the reader's verdict,
+and it is never logged for the gradebook.
 """
 
 from __future__ import annotations
@@ -28,6 +32,10 @@ NOT_ATTEMPTED = "Not attempted yet"
 CORRECT = "Correct"
 NOT_RUN = "Run the exercise cell above first"
 COURSE_FAULT = "The check itself failed"
+#: The statuses of a checkpoint's verdict: never an exercise's, never logged.
+CHECKPOINT, CHECKPOINT_FAILED = "checkpoint", "checkpoint failed"
+#: The most characters of a verdict's message logged for the gradebook.
+MESSAGE_CAP = 500
 
 #: When set to a file path, every check appends its verdict there as one JSON line, for the
 #: gradebook (tools/grading) to read a structured record instead of the printed text.
@@ -44,7 +52,8 @@ _LOOK_UP = object()  # check() was given no answer: read it from the caller's na
 class Verdict:
     """What :func:`check` found: ``status`` is ``"not attempted"``, ``"not run"``,
     ``"correct"``, ``"mistake"`` (``mistake`` is its name), ``"wrong"``, ``"refused"`` (an
-    answer of a type the exercise does not take) or ``"course fault"``; ``message`` is shown;
+    answer of a type the exercise does not take) or ``"course fault"`` (or, from
+    :func:`checkpoint`, ``"checkpoint"`` / ``"checkpoint failed"``); ``message`` is shown;
     ``hint`` is a named mistake's hint alone (it is also in ``message``), for the gradebook."""
 
     exercise: str
@@ -129,7 +138,6 @@ def _judged(name: str, answer: Any, namespace: Mapping[str, Any]) -> Verdict:
             known = ", ".join(sorted(EXERCISES))
             return _fault(name, f"no exercise is called {shown(name)}; the course has {known}")
         exercise = EXERCISES[name]
-        handed_over = answer is not _LOOK_UP  # e.g. the course checking its own class
         if answer is _LOOK_UP:
             missing = [n for n in exercise.answer_names if n not in namespace]
             if missing:
@@ -138,7 +146,9 @@ def _judged(name: str, answer: Any, namespace: Mapping[str, Any]) -> Verdict:
             values = [namespace[n] for n in exercise.answer_names]
             names = exercise.answer_names
             answer = values[0] if len(values) == 1 else dict(zip(names, values, strict=True))
-        with _own.given(handed_over), _limits.time_limit():
+        # an answer handed to check() is the reader's all the same: the course's own class
+        # is refused as any delegation is (_own.py); only checkpoint() judges the course's
+        with _limits.time_limit():
             return exercise.judge(answer)
     except _limits.TimeLimit:
         return Verdict(name, "wrong", _limits.ENDLESS)
@@ -148,6 +158,31 @@ def _judged(name: str, answer: Any, namespace: Mapping[str, Any]) -> Verdict:
         raise
     except BaseException as err:  # a bug of the checker: say so, never blame the reader
         return _fault(name, f"{type(err).__name__} inside the checker")
+
+
+def checkpoint(name: str, own: Any, what: str = "") -> Verdict:
+    """Judge the notebook's own object ``own`` (the course's class, a value the notebook
+    computed) on exercise ``name``'s cases: one line that starts with ``✓ checkpoint passed``
+    or ``✗ checkpoint failed``, never the reader's ``Correct``, never an exception, never
+    written to ``$ATTNLIB_VERDICT_LOG`` (a checkpoint is not an exercise's verdict) and never
+    raised under nbgrader. ``what`` names ``own`` in the line (e.g. "the notebook's
+    MultiHeadAttention"); the line holds no number, so a notebook's saved output stays the same.
+    """
+    try:
+        said = what if isinstance(what, str) and what else f"the notebook's answer to {name}"
+        with _own.given(True):  # the course's own object, judged on its numbers
+            verdict = _judged(name, own, {})
+        exercise = verdict.exercise
+        if verdict.correct:
+            text = f"✓ checkpoint passed: {said} (judged as exercise {exercise})"
+            return Verdict(exercise, CHECKPOINT, text)
+        text = f"✗ checkpoint failed: {said} (judged as exercise {exercise}): "
+        return Verdict(exercise, CHECKPOINT_FAILED, text + verdict.message, verdict.mistake)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as err:  # `what` with a broken __bool__, say: the course's fault
+        text = f"✗ checkpoint failed: {type(err).__name__} inside the checkpoint"
+        return Verdict(str(name)[:40], CHECKPOINT_FAILED, text)
 
 
 def _log(verdict: Verdict) -> None:
@@ -160,14 +195,27 @@ def _log(verdict: Verdict) -> None:
         "exercise": verdict.exercise,
         "status": verdict.status,
         "mistake": verdict.mistake,
-        "message": verdict.message,
-        "hint": verdict.hint,
+        "message": verdict.message[:MESSAGE_CAP],
+        "hint": verdict.hint[:MESSAGE_CAP],
+        # which cell gave it: the gradebook counts only each exercise's own check cell
+        "execution_count": _execution_count(),
     }
     try:
         with open(path, "a", encoding="utf-8") as log:
             log.write(json.dumps(record) + "\n")
     except OSError:
         pass
+
+
+def _execution_count() -> int | None:
+    """The number of the notebook cell running now (IPython's ``In [n]``), None outside one:
+    the running cell's own result holds it (IPython 9 counts the shell's on before the cell
+    runs, IPython 8 after)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    running = getattr(getattr(shell, "displayhook", None), "exec_result", None)
+    count = getattr(running, "execution_count", None)
+    return count if isinstance(count, int) else None
 
 
 def _fault(name: Any, what: str) -> Verdict:

@@ -8,8 +8,10 @@ without being written. :data:`OWN` says, exercise by exercise, which names compu
 them: attnlib's by its code object (a profile hook set only during that call), torch's by a
 :class:`~torch.overrides.TorchFunctionMode`. Using attnlib where the notebook hands it out as a
 tool (07's ``CausalAttention`` heads, a layer's ``__init__``) is not in the table, so it stays
-accepted. An answer given to ``check()`` that *is* one of the course's own objects is the course
-checking itself (notebook 07's checkpoint), and is judged on its numbers only.
+accepted. An answer handed to ``check()`` is the reader's, whoever wrote it: the course's own
+class typed there is refused like any delegation. Only :func:`~attnlib.exercises.checkpoint`
+(the notebook judging its own objects, never logged as a verdict) judges the course's own
+object on its numbers.
 """
 
 from __future__ import annotations
@@ -103,13 +105,13 @@ _TORCH_SHOWN = {
 #: holds no answer of an exercise: 10's training step is the reader's, run by its train()).
 _HOMES = ((attention, "attnlib"), (modules, "attnlib.modules"))
 
-#: Set by check() when the answer was given to it rather than read from the reader's cells.
+#: Set by checkpoint() only: the object judged is the notebook's own, not the reader's answer.
 GIVEN: contextvars.ContextVar[bool] = contextvars.ContextVar("attnlib_answer_given", default=False)
 
 
 @contextlib.contextmanager
 def given(explicitly: bool) -> Iterator[None]:
-    """While judging, whether the answer was handed to check() (the course checking itself)."""
+    """While judging, whether the object is the course's own, judged by checkpoint()."""
     token = GIVEN.set(explicitly)
     try:
         yield
@@ -186,7 +188,7 @@ def own_rule(own: Own, call: Callable[[Callable, Mapping[str, Any]], Any]) -> Ca
 
     def rule(answer: Callable, case: Any) -> str | None:
         if GIVEN.get() and any(answer is thing for thing in objects):
-            return None  # the course's own object, handed to check() by the course
+            return None  # the course's own object, judged by checkpoint()
         args = copy.deepcopy(case.args)
         used = entered(lambda: call(answer, args), codes, torch_names)
         if not used and sys.getprofile() is not None:  # no hook: at least the answer itself

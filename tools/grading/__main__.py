@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from tools.grading.classroom import grade_all
+from tools.grading.report import printable
 from tools.grading.sandbox import Limits, isolation
 
 
@@ -35,9 +36,9 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted: the finished results are saved; run again to go on", file=sys.stderr)
         return 130
     except PermissionError as err:
-        print(f"grading: {err}", file=sys.stderr)
+        print(printable(f"grading: {err}"), file=sys.stderr)
         return 2
-    print(f"{len(results)} submissions in {args.out / 'gradebook.csv'}", file=sys.stderr)
+    print(printable(f"{len(results)} submissions in {args.out / 'gradebook.csv'}"), file=sys.stderr)
     return 0
 
 

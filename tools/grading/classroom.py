@@ -7,6 +7,11 @@ One notebook is graded per student and assignment: the one with the release's fi
 A result is saved (``results/<student>/<assignment>/<notebook>.json``, written whole or not
 at all) with the hash of the notebook it graded, so a rerun skips what is done and regrades
 what changed; an interrupted run loses only the runs it stopped.
+
+What runs is not the file as handed in but the release with the student's exercise cells put
+in (``assemble``; the one hook is :func:`run_assembled`). No submission stops the class: one
+that cannot be read, is not a notebook, or makes the grader itself fail is a row with its
+status (``unreadable``, ``not a notebook``, ``grader error``) and the others are graded.
 """
 
 from __future__ import annotations
@@ -25,8 +30,8 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from tools.grading import report, sandbox
-from tools.grading.verdicts import course_exercises, foreign_checks, grade_row
+from tools.grading import assemble, report, sandbox
+from tools.grading.verdicts import course_exercises, foreign_checks, grade_row, unrun_row
 
 STOPPING = threading.Event()  # set on an interrupt: results of stopped runs are not saved
 _RUNNING: dict[Path, float] = {}  # each run under way: its key -> when it started (monotonic)
@@ -62,10 +67,27 @@ def chosen(assignment: Path, notebooks: list[Path]) -> Path:
     return max(notebooks, key=lambda p: (_mtime(p), p.name))
 
 
+LINKED = "(a link)"  # the assignment of a student's folder that is a link, not followed
+
+
+def _folders(folder: Path) -> list[Path]:
+    """The folders in ``folder`` and the links in it (reported, never followed), by name."""
+    return sorted(
+        p for p in folder.iterdir() if p.name[0] != "." and (p.is_symlink() or p.is_dir())
+    )
+
+
 def find_submissions(root: Path) -> list[Submission]:
     found = []
-    for student in sorted(p for p in root.iterdir() if p.is_dir() and p.name[0] != "."):
-        for assignment in sorted(p for p in student.iterdir() if p.is_dir() and p.name[0] != "."):
+    for student in _folders(root):
+        if student.is_symlink():  # maybe another student's folder: one row, nothing read
+            found.append(Submission(student.name, LINKED, student))
+            continue
+        for assignment in _folders(student):
+            if assignment.is_symlink():
+                path = assignment / f"{assignment.name}.ipynb"
+                found.append(Submission(student.name, assignment.name, path))
+                continue
             notebooks = sorted(assignment.glob("*.ipynb"))
             if not notebooks:
                 continue
@@ -75,24 +97,49 @@ def find_submissions(root: Path) -> list[Submission]:
     return found
 
 
-def _raw(sub: Submission) -> bytes:
-    """The submitted bytes; a link (to a file outside the submission, maybe) counts as none."""
-    return b"" if sub.path.is_symlink() else sub.path.read_bytes()
+def _raw(sub: Submission) -> bytes | str:
+    """The submitted bytes, or why there are none: a link anywhere below the submissions'
+    folder is not followed (it may lead to another student's work); a folder; a file too large."""
+    top = sub.path.parents[1 if sub.assignment == LINKED else 2]
+    return assemble.read(sub.path, top)
+
+
+def _sha(raw: bytes | str) -> str:
+    return hashlib.sha256(
+        raw.encode("utf-8", "backslashreplace") if isinstance(raw, str) else raw
+    ).hexdigest()
 
 
 def _write_whole(path: Path, text: str | bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(text.encode() if isinstance(text, str) else text)
+    # a name with bytes that are not UTF-8 (surrogates) is written escaped, not refused
+    tmp.write_bytes(text.encode("utf-8", "backslashreplace") if isinstance(text, str) else text)
     os.replace(tmp, path)
 
 
-def _notebook(raw: bytes) -> dict | None:
+def run_assembled(
+    sub: Submission, raw: bytes | str, base: Path, limits, slots: queue.Queue, hidden: list[Path]
+) -> tuple[assemble.Assembled, sandbox.Outcome | None]:
+    """The hook: what ``sub`` runs (the release with its exercise cells, ``assemble``), run in
+    its sandbox; the outcome keeps only the verdicts of each exercise's own check cell. No
+    outcome when there is nothing to run (the assembled says why)."""
+    assembled = assemble.submission(sub.assignment, raw)
+    if assembled.notebook is None:
+        return assembled, None
+    to_run = Path(tempfile.mkstemp(prefix="run-", suffix=".ipynb", dir=base)[1])
+    slot = slots.get()
+    with _RUNNING_LOCK:
+        _RUNNING[sub.key] = time.monotonic()
     try:
-        data = json.loads(raw)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
+        to_run.write_bytes(assembled.to_run())
+        outcome = sandbox.run_submission(to_run, base, limits, slot, hidden)
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.pop(sub.key, None)
+        slots.put(slot)
+        to_run.unlink(missing_ok=True)
+    return assembled, assemble.own_verdicts(assembled, outcome)
 
 
 def grade_one(
@@ -103,25 +150,41 @@ def grade_one(
     slots: queue.Queue,
     hidden: list[Path],
 ) -> dict | None:
-    """Run and grade one submission; save its result, feedback page and executed notebook."""
-    raw = _raw(sub)
-    notebook = _notebook(raw)
-    if notebook is None:
-        outcome = sandbox.Outcome({"unreadable": "not a notebook"}, [], False, 0, None)
-    else:
-        slot = slots.get()
-        with _RUNNING_LOCK:
-            _RUNNING[sub.key] = time.monotonic()
-        try:
-            outcome = sandbox.run_submission(sub.path, base, limits, slot, hidden)
-        finally:
-            with _RUNNING_LOCK:
-                _RUNNING.pop(sub.key, None)
-            slots.put(slot)
+    """Run and grade one submission; save its result, feedback page and executed notebook.
+    Whatever goes wrong, in the submission or in the grader, it is one row (``grader error``
+    when the grader failed), never the end of the class."""
+    raw: bytes | str = b""
+    try:
+        raw = _raw(sub)
+        return _graded(sub, raw, out, base, limits, slots, hidden)
+    except Exception as err:  # the grader's fault on this one submission: said in its row
+        if STOPPING.is_set():
+            return None
+        exercises = course_exercises(sub.assignment)
+        said = f"{type(err).__name__}: {str(err)[:300]}"
+        return _save(sub, raw, out, exercises, unrun_row(exercises, "grader error", said), None)
+
+
+def _graded(sub, raw, out, base, limits, slots, hidden) -> dict | None:
+    assembled, outcome = run_assembled(sub, raw, base, limits, slots, hidden)
     if STOPPING.is_set():
         return None
     exercises = course_exercises(sub.assignment)
-    row = grade_row(exercises, notebook, outcome, foreign_checks(sub.assignment, notebook))
+    if outcome is None:
+        row = unrun_row(exercises, assembled.status, assembled.reason)
+    else:
+        foreign = foreign_checks(sub.assignment, assembled.submitted)
+        row = grade_row(exercises, assembled.notebook, outcome, foreign)
+    if assembled.ignored_cells:
+        row.notes.append(
+            "edits outside the exercise cells are not graded (the release's cells ran): "
+            + ", ".join(assembled.ignored_cells[:20])
+            + (" ..." if len(assembled.ignored_cells) > 20 else "")
+        )
+    return _save(sub, raw, out, exercises, row, outcome, assembled.ignored_cells)
+
+
+def _save(sub, raw, out, exercises, row, outcome, ignored_cells=()) -> dict:
     if sub.ignored:
         row.notes.append(f"not graded, as {sub.path.name} was: {', '.join(sub.ignored)}")
     result = {
@@ -129,11 +192,12 @@ def grade_one(
         "assignment": sub.assignment,
         "notebook": sub.path.stem,
         "ignored": list(sub.ignored),
-        "sha256": hashlib.sha256(raw).hexdigest(),
+        "ignored_cells": list(ignored_cells),
+        "sha256": _sha(raw),
         "exercises": exercises,
         **asdict(row),
     }
-    if outcome.executed:
+    if outcome is not None and outcome.executed:
         _write_whole(out / "executed" / sub.key.with_suffix(".ipynb"), outcome.executed)
     _write_whole(out / "feedback" / sub.key.with_suffix(".html"), report.feedback_page(result))
     _write_whole(out / "results" / sub.key.with_suffix(".json"), json.dumps(result, indent=1))
@@ -146,8 +210,9 @@ def _saved(out: Path, sub: Submission) -> dict | None:
         result = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    same = result.get("sha256") == hashlib.sha256(_raw(sub)).hexdigest()
+    same = isinstance(result, dict) and result.get("sha256") == _sha(_raw(sub))
     same = same and result.get("ignored") == list(sub.ignored)
+    same = same and result.get("status") != "grader error"  # the grader's fault: try again
     return result if same else None
 
 
@@ -161,7 +226,7 @@ def progress_line(done: int, total: int, skipped: int, running: dict[Path, float
             f"{'/'.join(key.parts[:2])} {int(t) // 60}m{int(t) % 60:02d}s" for key, t in under_way
         ]
         line += f"; running: {', '.join(shown[:4])}" + (" ..." if len(shown) > 4 else "")
-    return line
+    return report.printable(line)
 
 
 def _progress(done: int, total: int, skipped: int) -> None:
@@ -214,6 +279,25 @@ def _grade_in_parallel(todo, results, out, limits, jobs, hidden) -> None:
         print(file=sys.stderr)
 
 
+def _import_everything(assignments: set[str]) -> None:
+    """Import, before the first run, all that the grader uses after one: a run may have left
+    something behind (the course is read-only to it, but this is no place to find out)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import matplotlib.figure  # noqa: F401
+
+    import attnlib.exercises  # noqa: F401
+    import attnlib.mistakes  # noqa: F401
+
+    for assignment in sorted(assignments):
+        try:
+            assemble.release_of(assignment)
+        except Exception:  # said in each of its rows, as a grader error
+            pass
+
+
 def grade_all(root: Path, out: Path, limits: sandbox.Limits, jobs: int) -> list[dict]:
     """Grade every submission under ``root`` into ``out``; the results, in submission order."""
     if sandbox.isolation().own_user and (closed := sandbox.unreadable()):
@@ -230,6 +314,7 @@ def grade_all(root: Path, out: Path, limits: sandbox.Limits, jobs: int) -> list[
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _interrupted)  # stop as on Ctrl-C: saved results stay
     hidden = [root.resolve(), out.resolve()]
+    _import_everything({sub.assignment for sub in todo})
     _grade_in_parallel(todo, results, out, limits, min(jobs, sandbox.SLOTS), hidden)
     graded = [r for r in results.values() if r]
     report.write_gradebook(out / "gradebook.csv", graded)

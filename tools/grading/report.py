@@ -10,12 +10,13 @@ import base64
 import csv
 import html
 import io
+import re
 from collections import Counter
 from pathlib import Path
 
 from tools.grading.verdicts import NO_VERDICT, STATUSES
 
-FIXED_COLUMNS = ["student", "assignment", "notebook", "status", "ignored"]
+FIXED_COLUMNS = ["student", "assignment", "notebook", "status", "ignored", "ignored cells"]
 STYLE = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
 line-height:1.45;color:#1b1b1b}table{border-collapse:collapse;width:100%}
 th,td{border:1px solid #bbb;padding:.4rem .6rem;text-align:left;vertical-align:top}
@@ -42,14 +43,29 @@ def kind_of(word: str) -> str:
     return "mistake"
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# C0 and C1 control characters, DEL, and the bidirectional overrides (a name that reads
+# backwards on a terminal): never written raw to the instructor's terminal
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def inert(cell: str) -> str:
     """A CSV cell a spreadsheet shows as text: one that would start a formula (= + - @, a tab
-    or a carriage return first; a student's folder or file name, say) gets a leading '."""
-    return f"'{cell}" if cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell
+    or a carriage return as its first character, or first after spaces; a student's folder or
+    file name, say) gets a leading '."""
+    return f"'{cell}" if cell.lstrip(" ")[:1] in FORMULA_STARTS else cell
+
+
+def printable(text: str) -> str:
+    """``text`` for the terminal: each control character (an escape sequence's start, a
+    carriage return, a bidirectional override) shown as ``?``, so a student's name can
+    neither move the cursor nor hide what is printed."""
+    return _CONTROL.sub("?", text)
 
 
 def _csv_rows(path: Path, rows: list[list]) -> None:
-    with path.open("w", newline="", encoding="utf-8") as file:
+    # a name whose bytes are not UTF-8 (Python's surrogates) is written escaped, not refused
+    with path.open("w", newline="", encoding="utf-8", errors="backslashreplace") as file:
         csv.writer(file).writerows([[inert(str(cell)) for cell in row] for row in rows])
 
 
@@ -58,7 +74,8 @@ def write_gradebook(path: Path, results: list[dict]) -> None:
     rows = [FIXED_COLUMNS + exercises]
     for r in results:
         ignored = "; ".join(r.get("ignored", []))
-        fixed = [r["student"], r["assignment"], r["notebook"], r["status"], ignored]
+        cells = " ".join(r.get("ignored_cells", []))
+        fixed = [r["student"], r["assignment"], r["notebook"], r["status"], ignored, cells]
         rows.append(fixed + [r["verdicts"].get(name, "") for name in exercises])
     _csv_rows(path, rows)
 

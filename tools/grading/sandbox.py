@@ -226,6 +226,8 @@ def runner_spec(
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
+        # the course's own attnlib (ROOT), wherever the environment's install points
+        "PYTHONPATH": str(ROOT),
         "ATTNLIB_VERDICT_LOG": str(scratch / "verdicts.jsonl"),
     }
     return {

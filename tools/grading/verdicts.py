@@ -21,7 +21,10 @@ CHECK_CALL = re.compile(r"""\bcheck\(\s*["'](\d\d\.\w+)["']""")
 
 #: A submission's status, most serious first; ``ok`` when none applies.
 STATUSES = {
+    "grader error": "the grader itself failed on this submission (the grader's fault)",
     "unreadable": "the file is empty or not a notebook: nothing in it could run",
+    "not a notebook": "the file is JSON but not a notebook: nothing in it could run",
+    "no release": "the folder names no assignment of the course: nothing was run",
     "sandbox": "the sandbox could not be set up (the grader's fault, not the student's)",
     "wrong notebook": "the notebook's checks are another assignment's",
     "killed": "the kernel died or was killed before the end",
@@ -45,6 +48,9 @@ SHOWN = {  # the engine's verdict status -> the gradebook's word (a mistake show
     "course fault": "course fault",
     "not run": "not run",
 }
+
+#: The most characters of a verdict's message kept (the log is written inside the sandbox).
+MESSAGE_CAP = 500
 
 _MEMORY = ("can't allocate memory", "cannot allocate memory", "not enough memory", "bad_alloc")
 _NETWORK = ("network is unreachable", "name resolution", "name or service not known")
@@ -74,9 +80,25 @@ class Row:
 
 
 def checks_in(notebook: dict) -> list[tuple[int, str]]:
-    """(cell index, exercise) of every check call in a notebook's code cells."""
+    """(cell index, exercise) of every check call in a notebook's code cells; in a notebook
+    built from the release (``assemble``), only the check cells its metadata names (a check()
+    typed in an answer's cell is not the exercise's check)."""
+    cells = notebook.get("cells", [])
+    cells = cells if isinstance(cells, list) else []
+    marked = [
+        (index, cell["metadata"]["attnlib"]["exercise"])
+        for index, cell in enumerate(cells)
+        if isinstance(cell, dict)
+        and isinstance(cell.get("metadata"), dict)
+        and isinstance(cell["metadata"].get("nbgrader"), dict)
+        and cell["metadata"]["nbgrader"].get("grade")
+        and isinstance(cell["metadata"].get("attnlib"), dict)
+        and isinstance(cell["metadata"]["attnlib"].get("exercise"), str)
+    ]
+    if marked:
+        return marked
     found = []
-    for index, cell in enumerate(notebook.get("cells", [])):
+    for index, cell in enumerate(cells):
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
             source = cell.get("source", "")
             source = "".join(source) if isinstance(source, list) else str(source)
@@ -198,8 +220,16 @@ def grade_row(
         elif (word := _word(record)) == "not run":
             verdicts[name], messages[name] = _not_run(name, checks, check_cell, kinds, enames)
         else:
-            verdicts[name], messages[name] = str(word), str(record.get("message", ""))
+            said = str(record.get("message", ""))
+            said = said if len(said) <= MESSAGE_CAP else said[: MESSAGE_CAP - 3] + "..."
+            verdicts[name], messages[name] = str(word), said
     return Row("+".join(status), verdicts, messages, _notes(status, kinds, foreign))
+
+
+def unrun_row(exercises: list[str], status: str, reason: str) -> Row:
+    """The row of a submission nothing of which ran: ``status`` (a key of STATUSES) and why."""
+    said = f"{status}: {STATUSES.get(status, '')}" + (f" ({reason})" if reason else "")
+    return Row(status, dict.fromkeys(exercises, "no check"), dict.fromkeys(exercises, ""), [said])
 
 
 def _notes(status: list[str], kinds: dict[int, str], foreign: list[str]) -> list[str]:
