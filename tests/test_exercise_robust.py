@@ -120,13 +120,14 @@ RIGHT = {
         "    return torch.stack([sum(w * x for w, x in zip(row, inputs)) for row in attn_weights])",
     ],
     "04.from_scratch": [
-        "def context_from_scratch(inputs, query):\n"
-        "    return torch.softmax(inputs @ inputs[query], dim=0) @ inputs",
-        "def context_from_scratch(inputs, query):\n    z = torch.zeros(inputs.shape[1])\n"
-        "    w = torch.exp(inputs @ inputs[query])\n    for x_i, w_i in zip(inputs, w / w.sum()):\n"
+        "def context_from_scratch(inputs, query_index):\n"
+        "    return torch.softmax(inputs @ inputs[query_index], dim=0) @ inputs",
+        "def context_from_scratch(inputs, query_index):\n    z = torch.zeros(inputs.shape[1])\n"
+        "    w = torch.exp(inputs @ inputs[query_index])\n"
+        "    for x_i, w_i in zip(inputs, w / w.sum()):\n"
         "        z += w_i * x_i\n    return z",
-        "def context_from_scratch(inputs, query):\n"
-        "    return F.softmax(inputs[query] @ inputs.T, dim=-1) @ inputs",
+        "def context_from_scratch(inputs, query_index):\n"
+        "    return F.softmax(inputs[query_index] @ inputs.T, dim=-1) @ inputs",
     ],
     "08.hot_limit": [
         "def hot_limit(num_tokens):\n    return num_tokens ** -1",
@@ -173,7 +174,7 @@ def test_a_right_answer_written_another_way_is_correct(name: str, code: str) -> 
      ("02.transposed_shape", torch.Size([3, 3])), ("03.dim0_sums", "columns"),
      ("03.dim0_sums", " Columns "), ("03.dim0_sums", "column"), ("03.shift", True),
      ("03.times_ten", "sharper"),
-     ("04.step_top", "journey"), ("04.step_top", 1), ("08.first_self", 1),
+     ("04.column_total", "more"), ("04.column_total", " More "), ("08.first_self", 1),
      ("08.first_self", 1.0), ("08.first_self", torch.tensor(1.0)), ("08.head_size", 2),
      ("08.head_size", 2.0), ("08.head_size", np.int64(2)),
      ("08.repeated_word", {"same_without_mask": True, "same_with_mask": False}),
@@ -235,20 +236,20 @@ def test_a_refused_or_wrong_value_is_echoed_as_typed(name: str, answer, says: st
      ("04.from_scratch",
       "all_context_vecs = torch.softmax(attnlib.example_inputs() @ attnlib.example_inputs().T,"
       " dim=-1) @ attnlib.example_inputs()\n"
-      "def context_from_scratch(inputs, query):\n    return all_context_vecs[5]",
+      "def context_from_scratch(inputs, query_index):\n    return all_context_vecs[5]",
       "the notebook's context vector of \"step\" returned"),
      ("04.from_scratch",
       "attn_scores = attnlib.example_inputs() @ attnlib.example_inputs().T\n"
-      "def context_from_scratch(inputs, query):\n"
-      "    return torch.softmax(attn_scores[query], dim=-1) @ inputs",
+      "def context_from_scratch(inputs, query_index):\n"
+      "    return torch.softmax(attn_scores[query_index], dim=-1) @ inputs",
       "right for query 5 of the book's 6 tokens, wrong for query 1 of 4 random tokens"),
      ("04.from_scratch",
-      "def context_from_scratch(inputs, query):\n"
-      "    return (torch.softmax(inputs @ inputs.T, dim=-1) @ inputs)[query]",
+      "def context_from_scratch(inputs, query_index):\n"
+      "    return (torch.softmax(inputs @ inputs.T, dim=-1) @ inputs)[query_index]",
       "from the whole (6, 6) grid"),
      ("04.from_scratch",
-      "def context_from_scratch(inputs, query):\n"
-      "    return torch.softmax(inputs[query] @ inputs.T, dim=-1) @ inputs",
+      "def context_from_scratch(inputs, query_index):\n"
+      "    return torch.softmax(inputs[query_index] @ inputs.T, dim=-1) @ inputs",
       "Correct")],
 )  # fmt: skip
 def test_a_rule_the_exercise_states_is_enforced(name: str, code: str, says: str) -> None:
@@ -286,15 +287,15 @@ def test_a_rule_the_exercise_states_is_enforced(name: str, code: str, says: str)
       "    return softmax_naive(x - x.max(dim=-1, keepdim=True).values)",
       "the stub `softmax_naive` it calls"),
      ("01.dot", "def dot(a):\n    return (a * a).sum()", "does its `def` line take exactly"),
-     ("04.from_scratch", "def context_from_scratch(inputs, query):\n"
-      "    weights = torch.softmax(inputs @ inputs[query], dim=-1)\n    context = ...\n"
+     ("04.from_scratch", "def context_from_scratch(inputs, query_index):\n"
+      "    weights = torch.softmax(inputs @ inputs[query_index], dim=-1)\n    context = ...\n"
       "    return context", "a line of it is still the stub's `...`"),
      ("02.matmul", "def attention_scores(inputs):\n    return torch.dot(inputs, inputs)",
       "torch.dot multiplies two vectors"),
-     ("04.from_scratch", "def context_from_scratch(inputs, query):\n"
-      "    s = inputs.double() @ inputs[query].double()\n"
+     ("04.from_scratch", "def context_from_scratch(inputs, query_index):\n"
+      "    s = inputs.double() @ inputs[query_index].double()\n"
       "    return torch.softmax(s, dim=-1) @ inputs.double()", "Correct"),
-     ("04.from_scratch", "def context_from_scratch(inputs, query):\n"
+     ("04.from_scratch", "def context_from_scratch(inputs, query_index):\n"
       "    return torch.tensor([0.4177, 0.6503, 0.5645])", "the result does not change"),
      ("01.dot", "def dot(a, b):\n    return (a * b).sum() / 0 * 0", "0 / 0"),
      ("01.dot", "def dot(a, b):\n    return (a * b).sum() / 0 * 0", "never set"),
@@ -350,7 +351,7 @@ def test_a_learner_s_kind_of_wrong_answer_is_told(name: str, code: str, says: st
      ("02.calls_growth", 144, "the number of calls for 12 tokens"),
      ("02.transposed_shape", (3, 6), "the shape of inputs.T"),
      ("02.transposed_shape", (6, 3), "the shape of inputs taken"),
-     ("04.step_top", "starts", "the second-largest weight"),
+     ("04.column_total", "equal", "the column taken to sum to 1"),
      ("01.repeats", 36, "every cell of the grid"),
      ("04.running_sum", "from inputs[1] without .clone()", "did not start from zeros"),
      ("04.running_sum", torch.tensor([0.4419, 0.6515, 0.5683]), "agree to 4 decimals only")],

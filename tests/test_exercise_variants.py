@@ -130,15 +130,20 @@ EDITS = [
     ("weights transposed", r"return attn_weights @ inputs", "return attn_weights.T @ inputs"),
     ("result transposed", r"return attn_weights @ inputs", "return (inputs.T @ attn_weights.T)"),
     ("averaged", r"return attn_weights @ inputs", "return attn_weights @ inputs / len(inputs)"),
-    ("itself", r'step_weighs_most = "journey"', 'step_weighs_most = "step"'),
-    ("first token", r'step_weighs_most = "journey"', 'step_weighs_most = "Your"'),
-    ("one score", r"inputs @ inputs\[query\]", "inputs[query] @ inputs[query]"),
+    ("columns like rows", r'journey_receives = "more"', 'journey_receives = "equal"'),
+    ("below an even share", r'journey_receives = "more"', 'journey_receives = "less"'),
+    ("wrong word", r'journey_receives = "more"', 'journey_receives = "most"'),
+    ("one score", r"inputs @ inputs\[query_index\]", "inputs[query_index] @ inputs[query_index]"),
     # 04.from_scratch
-    ("size as a number", r"inputs\[query\]", "inputs[5]"),
-    ("last token for the query", r"inputs\[query\]", "inputs[-1]"),
+    ("size as a number", r"inputs\[query_index\]", "inputs[5]"),
+    ("last token for the query", r"inputs\[query_index\]", "inputs[-1]"),
     ("the notebook's grid", r"return attn_weights_q @ inputs", "return all_context_vecs[5]"),
-    ("the notebook's grid", r"return attn_weights_q @ inputs", "return all_context_vecs[query]"),
-    ("the notebook's grid", r"inputs @ inputs\[query\]", "attn_scores[query]"),
+    (
+        "the notebook's grid",
+        r"return attn_weights_q @ inputs",
+        "return all_context_vecs[query_index]",
+    ),
+    ("the notebook's grid", r"inputs @ inputs\[query_index\]", "attn_scores[query_index]"),
     ("no softmax", r"torch\.softmax\((\w+), dim=-1\)", r"\1 / \1.sum()"),
     # kinds a learner found in 01-04 (issue 18's report): each must be told, never Correct
     (

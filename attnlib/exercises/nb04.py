@@ -13,29 +13,18 @@ from attnlib.exercises._cases import random_tensor, token_inputs
 from attnlib.exercises._core import Verdict, named, register
 from attnlib.exercises._function import Case, FunctionExercise
 from attnlib.exercises._products import product_shapes
-from attnlib.exercises._value import ValueExercise, tensor, token
+from attnlib.exercises._value import ValueExercise, tensor, word
 from attnlib.mistakes import MISTAKES, Mistake, context
 
 #: The book's query, "journey": its z^(2) and attn_weights_2, at Python index 1.
 QUERY_NUMBER, QUERY_INDEX = 2, 1
-#: The query of the explorer's question and of the last exercise: "step", the 6th token.
+#: The query of the last exercise: "step", the 6th token.
 STEP = 5
 
 
 def _weights(inputs: torch.Tensor | None = None) -> torch.Tensor:
     inputs = example_inputs() if inputs is None else inputs
     return softmax(attention_scores(inputs))
-
-
-def _why_not_itself() -> str:
-    scores, weights = attention_scores(example_inputs()), _weights()
-    top = int(weights[STEP].argmax())
-    return (
-        f"{TOKENS[top]!r} is longer than {TOKENS[STEP]!r} and points in a similar direction, so "
-        f"{TOKENS[STEP]} · {TOKENS[top]} = {scores[STEP, top]:.4f} beats "
-        f"{TOKENS[STEP]} · {TOKENS[STEP]} = {scores[STEP, STEP]:.4f}, and {TOKENS[top]!r} gets "
-        f"{weights[STEP, top]:.4f} of the weight against {weights[STEP, STEP]:.4f}."
-    )
 
 
 class _RunningSum(ValueExercise):
@@ -121,32 +110,41 @@ register(
     )
 )
 
+
+def _column_total() -> str:
+    """How the weight "journey" receives from all queries (column 1) compares with 1."""
+    total = float(_weights()[:, QUERY_INDEX].sum())
+    return "less" if total < 1 - 1e-6 else "more" if total > 1 + 1e-6 else "equal"
+
+
+def _column_hint() -> dict[str, str]:
+    column = _weights()[:, QUERY_INDEX]
+    giver = int(column.argmin())
+    return {
+        "token": TOKENS[QUERY_INDEX],
+        "even": f"{1 / len(column):.4f}",
+        "smallest": f"{column[giver]:.4f}",
+        "giver": TOKENS[giver],
+    }
+
+
 register(
     ValueExercise(
-        name="04.step_top",
-        task='set step_weighs_most to the token that "step" gives the largest weight, e.g. "Your"',
-        answer_names=("step_weighs_most",),
-        accept=token(TOKENS),
-        expected=lambda: TOKENS[int(_weights()[STEP].argmax())].lower(),
+        name="04.column_total",
+        task='set journey_receives to "less", "equal" or "more": the sum of column 1 of '
+        "attn_weights against 1",
+        answer_names=("journey_receives",),
+        accept=word("less", "equal", "more"),
+        expected=_column_total,
         mistakes={
-            "weighs_itself_most": lambda: TOKENS[STEP].lower(),
-            "runner_up": lambda: TOKENS[int(_weights()[STEP].argsort(descending=True)[1])].lower(),
+            "column_sums_to_1": lambda: "equal",
+            "below_even_share": lambda: "less",
         },
-        praise="The largest score of the row gets the largest weight: softmax keeps the order.",
-        hint_values={"why": _why_not_itself()},
-        explain=lambda token: _weight_of(token),
+        praise="Every row gives 'journey' more than 1/6, so its column adds up to more than 1 "
+        "(1.2970): softmax normalises rows, not columns.",
+        hint_values=_column_hint(),
     )
 )
-
-
-def _weight_of(token: str) -> str:
-    """The weight "step" gives the reader's token, against the row's largest weight."""
-    row = _weights()[STEP]
-    index = [t.lower() for t in TOKENS].index(token)
-    return (
-        f"{TOKENS[STEP]!r} gives {TOKENS[index]!r} {row[index]:.4f} of its weight, and the "
-        f"largest weight of its row, attn_weights[{STEP}], is {row.max():.4f}"
-    )
 
 
 def _blended(row: str) -> Mistake:
@@ -187,7 +185,7 @@ def _one_row(function: Any, case: Case) -> str | None:
 register(
     FunctionExercise(
         name="04.from_scratch",
-        task="return the context vector of token `query` computed from `inputs` alone",
+        task="return the context vector of token `query_index` computed from `inputs` alone",
         answer_names=("context_from_scratch",),
         cases=_scratch_cases,
         call=_from_scratch,

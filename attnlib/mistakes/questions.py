@@ -30,10 +30,17 @@ TABLE: dict[str, Mistake] = {
         "distribution, with more weight on the top scores. Dividing the scores flattens it "
         "(notebook 05 divides them by a square root for this reason).",
     ),
-    "weighs_itself_most": Mistake(
-        "the token itself taken as its largest weight",
-        "within a row softmax keeps the order of the scores, and a dot product grows with the "
-        "vectors' lengths as well as their directions: {why}",
+    "column_sums_to_1": Mistake(
+        "the column taken to sum to 1, like the rows",
+        "softmax with dim=-1 gives each row one total of 1; nothing ties a column together. "
+        "Column 1 adds what six different queries give {token!r}, each a share of its own row: "
+        "compare each share with an even share of 1/6.",
+    ),
+    "below_even_share": Mistake(
+        "the token taken to receive less than an even share of each row",
+        "an even share of a row is 1/6 = {even}, and every query gives {token!r} more: its "
+        "smallest weight, from {giver!r}, is {smallest}. What do six shares of at least that "
+        "size add up to?",
     ),
     "itself_highest": Mistake(
         "the token itself taken as its highest score",
@@ -80,10 +87,6 @@ TABLE: dict[str, Mistake] = {
         "the number of calls for 12 tokens given, not how many times more",
         "144 = 12 × 12 is how many calls the loops make for 12 tokens. The question asks how "
         "many times more than for 6 tokens: divide by the 6 × 6 = 36 calls.",
-    ),
-    "runner_up": Mistake(
-        "the second-largest weight of the row taken for the largest",
-        "compare the whole row before choosing: {why}",
     ),
     "inner_sizes_kept": Mistake(
         "the inner sizes taken for the result's shape",

@@ -34,24 +34,25 @@ def all_context_vectors(attn_weights, inputs):
     return inputs @ attn_weights
 """,
     },
-    "04.step_top": {
-        "weighs_itself_most": 'step_weighs_most = "step"',
+    "04.column_total": {
+        "column_sums_to_1": 'journey_receives = "equal"',
+        "below_even_share": 'journey_receives = "less"',
     },
     "04.from_scratch": {
         "no_softmax": """
-def context_from_scratch(inputs, query):
-    attn_scores_q = inputs @ inputs[query]
+def context_from_scratch(inputs, query_index):
+    attn_scores_q = inputs @ inputs[query_index]
     attn_weights_q = attn_scores_q
     return attn_weights_q @ inputs
 """,
         "no_exp": """
-def context_from_scratch(inputs, query):
-    attn_scores_q = inputs @ inputs[query]
+def context_from_scratch(inputs, query_index):
+    attn_scores_q = inputs @ inputs[query_index]
     attn_weights_q = attn_scores_q / attn_scores_q.sum()
     return attn_weights_q @ inputs
 """,
         "not_from_scratch": """
-def context_from_scratch(inputs, query):
+def context_from_scratch(inputs, query_index):
     return all_context_vecs[5]
 """,
     },
