@@ -215,16 +215,25 @@ def progress(notebook: str | int | None = None, *, reset: bool = False) -> Any:
     if notebook is not None:
         text = str(notebook).strip() if isinstance(notebook, (str, int)) else None
         if isinstance(notebook, bool) or text is None or not _NUMBER.match(text):
-            raise ValueError(f"progress: expected a notebook number such as '04', got {notebook!r}")
+            raise ValueError(
+                f"progress: expected a notebook number such as '04', got {_said(notebook)}"
+            )
         notebook = text.zfill(2)
         if notebook not in known:
             raise ValueError(
-                f"progress: expected one of the notebooks {sorted(known)}, got {notebook!r}"
+                f"progress: expected one of the notebooks {sorted(known)}, got {_said(notebook)}"
             )
     if not isinstance(reset, bool):
-        raise ValueError(f"progress: expected reset=True or False, got {reset!r}")
+        raise ValueError(f"progress: expected reset=True or False, got {_said(reset)}")
     forgotten = forget(notebook) if reset else None
     return ProgressTable.now(notebook, forgotten)
+
+
+def _said(value: Any) -> str:
+    """``value`` in an error message: a short repr of a str or a number, else its type."""
+    if isinstance(value, (str, int)):
+        return repr(value[:20] if isinstance(value, str) else value)
+    return f"a {type(value).__name__}"
 
 
 __all__ = [
