@@ -5,9 +5,10 @@ part folded into ``<details>`` to be opened on purpose (a fix, an answer). Verdi
 exercises, the checkpoints and the progress table all use it, so they read alike. Every text
 is HTML-escaped here; a part's text may mark code with backticks, as the messages do.
 
-Colours are JupyterLab's theme variables (light and dark alike) with fallbacks for pages
-without them; words wrap only between words (a word longer than the line breaks rather than
-run off a 390 px screen).
+Colours are JupyterLab's theme variables (light and dark alike); on a page without them (the
+static site, in either of its themes) text and links keep the page's own colours and the
+greys are translucent, so nothing assumes a light page. Words wrap only between words (a
+word longer than the line breaks rather than run off a 390 px screen).
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ STATUSES = {
 STYLE = """<style>
 .attnlib-card {
   box-sizing: border-box; max-width: 46em; margin: 4px 0; padding: 6px 10px 6px 12px;
-  border: 1px solid var(--jp-border-color2, #e0e0e0); border-left: 4px solid var(--attnlib-status);
+  border: 1px solid var(--jp-border-color2, rgba(128, 128, 128, 0.4));
+  border-left: 4px solid var(--attnlib-status);
   border-radius: 4px; background: var(--jp-layout-color0, transparent);
-  color: var(--jp-content-font-color1, #1a1a1a);
+  color: var(--jp-content-font-color1, inherit);
   font-family: var(--jp-ui-font-family, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif);
   font-size: var(--jp-content-font-size1, 14px); line-height: 1.45;
   overflow-wrap: break-word; word-break: normal; hyphens: manual;
@@ -44,19 +46,20 @@ STYLE = """<style>
 .attnlib-card-label { font-weight: 600; }
 .attnlib-card code {
   font-family: var(--jp-code-font-family, ui-monospace, Menlo, Consolas, monospace);
-  font-size: 0.95em; background: var(--jp-layout-color2, #f0f0f0); padding: 0 0.2em;
+  font-size: 0.95em; background: var(--jp-layout-color2, rgba(128, 128, 128, 0.18));
+  padding: 0 0.2em;
   border-radius: 3px; color: inherit;
 }
 .attnlib-card details { margin: 4px 0 0 0; }
-.attnlib-card summary { cursor: pointer; color: var(--jp-content-link-color, #1565c0); }
-.attnlib-card summary:focus-visible { outline: 2px solid var(--jp-brand-color1, #1565c0); }
+.attnlib-card summary { cursor: pointer; color: var(--jp-content-link-color, inherit); }
+.attnlib-card summary:focus-visible { outline: 2px solid var(--jp-brand-color1, currentColor); }
 .attnlib-card table { border-collapse: collapse; margin: 4px 0; max-width: 100%; }
 .attnlib-card th, .attnlib-card td {
   text-align: left; vertical-align: top; padding: 2px 10px 2px 0;
-  border-bottom: 1px solid var(--jp-border-color2, #e0e0e0);
+  border-bottom: 1px solid var(--jp-border-color2, rgba(128, 128, 128, 0.4));
 }
-.attnlib-card a { color: var(--jp-content-link-color, #1565c0); }
-.attnlib-card .attnlib-card-muted { color: var(--jp-content-font-color2, #5f5f5f); }
+.attnlib-card a { color: var(--jp-content-link-color, inherit); text-decoration: underline; }
+.attnlib-card .attnlib-card-muted { color: var(--jp-content-font-color2, inherit); }
 </style>"""
 
 _CODE = re.compile(r"`([^`\n]+)`")

@@ -57,6 +57,14 @@ def test_a_card_wraps_between_words_only_and_uses_the_theme_with_fallbacks():
     used = re.findall(r"var\((--jp-[\w-]+)([^)]*)\)", rules)
     assert used, "the card takes its colours from JupyterLab's theme"
     assert all(rest.startswith(",") for _, rest in used), [v for v, r in used if not r]
+    # Off JupyterLab (the site, light or dark) text and greys must not assume a light page.
+    for prop, fallback in re.findall(
+        r"(color|background):\s*var\(--jp-[\w-]+,\s*([^)]*\)?)", rules
+    ):
+        assert fallback.startswith(("inherit", "transparent", "currentColor", "rgba(")), (
+            prop,
+            fallback,
+        )
     for _, variable, fallback in STATUSES.values():  # the status colour also has its fallback
         assert variable.startswith("--jp-") and re.fullmatch(r"#[0-9a-f]{6}", fallback)
 
