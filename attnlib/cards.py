@@ -53,13 +53,16 @@ STYLE = """<style>
 .attnlib-card details { margin: 4px 0 0 0; }
 .attnlib-card summary { cursor: pointer; color: var(--jp-content-link-color, inherit); }
 .attnlib-card summary:focus-visible { outline: 2px solid var(--jp-brand-color1, currentColor); }
-.attnlib-card table { border-collapse: collapse; margin: 4px 0; max-width: 100%; }
+.attnlib-card table {
+  border-collapse: collapse; margin: 4px 0; max-width: 100%; color: inherit; font-size: inherit;
+}
 .attnlib-card th, .attnlib-card td {
   text-align: left; vertical-align: top; padding: 2px 10px 2px 0;
   border-bottom: 1px solid var(--jp-border-color2, rgba(128, 128, 128, 0.4));
 }
 .attnlib-card a { color: var(--jp-content-link-color, inherit); text-decoration: underline; }
 .attnlib-card .attnlib-card-muted { color: var(--jp-content-font-color2, inherit); }
+.attnlib-card .attnlib-card-when { display: block; font-size: 0.9em; }
 </style>"""
 
 _CODE = re.compile(r"`([^`\n]+)`")

@@ -131,20 +131,24 @@ class ProgressTable:
                 else f"notebook {escape(number)}"
             )
             body.append(
-                f'<tbody><tr><th colspan="3" scope="colgroup">{name}: {done} of {len(rows)} '
+                f'<tbody><tr><th colspan="2" scope="colgroup">{name}: {done} of {len(rows)} '
                 "done</th></tr>"
             )
             for exercise, entry in rows:
                 muted = "" if entry else ' class="attnlib-card-muted"'
-                when = escape(entry.at) if entry else ""
+                when = (
+                    f'<span class="attnlib-card-when attnlib-card-muted">{escape(entry.at)}</span>'
+                    if entry
+                    else ""
+                )
                 body.append(
                     f"<tr><td><code>{escape(exercise)}</code></td>"
-                    f"<td{muted}>{escape(_verdict(entry))}</td><td>{when}</td></tr>"
+                    f"<td{muted}>{escape(_verdict(entry))}{when}</td></tr>"
                 )
             body.append("</tbody>")
         table = (
             '<table><thead><tr><th scope="col">exercise</th><th scope="col">your latest '
-            'verdict</th><th scope="col">when</th></tr></thead>' + "".join(body) + "</table>"
+            "verdict</th></tr></thead>" + "".join(body) + "</table>"
         )
         status = "correct" if self.total and self.done == self.total else "info"
         return card(status, self._title(), [Part("", n) for n in self._notes()], html=table)
