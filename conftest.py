@@ -4,8 +4,11 @@ tests between pytest-xdist's workers.
 Loaded by pytest for tests/ and notebooks/ alike, before any kernel starts.
 """
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,6 +25,25 @@ for var, sub in {
 }.items():
     os.environ.setdefault(var, str(_STATE / sub))
     Path(os.environ[var]).mkdir(parents=True, exist_ok=True)
+
+# The reader's progress record (attnlib/progress.py) of a test run: a fresh temporary folder,
+# never the developer's own, and a fresh one for each notebook nbval runs (below), so that
+# every notebook's progress cell shows the empty record it was saved with.
+_PROGRESS = Path(tempfile.mkdtemp(prefix="attnlib-progress-"))
+atexit.register(shutil.rmtree, _PROGRESS, True)
+os.environ["ATTNLIB_PROGRESS_DIR"] = str(_PROGRESS / "session")
+_notebooks_run: set[str] = set()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # Before nbval's file node starts the notebook's kernel, which inherits this environment.
+    parent = item.parent
+    if parent is not None and parent.nodeid.endswith(".ipynb"):
+        if parent.nodeid not in _notebooks_run:
+            _notebooks_run.add(parent.nodeid)
+            folder = _PROGRESS / f"notebook-{len(_notebooks_run)}"
+            os.environ["ATTNLIB_PROGRESS_DIR"] = str(folder)
 
 
 if "PYTEST_XDIST_WORKER" in os.environ and sys.platform == "linux":

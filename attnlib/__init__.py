@@ -28,6 +28,10 @@ from attnlib.checks import (
 )
 from attnlib.data import TOKENS, embed, example_inputs, tokenize, usable_sentence
 
+# The function shadows its module's name here: reach the module as sys.modules or with
+# `from attnlib.progress import ...`.
+from attnlib.progress import progress, progress_off, progress_on
+
 __version__ = "0.1.0"
 
 # Every name imported above, by module, in course order.
@@ -53,6 +57,9 @@ __all__ = [
     "check_weights",
     "check_context",
     "diagnose",
+    "progress",
+    "progress_off",
+    "progress_on",
 ]
 
 

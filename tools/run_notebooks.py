@@ -17,8 +17,10 @@ Usage: python tools/run_notebooks.py [NOTEBOOK ...]
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
+import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,7 @@ NOTEBOOKS = ROOT / "notebooks"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 # Outputs of cells with this tag change from run to run (timings); readers see their own.
 VOLATILE_TAG = "volatile-output"
+PROGRESS_DIR = "ATTNLIB_PROGRESS_DIR"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 REFERENCE = re.compile(r"IPY_MODEL_([0-9a-f]{32})")
@@ -193,7 +196,17 @@ def run(path: Path, cwd: Path | None = None) -> None:
         store_widget_state=True,
     )
     nb.cells.append(nbformat.v4.new_code_cell(ASK_PICTURES))
-    client.execute(**kernel_options())  # the kernel ends with this process, even if killed
+    # Each notebook's progress cell shows an empty record (attnlib/progress.py): its own, fresh.
+    with tempfile.TemporaryDirectory(prefix="attnlib-progress-") as record:
+        previous = os.environ.get(PROGRESS_DIR)
+        os.environ[PROGRESS_DIR] = record
+        try:
+            client.execute(**kernel_options())  # the kernel ends with this process, even if killed
+        finally:
+            if previous is None:
+                os.environ.pop(PROGRESS_DIR, None)
+            else:
+                os.environ[PROGRESS_DIR] = previous
     asked = nb.cells.pop()
     printed = "".join(o.get("text", "") for o in asked.outputs if o.output_type == "stream")
     with_saved_pictures(nb, json.loads(printed))

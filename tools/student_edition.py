@@ -166,10 +166,11 @@ def release_version(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     nb = instructor_version(nb)
     for _, check_at, name in exercises(nb):
         cell = nb.cells[check_at]
-        # The verdict check() gives a starter's `...`, as the cell prints it when run.
+        # The verdict check() gives a starter's `...`, as the cell shows it when run: its card
+        # and its text.
         shown = nbformat.v4.new_output(
             "execute_result",
-            data={"text/plain": repr(check(name, ...))},
+            data=check(name, ...)._repr_mimebundle_(),
             execution_count=cell.execution_count,
         )
         cell.outputs = [shown]

@@ -21,9 +21,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from attnlib.exercises import _limits, _own
+from attnlib.exercises import _limits, _own, _tries
 from attnlib.exercises._compare import shown
 from attnlib.mistakes import MISTAKES
+from attnlib.progress import record as _record
 
 #: Every exercise of the course by name (``"NN.slug"``), filled by the notebook modules.
 EXERCISES: dict[str, Judged] = {}
@@ -54,13 +55,18 @@ class Verdict:
     ``"correct"``, ``"mistake"`` (``mistake`` is its name), ``"wrong"``, ``"refused"`` (an
     answer of a type the exercise does not take) or ``"course fault"`` (or, from
     :func:`checkpoint`, ``"checkpoint"`` / ``"checkpoint failed"``); ``message`` is shown;
-    ``hint`` is a named mistake's hint alone (it is also in ``message``), for the gradebook."""
+    ``hint`` is a named mistake's hint alone (it is also in ``message``), for the gradebook;
+    ``case`` the case a function exercise's named mistake was seen on ("the book's 6 tokens").
+
+    In Jupyter it displays as a card (:mod:`attnlib.exercises._card`); its ``text/plain``
+    is the message, as ``str`` and ``repr`` give it."""
 
     exercise: str
     status: str
     message: str
     mistake: str | None = None
     hint: str = ""
+    case: str = ""
 
     @property
     def correct(self) -> bool:
@@ -68,6 +74,11 @@ class Verdict:
 
     def __repr__(self) -> str:
         return self.message
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        from attnlib.exercises._card import verdict_card
+
+        return {"text/plain": repr(self), "text/html": verdict_card(self)}
 
 
 class Judged(Protocol):
@@ -90,12 +101,15 @@ def register(exercise: Judged) -> Judged:
     return exercise
 
 
-def named(exercise: str, mistake: str, values: Mapping[str, Any], hint: str = "") -> Verdict:
-    """The verdict for a named mistake, its hint filled from ``values`` (or ``hint`` as given)."""
+def named(
+    exercise: str, mistake: str, values: Mapping[str, Any], hint: str = "", case: str = ""
+) -> Verdict:
+    """The verdict for a named mistake, its hint filled from ``values`` (or ``hint`` as given);
+    ``case`` is the case it was seen on, for the card."""
     row = MISTAKES[mistake]
     hint = hint or row.hint.format_map(_Keep(values))
     text = f"Not quite. Likely mistake: {row.label}. Hint: {hint}"
-    return Verdict(exercise, "mistake", text, mistake, hint)
+    return Verdict(exercise, "mistake", text, mistake, hint, case)
 
 
 def not_quite(what: str) -> str:
@@ -122,7 +136,12 @@ def check(name: str, answer: Any = _LOOK_UP) -> Verdict:
     """
     namespace = sys._getframe(1).f_globals if answer is _LOOK_UP else {}
     verdict = _judged(name, answer, namespace)
+    grading = bool(os.environ.get(VERDICT_LOG) or os.environ.get(NBGRADER))
+    if not grading:  # a graded run has no second try: its feedback explains at once
+        verdict = _tries.counted(EXERCISES.get(name) if isinstance(name, str) else None, verdict)
     _log(verdict)
+    if answer is _LOOK_UP:  # the reader's own answer, not the course handing its object over
+        _record(verdict)
     if os.environ.get(NBGRADER) in ("autograde", "validate") and not verdict.correct:
         raise AssertionError(verdict.message)
     return verdict

@@ -156,7 +156,8 @@ class FunctionExercise:
         for mistake, row in self.mistakes.items():
             if any(self._made(form, cases, results, expected) for form in row.variants()):
                 fits = next(c for c in cases if row.fits(c.args))
-                return named(self.name, mistake, {**shape_values(fits.args), **self.hint_values})
+                values = {**shape_values(fits.args), **self.hint_values}
+                return named(self.name, mistake, values, case=fits.label)
         differs = self._differs(cases, results, expected, self.nan_hint)
         return Verdict(self.name, "wrong", not_quite(differs))
 

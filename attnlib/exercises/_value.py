@@ -168,6 +168,12 @@ class ValueExercise:
     #: What a wrong accepted value stands for, concretely (None: echo and direction only).
     explain: Callable[[Any], str | None] | None = None
 
+    @property
+    def prediction(self) -> bool:
+        """A question answered by a value the reader predicts, not a tensor they compute:
+        its first wrong answer gets a nudge, not the explanation (``_tries``)."""
+        return self.accept is not tensor
+
     def judge(self, answer: Any) -> Verdict:
         if answer is Ellipsis:
             return not_attempted(self.name, self.task)
