@@ -221,3 +221,14 @@ def test_the_explanations_that_state_the_answer_are_held_back():
     held = {(name, m) for name, ms in HIDDEN.items() for m in ms}
     # read by hand in the mistakes' tables: these explanations state the right answer
     assert {("01.repeats", "repeats_distinct"), ("01.highest", "itself_highest")} <= held, held
+
+
+def test_a_checkpoint_shows_as_a_card_of_its_own_never_a_bare_correct():
+    from attnlib.exercises import checkpoint
+    from attnlib.exercises._card import verdict_card
+    from attnlib.modules import SelfAttentionV1
+
+    passed = verdict_card(checkpoint("05.forward", SelfAttentionV1, "the course's layer"))
+    assert "Checkpoint passed" in passed and ">Correct<" not in passed
+    failed = verdict_card(checkpoint("05.forward", object(), "an object"))
+    assert "Checkpoint failed" in failed and "attnlib-card-wrong" in failed

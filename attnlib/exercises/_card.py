@@ -4,7 +4,15 @@ it was seen on, and the fix folded away; the text is the verdict's own message."
 from __future__ import annotations
 
 from attnlib.cards import Part, card
-from attnlib.exercises._core import CORRECT, COURSE_FAULT, NOT_ATTEMPTED, NOT_RUN, Verdict
+from attnlib.exercises._core import (
+    CHECKPOINT,
+    CHECKPOINT_FAILED,
+    CORRECT,
+    COURSE_FAULT,
+    NOT_ATTEMPTED,
+    NOT_RUN,
+    Verdict,
+)
 from attnlib.exercises._tries import NUDGE
 from attnlib.mistakes import MISTAKES
 
@@ -16,6 +24,8 @@ _STATUS = {
     "not attempted": "pending",
     "not run": "pending",
     "course fault": "fault",
+    CHECKPOINT: "correct",
+    CHECKPOINT_FAILED: "wrong",
 }
 _TITLE = {"not attempted": NOT_ATTEMPTED, "not run": NOT_RUN, "course fault": COURSE_FAULT}
 
@@ -39,6 +49,9 @@ def verdict_card(verdict: Verdict) -> str:
     if verdict.status in ("wrong", "refused"):
         rest = message.removeprefix("Not quite").lstrip(":. ")
         return card(status, "Not quite", [Part("", rest[:1].upper() + rest[1:])])
+    if verdict.status in (CHECKPOINT, CHECKPOINT_FAILED):  # "✓ checkpoint passed: what ..."
+        title, _, rest = message.partition(": ")
+        return card(status, title.lstrip("✓✗ ").capitalize(), [Part("", rest)])
     title = _TITLE.get(verdict.status, "")
     rest = message.removeprefix(title).lstrip(":. ") if title else message
     return card(status, title or verdict.status, [Part("", rest)] if rest else [])
