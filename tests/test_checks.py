@@ -409,6 +409,14 @@ def _two_features() -> torch.Tensor:
         return wrapper(BATCH)
 
 
+def _two_heads() -> torch.Tensor:
+    """A wrapper of 2 heads of 2 features, seed 123, on BATCH: what 07.copy_heads must give."""
+    torch.manual_seed(123)
+    wrapper = modules.MultiHeadAttentionWrapper(3, 2, 8, 0.0, num_heads=2)
+    with torch.no_grad():
+        return wrapper(BATCH)
+
+
 X_0, X_1 = INPUTS[0], INPUTS[1]
 # The wrong line does not run at all: the reader meets an error instead of a result.
 RAISES = (RuntimeError, TypeError)
@@ -530,6 +538,15 @@ MADE = {
         lambda make: make(CONTEXT_HEADS),
         lambda: CONTEXT_HEADS.transpose(1, 2).reshape(1, 6, 4),
     ),
+    # the wrapper's heads inside MultiHeadAttention (07.copy_heads)
+    "out_proj_left_random": (lambda make: make(3, 2, 2, BATCH), _two_heads),
+    "out_proj_bias_kept": (lambda make: make(3, 2, 2, BATCH), _two_heads),
+    "heads_reversed": (lambda make: make(3, 2, 2, BATCH), _two_heads),
+    # the mean score of entries drawn like torch.rand (05.expected_score): 64 terms of 1/4
+    "expected_score_zero": (lambda make: make(64), lambda: torch.tensor(16.0)),
+    "expected_score_one_mean": (lambda make: make(64), lambda: torch.tensor(16.0)),
+    "expected_score_square": (lambda make: make(64), lambda: torch.tensor(16.0)),
+    "expected_score_spread": (lambda make: make(64), lambda: torch.tensor(16.0)),
     # training (notebook 10)
     "targets_not_shifted": (lambda make: make(TOKEN_IDS, 3, 8), lambda: TOKEN_IDS[4:12]),
     "targets_shifted_back": (lambda make: make(TOKEN_IDS, 3, 8), lambda: TOKEN_IDS[4:12]),

@@ -237,6 +237,30 @@ EDITS = [
     ("head_dim as a float", r"d_out // num_heads", "d_out / num_heads"),
     ("first token as 1", r"inputs\[0\]", "inputs[1]"),
     ("whole-number division", r"1 / num_tokens", "1 // num_tokens"),
+    # 05.expected_score, 07.copy_heads, 08.swap_rows: reasoning answers
+    ("one mean per term", r"d_k / 4", "d_k / 2"),
+    ("mean of a square", r"d_k / 4", "d_k / 3"),
+    ("centred on 0", r"return d_k / 4", "return 0"),
+    ("spread for mean", r"d_k / 4", "d_k ** 0.5 / 4"),
+    ("size as a number", r"d_k / 4", "2 / 4"),
+    ("heads reversed", r"for head in wrapper\.heads", "for head in reversed(wrapper.heads)"),
+    ("bias kept", r"\n        mha\.out_proj\.bias\.zero_\(\)", ""),
+    ("out_proj left", r"\n        mha\.out_proj\.weight\.copy_\(torch\.eye\(mha\.d_out\)\)", ""),
+    ("heads along d_in", r"torch\.cat\(weights, dim=0\)", "torch.cat(weights, dim=1)"),
+    ("head 0 everywhere", r"torch\.cat\(weights, dim=0\)", "weights[0].repeat(len(weights), 1)"),
+    ("size as a number", r"torch\.eye\(mha\.d_out\)", "torch.eye(4)"),
+    (
+        "cases swapped",
+        r"changed_without_mask = set\(\)",
+        'changed_without_mask = {"journey", "starts"}',
+    ),
+    (
+        "every later token",
+        r'changed_with_mask = \{"journey", "starts"\}',
+        'changed_with_mask = {"journey", "starts", "with", "one", "step"}',
+    ),
+    ("one word", r'\{"journey", "starts"\}', '{"starts"}'),
+    ("counted from 1", r'\{"journey", "starts"\}', "{2, 3}"),
     # 10: targets, a training step, a blind guess, a head's pattern
     (
         "targets not shifted",

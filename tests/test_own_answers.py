@@ -28,10 +28,12 @@ from attnlib.exercises._own import OWN
 #: Function exercises with nothing of attnlib or torch to ban, and why.
 NOTHING_TO_BAN = {
     "05.projections": "attnlib has no projection function; the products are the task",
+    "05.expected_score": "arithmetic: nothing in attnlib computes it",
     "06.dropout": "torch's dropout draws its own mask; the exercise hands over `keep`",
     "06.first_row": "ca(...) is refused by the exercise's own rule; ca's layers are the task",
     "07.two_features": "building attnlib's wrapper is the task",
     "07.merge_heads": "attnlib has no merge function; MultiHeadAttention is not called on it",
+    "07.copy_heads": "the two layers are handed out; copying weights between them is the task",
     "08.hot_limit": "a prediction; measuring it with attnlib is an experiment, not a copy",
     "09.grid_bytes": "arithmetic: nothing in attnlib computes it",
     "10.targets": "slicing: nothing in attnlib computes it",

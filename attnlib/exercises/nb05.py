@@ -19,8 +19,8 @@ from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves
 from attnlib.exercises._layers import layer_cases, layer_gradient, reused, run
-from attnlib.exercises._value import ValueExercise, shape
-from attnlib.mistakes import trainable, weights
+from attnlib.exercises._value import Refused, ValueExercise, number, shape
+from attnlib.mistakes import questions, trainable, weights
 from attnlib.modules import SelfAttentionV1
 
 #: The book's query, "journey": its x^(2), at Python index 1.
@@ -243,5 +243,44 @@ register(
         },
         praise="One weight per pair of tokens: d_out never enters the weights' shape.",
         explain=lambda value: _SHAPES_SEEN.get(value),
+    )
+)
+
+
+# --- 05.expected_score: why every row peaks on the same key ----------------------------------
+
+#: The mean of one entry drawn like torch.rand, uniform on [0, 1).
+UNIFORM_MEAN = 0.5
+#: Key sizes of the cases: the notebook's 2 first, then sizes a number typed for 2 misses.
+SCORE_SIZES = (2, 3, 16, 64)
+
+
+def _score_mean(result: Any) -> Any:
+    """A number the reader returned, as a 0-d tensor to compare; anything else as it is."""
+    value = number(result)
+    return result if isinstance(value, Refused) else torch.tensor(float(value))
+
+
+register(
+    FunctionExercise(
+        name="05.expected_score",
+        task="make expected_score(d_k) return the mean of q · k when every entry of q and k is "
+        "drawn like torch.rand",
+        answer_names=("expected_score",),
+        cases=lambda: [Case(f"d_k = {d}", {"d_k": d}) for d in SCORE_SIZES],
+        call=lambda expected_score, a: _score_mean(expected_score(a["d_k"])),
+        # d_k independent terms, each the product of two independent means
+        reference=lambda a: torch.tensor(a["d_k"] * UNIFORM_MEAN * UNIFORM_MEAN),
+        mistakes={
+            k: questions.TABLE[k]
+            for k in (
+                "expected_score_zero",
+                "expected_score_one_mean",
+                "expected_score_square",
+                "expected_score_spread",
+            )
+        },
+        praise="d_k / 4: positive, and growing with d_k faster than the spread, about "
+        "0.22 * sqrt(d_k). Every query scores every key well above 0.",
     )
 )

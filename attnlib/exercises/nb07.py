@@ -375,3 +375,65 @@ register(
         "the smallest, whatever the query's size.",
     )
 )
+
+
+# --- 07.copy_heads: the wrapper's heads inside MultiHeadAttention ------------------------------
+
+#: (d_in, d_out of each head, num_heads, batch): the book's batch first, then other sizes.
+_COPY_SIZES = (
+    ("the book's batch (2, 6, 3), 2 heads of 2 features", 3, 2, 2, _batch),
+    (
+        "a random batch (3, 4, 5), 3 heads of 2 features",
+        5,
+        2,
+        3,
+        lambda: random_tensor(3, 4, 5, seed=130),
+    ),
+    (
+        "a random batch (1, 7, 2), 4 heads of 1 feature",
+        2,
+        1,
+        4,
+        lambda: random_tensor(1, 7, 2, seed=131),
+    ),
+)
+
+
+def _copy_cases() -> list[Case]:
+    return [
+        Case(label, {"d_in": d_in, "d_out": d_out, "num_heads": num_heads, "x": batch()})
+        for label, d_in, d_out, num_heads, batch in _COPY_SIZES
+    ]
+
+
+def _copied_output(copy_heads: Any, a: dict[str, Any]) -> Any:
+    """MultiHeadAttention's output on x after the reader's copy_heads(wrapper, mha)."""
+    wrapper, mha = heads.pair(a["d_in"], a["d_out"], a["num_heads"])
+    if copy_heads(wrapper, mha) is Ellipsis:  # the stub: nothing copied yet
+        return Ellipsis
+    with torch.no_grad():
+        return mha(a["x"])
+
+
+def _wrapper_output(a: dict[str, Any]) -> torch.Tensor:
+    wrapper, _ = heads.pair(a["d_in"], a["d_out"], a["num_heads"])
+    with torch.no_grad():
+        return wrapper(a["x"])
+
+
+register(
+    FunctionExercise(
+        name="07.copy_heads",
+        task="write copy_heads(wrapper, mha): fill mha's weights so that mha(x) equals wrapper(x)",
+        answer_names=("copy_heads",),
+        cases=_copy_cases,
+        call=_copied_output,
+        reference=_wrapper_output,
+        mistakes={
+            k: heads.TABLE[k]
+            for k in ("out_proj_left_random", "out_proj_bias_kept", "heads_reversed")
+        },
+        praise="The same numbers from both layers: MultiHeadAttention is the wrapper's heads, "
+        "stacked into three larger projections, followed by out_proj.",
+    )
+)

@@ -14,11 +14,11 @@ import numpy as np
 import torch
 
 from attnlib.attention import attention_scores, attention_weights
-from attnlib.data import embed, example_inputs
+from attnlib.data import TOKENS, embed, example_inputs
 from attnlib.exercises._compare import shown
 from attnlib.exercises._core import Verdict, named, not_attempted, not_quite, register
 from attnlib.exercises._function import Case, FunctionExercise
-from attnlib.exercises._value import Refused, ValueExercise, boolean, number, whole
+from attnlib.exercises._value import Refused, ValueExercise, boolean, number, token, whole
 from attnlib.mistakes import weights
 from attnlib.modules import MultiHeadAttention
 
@@ -192,5 +192,107 @@ register(
         mistakes={"d_out_per_head": lambda: 4, "context_size_d_in": lambda: 3},
         praise="d_out = 4 shared by 2 heads: each head's values, and so its context vector, "
         "have head_dim = 2 features.",
+    )
+)
+
+
+# --- 08.swap_rows: two tokens swapped, with and without the mask ------------------------------
+
+#: The two positions swapped: "journey" and "starts" of the book's sentence.
+SWAPPED = (1, 2)
+_MOVED = ("changed_without_mask", "changed_with_mask")
+
+
+def _words(answer: Any) -> Any:
+    """A collection of tokens (words in any case, or indices) as a frozenset of lower-case
+    words, else a :class:`Refused`."""
+    if answer is None:
+        answer = ()
+    if isinstance(answer, str) or not isinstance(answer, (set, frozenset, list, tuple)):
+        return Refused(
+            f"expected a set of tokens such as {{'one', 'step'}}, or set() for none, "
+            f"got {shown(answer)}"
+        )
+    pick, words = token(TOKENS), set()
+    for item in answer:
+        if isinstance(word := pick(item), Refused):
+            return word
+        words.add(word)
+    return frozenset(words)
+
+
+def _moved(answer: Any) -> Any:
+    """The two names' answers as a pair of frozensets, else a :class:`Refused`."""
+    values = [answer[n] for n in _MOVED] if isinstance(answer, dict) else answer
+    if not isinstance(values, (tuple, list)) or len(values) != 2:
+        return Refused(f"expected a set of tokens for each of {' and '.join(_MOVED)}")
+    pair = []
+    for name, value in zip(_MOVED, values, strict=True):
+        if isinstance(accepted := _words(value), Refused):
+            return Refused(f"`{name}`: {accepted}")
+        pair.append(accepted)
+    return tuple(pair)
+
+
+def _changed_words() -> tuple[frozenset[str], frozenset[str]]:
+    """The words whose simplified context vector changes when the two tokens swap places."""
+    inputs = example_inputs()
+    order = list(range(len(inputs)))
+    i, j = SWAPPED
+    order[i], order[j] = order[j], order[i]
+    changed = []
+    for causal in (False, True):
+        before = attention_weights(inputs, inputs, scale=1.0, causal=causal) @ inputs
+        swapped = inputs[order]
+        after = attention_weights(swapped, swapped, scale=1.0, causal=causal) @ swapped
+        # row p of `after` is the word that now stands at p, order[p] of the sentence
+        changed.append(
+            frozenset(
+                TOKENS[order[p]].lower()
+                for p in range(len(inputs))
+                if not torch.allclose(after[p], before[order[p]], atol=1e-6)
+            )
+        )
+    return changed[0], changed[1]
+
+
+def _swap_mistake(without: tuple[int, ...], with_mask: tuple[int, ...]) -> Any:
+    return lambda: (
+        frozenset(TOKENS[i].lower() for i in without),
+        frozenset(TOKENS[i].lower() for i in with_mask),
+    )
+
+
+@dataclass(frozen=True)
+class _Moved(ValueExercise):
+    """Both names still ``...`` is not attempted; one of them is said by name."""
+
+    def judge(self, answer: Any) -> Verdict:
+        values = [answer.get(n) for n in _MOVED] if isinstance(answer, dict) else answer
+        if isinstance(values, (tuple, list)) and len(values) == 2:
+            if all(v is Ellipsis for v in values):
+                return not_attempted(self.name, self.task)
+            for name, value in zip(_MOVED, values, strict=True):
+                if value is Ellipsis:
+                    return Verdict(self.name, "refused", not_quite(f"`{name}` is still `...`"))
+        return super().judge(answer)
+
+
+register(
+    _Moved(
+        name="08.swap_rows",
+        task="set changed_without_mask and changed_with_mask to the words whose context vector "
+        "changes when 'journey' and 'starts' swap places",
+        answer_names=_MOVED,
+        accept=_moved,
+        expected=_changed_words,
+        mistakes={
+            "swap_moves_unmasked": _swap_mistake(SWAPPED, SWAPPED),
+            "swap_mask_every_later": _swap_mistake((), range(SWAPPED[0], len(TOKENS))),
+            "swap_mask_swapped": _swap_mistake(SWAPPED, ()),
+            "swap_nothing_changes": _swap_mistake((), ()),
+        },
+        praise="Without the mask attention sees a set of tokens, not a sequence: order changes "
+        "nothing. The mask brings in order, but only as far as who sees whom.",
     )
 )

@@ -4,7 +4,8 @@ Inputs by name: ``head_outputs``, the wrapper's heads' outputs, each (b, num_tok
 ``x`` (b, num_tokens, d_out) and ``num_heads`` for a split; ``context_vec`` (b, num_heads,
 num_tokens, head_dim) for a merge; a whole forward pass from ``layer, x, seed`` (see
 :mod:`attnlib.mistakes._layer`); ``d_in, context_length, dropout`` and the ``batch`` for a
-wrapper the reader builds.
+wrapper the reader builds; ``d_in, d_out, num_heads, x`` for a wrapper's heads copied into
+MultiHeadAttention (:func:`pair`, :func:`copied`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import torch
 
 from attnlib.mistakes._layer import by_sqrt, forward_with
 from attnlib.mistakes._row import Mistake
-from attnlib.modules import MultiHeadAttentionWrapper
+from attnlib.modules import MultiHeadAttention, MultiHeadAttentionWrapper
 
 
 def _wrapper(d_in, context_length, dropout, batch, seed, d_out, num_heads):
@@ -23,6 +24,33 @@ def _wrapper(d_in, context_length, dropout, batch, seed, d_out, num_heads):
         wrapper = MultiHeadAttentionWrapper(d_in, d_out, context_length, dropout, num_heads)
         torch.manual_seed(seed)
         return wrapper(batch)
+
+
+def pair(d_in, d_out, num_heads):
+    """The two layers of 07.copy_heads: a wrapper of ``num_heads`` heads of ``d_out`` features
+    each (seed 123) and a MultiHeadAttention of ``num_heads * d_out`` features (seed 321)."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(123)
+        wrapper = MultiHeadAttentionWrapper(d_in, d_out, 8, 0.0, num_heads)
+        torch.manual_seed(321)
+        mha = MultiHeadAttention(d_in, num_heads * d_out, 8, 0.0, num_heads)
+    return wrapper, mha
+
+
+def copied(d_in, d_out, num_heads, x, eye=True, bias=True, order=1):
+    """MultiHeadAttention's output on x, (b, num_tokens, num_heads * d_out), after a copy of
+    the wrapper's heads, done right or with out_proj left (``eye=False``), its bias left
+    (``bias=False``) or the heads in reverse order (``order=-1``)."""
+    wrapper, mha = pair(d_in, d_out, num_heads)
+    with torch.no_grad():
+        for name in ("W_query", "W_key", "W_value"):
+            weights = [getattr(head, name).weight for head in wrapper.heads][::order]
+            getattr(mha, name).weight.copy_(torch.cat(weights, dim=0))
+        if eye:
+            mha.out_proj.weight.copy_(torch.eye(num_heads * d_out))
+        if bias:
+            mha.out_proj.bias.zero_()
+        return mha(x)
 
 
 TABLE: dict[str, Mistake] = {
@@ -115,5 +143,25 @@ TABLE: dict[str, Mistake] = {
         "the queries' sign forgotten",
         "a positive q_i ranks the keys from largest to smallest, but a negative q_i ranks them "
         "the other way round: the smallest k_j then gives the largest score q_i * k_j.",
+    ),
+    # --- 07.copy_heads: a wrapper's heads copied into MultiHeadAttention ---------------------
+    "out_proj_left_random": Mistake(
+        "out_proj left as it was drawn",
+        "MultiHeadAttention sends the heads' outputs, side by side, through out_proj; the wrapper "
+        "has none. Make out_proj change nothing: its weight the identity, torch.eye(d_out), and "
+        "its bias 0.",
+        lambda d_in, d_out, num_heads, x: copied(d_in, d_out, num_heads, x, eye=False, bias=False),
+    ),
+    "out_proj_bias_kept": Mistake(
+        "out_proj's bias left in",
+        "an identity weight passes the heads through, but out_proj also adds its bias to every "
+        "token's output: set it to 0 with .zero_().",
+        lambda d_in, d_out, num_heads, x: copied(d_in, d_out, num_heads, x, bias=False),
+    ),
+    "heads_reversed": Mistake(
+        "the heads copied in reverse order",
+        "rows 0 to head_dim - 1 of MultiHeadAttention's W_query.weight are head 0, the next "
+        "head_dim rows head 1, and so on: stack the heads' weights in the wrapper's order.",
+        lambda d_in, d_out, num_heads, x: copied(d_in, d_out, num_heads, x, order=-1),
     ),
 }

@@ -1,9 +1,14 @@
-"""Wrong answers to the questions of notebooks 01-04 (counts, shapes, words, tokens).
+"""Wrong answers to the questions of notebooks 01-08 (counts, shapes, words, tokens, predictions).
 
 A question's exercise gives the wrong answer each row stands for; the row says why it is wrong.
+The rows of 05.expected_score make their wrong mean from ``d_k``, as a 0-d tensor.
 """
 
 from __future__ import annotations
+
+import math
+
+import torch
 
 from attnlib.mistakes._row import Mistake
 
@@ -128,5 +133,55 @@ TABLE: dict[str, Mistake] = {
         "the two cases swapped",
         "without the mask nothing tells the two copies apart: equal vectors, equal scores, equal "
         "rows. The mask is what cuts each row at its own position, so with it the rows differ.",
+    ),
+    # --- 05.expected_score: the mean of q · k for entries drawn like torch.rand --------------
+    "expected_score_zero": Mistake(
+        "the entries taken to be centred on 0",
+        "torch.rand draws from [0, 1): every entry is positive, with mean 1/2, so no product "
+        "q_i * k_i cancels another. The mean of a sum is the sum of the means: d_k * (1/2 * 1/2).",
+        lambda d_k: torch.tensor(0.0),
+    ),
+    "expected_score_one_mean": Mistake(
+        "one mean of 1/2 per term, not the mean of a product",
+        "each term q_i * k_i multiplies two independent entries, and the mean of a product of "
+        "independent numbers is the product of their means: 1/2 * 1/2 = 1/4 per term.",
+        lambda d_k: torch.tensor(d_k / 2),
+    ),
+    "expected_score_square": Mistake(
+        "the mean of a square taken for the mean of a product",
+        "1/3 is the mean of q_i * q_i, one entry times itself. A query and a key are drawn "
+        "independently, so each term's mean is 1/2 * 1/2 = 1/4.",
+        lambda d_k: torch.tensor(d_k / 3),
+    ),
+    "expected_score_spread": Mistake(
+        "the growth of the spread taken for the mean",
+        "sqrt(d_k) is how the spread of a sum of d_k terms grows. The mean grows with every "
+        "term: d_k terms of mean 1/4 each.",
+        lambda d_k: torch.tensor(math.sqrt(d_k) / 4),
+    ),
+    # --- 08.swap_rows: two tokens swapped, with and without the mask ------------------------
+    "swap_moves_unmasked": Mistake(
+        "the swapped words taken to change without the mask",
+        "without the mask a token's context vector is a blend over every token, and a blend "
+        "does not depend on the order of its terms: after the swap each word gets the same "
+        "vector as before, only at its new position.",
+    ),
+    "swap_mask_every_later": Mistake(
+        "every token from the first swapped one on taken to change under the mask",
+        "under the mask a token blends the tokens up to its own position. For a token after "
+        "both swapped ones that is still the same set of tokens, only in another order, and "
+        "the order of a blend's terms changes nothing. Only the two swapped words now see "
+        "another set.",
+    ),
+    "swap_mask_swapped": Mistake(
+        "the two cases swapped",
+        "without the mask every word blends the whole sentence, the same set of tokens before "
+        "and after the swap: nothing changes. The mask is what makes a token's position "
+        "matter: with it, the two swapped words see other tokens than before.",
+    ),
+    "swap_nothing_changes": Mistake(
+        "the mask taken to ignore order too",
+        "the mask cuts each row at the token's position: after the swap the word that moved "
+        "later sees one more token, and the one that moved earlier one fewer.",
     ),
 }

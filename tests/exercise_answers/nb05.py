@@ -71,4 +71,10 @@ def scaled_weights(attn_scores, keys):
     "05.weights_shape": {
         "weights_sized_by_d_out": "weights_shape = (6, 4)",
     },
+    "05.expected_score": {
+        "expected_score_zero": "def expected_score(d_k):\n    return 0\n",
+        "expected_score_one_mean": "def expected_score(d_k):\n    return d_k * 0.5\n",
+        "expected_score_square": "def expected_score(d_k):\n    return d_k / 3\n",
+        "expected_score_spread": "def expected_score(d_k):\n    return math.sqrt(d_k) / 4\n",
+    },
 }

@@ -98,4 +98,30 @@ def merge_heads(context_vec):
         "argmax_per_query": "most_weighted = 6\n",
         "query_sign_ignored": "most_weighted = 1\n",
     },
+    "07.copy_heads": {
+        "out_proj_left_random": '''
+def copy_heads(wrapper, mha):
+    with torch.no_grad():
+        for name in ("W_query", "W_key", "W_value"):
+            weights = [getattr(head, name).weight for head in wrapper.heads]
+            getattr(mha, name).weight.copy_(torch.cat(weights, dim=0))
+''',
+        "out_proj_bias_kept": '''
+def copy_heads(wrapper, mha):
+    with torch.no_grad():
+        for name in ("W_query", "W_key", "W_value"):
+            weights = [getattr(head, name).weight for head in wrapper.heads]
+            getattr(mha, name).weight.copy_(torch.cat(weights, dim=0))
+        mha.out_proj.weight.copy_(torch.eye(mha.d_out))
+''',
+        "heads_reversed": '''
+def copy_heads(wrapper, mha):
+    with torch.no_grad():
+        for name in ("W_query", "W_key", "W_value"):
+            weights = [getattr(head, name).weight for head in reversed(wrapper.heads)]
+            getattr(mha, name).weight.copy_(torch.cat(weights, dim=0))
+        mha.out_proj.weight.copy_(torch.eye(mha.d_out))
+        mha.out_proj.bias.zero_()
+''',
+    },
 }
