@@ -66,7 +66,8 @@ def test_default_view_is_the_books_query_journey():
     assert close(view.context, book.JOURNEY_CONTEXT, 1e-4)
     assert explorer.head is None and explorer.module is None
     assert view.text.splitlines()[0] == (
-        "query 1 \u201cjourney\u201d | softmax dim=-1 (across each row) | causal mask off"
+        "query \u201cjourney\u201d: x⁽²⁾, inputs[1] | softmax dim=-1 (across each row) | "
+        "causal mask off"
         " | temperature 1"
     )
 
@@ -265,4 +266,4 @@ def test_the_figure_is_a_snapshot_of_the_current_view():
     explorer.head.value = 1
     fig = explorer.figure()
     assert fig.axes[0].get_title().startswith("head 1, dim=-1, temperature 1")
-    assert "z(journey)" in fig._suptitle.get_text()
+    assert "z⁽²⁾" in fig._suptitle.get_text()  # journey: x⁽²⁾, inputs[1]

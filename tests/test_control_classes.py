@@ -122,7 +122,7 @@ class Spec:
         self.explorer = explorer
         self.module = module
         self.values = {"query": 1, "dim": -1, "causal": False, "temperature": 1.0, "head": 0}
-        self.values["step"] = 0
+        self.values["step"] = 1  # the LoopStepper counts iterations from 1
         self.sentence_error = False
         self.refused: str | None = None
         self.tokens, self.inputs = book.TOKENS, INPUTS
@@ -203,7 +203,7 @@ class ExplorerMachine(RuleBasedStateMachine):
         spec = self.specs["loop"]
         if widen:
             spec.explorer.step.min, spec.explorer.step.max = -3, 50
-        self._move(spec, "step", value, lambda s: 0 <= s < 36)
+        self._move(spec, "step", value, lambda s: 1 <= s <= 36)
 
     @rule(which=st.sampled_from(["attention", "heads"]), sentence=SENTENCES)
     def type_sentence(self, which, sentence):
@@ -268,7 +268,7 @@ class ExplorerMachine(RuleBasedStateMachine):
         assert torch.allclose(axis.attn_weights, torch.softmax(scores, values["softmax"]["dim"]))
         loop = self.specs["loop"].explorer.view
         done = loop.filled.flatten()
-        assert done.sum() == values["loop"]["step"] + 1 and done[: done.sum()].all()
+        assert done.sum() == values["loop"]["step"] and done[: done.sum()].all()
         for which in ("attention", "heads"):
             spec = self.specs[which]
             view = spec.explorer.view

@@ -84,8 +84,8 @@ def _panels(view) -> dict[str, str]:
             texts["query"], {"query": view.query, "token_repr": _text.quoted(view.token)}
         ),
         "bars": _text.fill(texts["bars"], {"query": view.query, "total": view.weights.sum()}),
-        "blend": _text.fill(texts["blend"], {"token": view.token, "vec": vec}),
-        "context": _text.fill(texts["context"], {"token": view.token}),
+        "blend": _text.fill(texts["blend"], {"query": view.query, "vec": vec}),
+        "context": _text.fill(texts["context"], {"query": view.query}),
     }
 
 
@@ -159,7 +159,7 @@ def _cases(rng: random.Random) -> tuple[list[dict], list[list[dict]]]:
     loop = LoopStepper()
     pairs = []
     loop_texts = _text.TEXTS["loop"]
-    for step in range(len(TOKENS) ** 2):
+    for step in range(1, len(TOKENS) ** 2 + 1):
         loop.step.value = step
         v = loop.view
         fields = {
@@ -167,7 +167,7 @@ def _cases(rng: random.Random) -> tuple[list[dict], list[list[dict]]]:
             "j": v.j,
             "token_i": TOKENS[v.i],
             "token_j": TOKENS[v.j],
-            "iteration": step + 1,
+            "iteration": step,
             "iterations": len(TOKENS) ** 2,
         }
         words = {
@@ -369,7 +369,7 @@ def _math_cases(rng: random.Random) -> tuple[list[dict], list[list[list]]]:
     for loop in (LoopStepper(), LoopStepper(inputs, tokens)):
         n = len(loop.tokens)
         states, wants = [], []
-        for step in rng.sample(range(n * n), 5):
+        for step in rng.sample(range(1, n * n + 1), 5):
             loop.step.value = step
             v = loop.view
             pairs = _shortened(list(v.terms), PRODUCTS_SHOWN, 2)

@@ -18,6 +18,7 @@ from matplotlib.font_manager import FontProperties
 from PIL import Image
 
 from attnlib import plots
+from attnlib.widgets import _text
 from attnlib.widgets.attention_view import AttentionView
 from attnlib.widgets.training_view import TrainingView
 from attnlib.widgets.views import LoopView, QueryView, SoftmaxView
@@ -54,6 +55,8 @@ COMPARED = "token compared"
 TITLE_TOKEN = 30
 #: The longest token the bars' title names on its line when beside the grid; longer: below.
 TITLE_LINE_TOKEN = 10
+#: The weights' colour scale: one colour one weight, whatever the setting (scores keep theirs).
+WEIGHT_LIMITS = (0.0, 1.0)
 
 
 def _headline(fig: Figure, text: str, fontsize: float = 10) -> None:
@@ -139,16 +142,18 @@ def _with_bars(
         title=title,
         xlabel=xlabel,
     )
-    named = None if len(token) <= TITLE_TOKEN else f"attention weights of query {query}"
+    # The book's name of the query (x⁽²⁾ is inputs[1]), with Python's index.
+    which = f"x{_text.book(query)}, inputs[{query}]"
+    named = None if len(token) <= TITLE_TOKEN else f"attention weights of {which}"
     if named is None and num_tokens <= SIDE_BY_SIDE and len(token) > TITLE_LINE_TOKEN:
-        named = f"attention weights of query {query}\n({token!r})"  # beside the grid: narrow
+        named = f"attention weights of {which}\n({token!r})"  # beside the grid: narrow
     plots.weights_bar(weights, tokens, ax=right, query=query, title=named)
     return fig
 
 
 def query_figure(view: QueryView, tokens: Sequence[str]) -> Figure:
     """The QueryExplorer's view: weights heatmap and the query's bars, z in the title."""
-    limits = (view.attn_weights.min().item(), view.attn_weights.max().item())
+    limits = WEIGHT_LIMITS
     # Notebook 04 comes before keys are defined (05): its columns are the tokens compared.
     fig = _with_bars(
         view.attn_weights,
@@ -159,7 +164,7 @@ def query_figure(view: QueryView, tokens: Sequence[str]) -> Figure:
         limits,
         xlabel=COMPARED,
     )
-    _headline(fig, view.text)
+    _headline(fig, view.text.splitlines()[0])
     return _settled(fig)
 
 
@@ -194,7 +199,7 @@ def attention_figure(view: AttentionView) -> Figure:
     where = "" if view.num_heads == 1 else f"head {view.head}, "
     causal = ", causal" if view.causal else ""
     title = f"{where}dim={view.dim}, temperature {view.temperature:g}{causal}"
-    limits = (0.0, view.attn_weights.max().item())
+    limits = WEIGHT_LIMITS
     fig = _with_bars(view.attn_weights, view.tokens, view.weights, view.query, title, limits)
     _headline(fig, view.text.splitlines()[-2])
     return _settled(fig)

@@ -25,6 +25,7 @@ from attnlib.data import TOKENS
 from attnlib.widgets import AttentionExplorer, LoopStepper, QueryExplorer, SoftmaxAxisExplorer
 
 from .dom import GRID, SHOWN_TEXT, checkbox, slider, toggle
+from .expected import book_name
 from .views import NUMBER, TOLERANCE
 
 if TYPE_CHECKING:  # playwright is only imported once the gate says it is there
@@ -101,7 +102,7 @@ def plan_of(root: Locator, where: str) -> Plan:
     if kind == "softmax":
         return Plan(SoftmaxAxisExplorer, (AXIS,))
     assert kind == "loop", f"{where}: no explorer drawn at {root}"
-    return Plan(LoopStepper, (slider_knob("step", range(len(tokens) ** 2)),))
+    return Plan(LoopStepper, (slider_knob("step", range(1, len(tokens) ** 2 + 1)),))
 
 
 # ----------------------------------------------------------------------------- keyboard
@@ -196,7 +197,9 @@ def expected(explorer: Any) -> dict[str, Any]:
     out["terms"] = _flat(view.weights[:, None] * values)
     out["context"] = _flat(view.context)
     out["highlightRow"] = [str(view.query)]
-    out["texts"]["token"] = [f"query {view.query}: \u201c{view.token}\u201d"]
+    out["texts"]["token"] = [
+        f"query \u201c{view.token}\u201d: {book_name(view.query)}, inputs[{view.query}]"
+    ]
     out["texts"]["formula"] = [view.text]
     if name == "AttentionView":
         out["rowSums"], out["colSums"] = _flat(view.row_sums), _flat(view.col_sums)

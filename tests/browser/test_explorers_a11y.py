@@ -185,11 +185,14 @@ def test_a_move_is_announced_and_the_query_row_is_current(
     handle.press("ArrowRight")
     live = root.locator(".attnlib-live")
     page.wait_for_function(
-        "el => el.textContent.startsWith('query 2')", arg=live.element_handle(), timeout=5_000
+        "el => el.textContent.startsWith('query \u201cstarts')",
+        arg=live.element_handle(),
+        timeout=5_000,
     )
     text = live.text_content()
-    assert text.startswith("query 2, \u201cstarts\u201d: weights 0.14 0.24 0.23"), text
-    assert handle.get_attribute("aria-valuetext") == "2: starts"
+    spoken = "query \u201cstarts\u201d, x⁽³⁾, inputs[2]: weights 0.14 0.24 0.23"
+    assert text.startswith(spoken), text
+    assert handle.get_attribute("aria-valuetext") == "starts: x⁽³⁾, inputs[2]"
     current = root.locator("table.attnlib-heatmap tr[aria-current=true]")
     assert current.count() == 1 and current.get_attribute("data-row") == "2"
     masked = page.locator(".attnlib-attention-explorer td.attnlib-masked").first

@@ -12,15 +12,15 @@ function softmaxGrid(z, rows) {
       const [i, j] = at(a, b);
       max = Math.max(max, z[i][j]);
     }
-    let total = 0;
+    let total2 = 0;
     for (let b = 0; b < n; b++) {
       const [i, j] = at(a, b);
       out[i][j] = Math.exp(z[i][j] - max);
-      total += out[i][j];
+      total2 += out[i][j];
     }
     for (let b = 0; b < n; b++) {
       const [i, j] = at(a, b);
-      out[i][j] /= total;
+      out[i][j] /= total2;
     }
   }
   return out;
@@ -63,10 +63,14 @@ function attentionOf(data, state, setting = attentionSetting(data, state)) {
   const row = setting.weights[state.query];
   return { ...setting, row, context: blend(row, setting.values) };
 }
+function stepFits(data, step, n, index) {
+  if (data.steps) return index(step, data.steps.length);
+  return data.inputs ? index(step - 1, n * n) : true;
+}
 function fits(data, state) {
   const n = (data.tokens || []).length;
   const index = (v, size) => Number.isInteger(v) && v >= 0 && v < size;
-  return n > 0 && index(state.query, n) && index(state.step, Math.max(n * n, (data.steps || []).length)) && DIMS.includes(state.dim) && Number.isFinite(state.temperature) && state.temperature > 0 && index(state.head, (data.heads || [null]).length);
+  return n > 0 && index(state.query, n) && stepFits(data, state.step, n, index) && DIMS.includes(state.dim) && Number.isFinite(state.temperature) && state.temperature > 0 && index(state.head, (data.heads || [null]).length);
 }
 var ones = (sums) => sums.every((s) => Math.abs(s - 1) <= 1e-4);
 
@@ -81,8 +85,18 @@ function short(x) {
   const [whole, frac] = fixed(x).split(".");
   return `${whole}.${frac.replace(/0+$/, "").padEnd(2, "0")}`;
 }
+var SUPERSCRIPT = "\u2070\xB9\xB2\xB3\u2074\u2075\u2076\u2077\u2078\u2079";
+var SUBSCRIPT = "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089";
+var digits = (n, set) => String(n).replace(/\d/g, (d) => set[d]);
+function total(x) {
+  return Math.abs(x - 1) <= 1e-4 ? "1.0000" : fixed(x);
+}
 var SPECS = {
   f4: fixed,
+  // The book counts tokens from 1: Python's index 1 is x⁽²⁾, its weights α₂,ⱼ.
+  book: (i) => `\u207D${digits(i + 1, SUPERSCRIPT)}\u207E`,
+  sub: (i) => digits(i + 1, SUBSCRIPT),
+  sum: total,
   factor: (x) => x < 0 ? `(${short(x)})` : short(x),
   // Python's f"{x:g}" for the temperatures a slider gives: 1.0 -> "1", 0.30000000000000004 -> "0.3".
   g: (x) => String(Number(x.toPrecision(6))),
@@ -102,7 +116,7 @@ function compose(parts, fields, flags) {
   return parts.filter(([when]) => holds(when)).map(([, template]) => fill(template, fields)).join("");
 }
 function terms(texts, weights, tokens, vec) {
-  return weights.map((w, j) => fill(texts.term, { w, vec, token: tokens[j] })).join(texts.plus);
+  return weights.map((w, j) => fill(texts.term, { w, vec, j, token: tokens[j] })).join(texts.plus);
 }
 function products(texts, a, b) {
   return a.map((x, k) => fill(texts.product, { a: x, b: b[k] })).join(texts.plus);
@@ -272,11 +286,12 @@ var eq = mo("=");
 var VECTOR_SHOWN = 6;
 var PRODUCTS_SHOWN = 4;
 var PLAIN_BELOW = 1e5;
+var book = (i) => typeof i === "number" ? mn(String(i + 1)) : mi(i);
 function indexed(name, i, j) {
-  return msub(mi(name), mrow(mn(String(i)), mo(","), mn(String(j))));
+  return msub(mi(name), mrow(book(i), mo(","), book(j)));
 }
 function vectorOf(name, j) {
-  return msup(mi(name), mrow(mo("("), mi(String(j)), mo(")")));
+  return msup(mi(name), mrow(mo("("), book(j), mo(")")));
 }
 var number = (x) => mn(fixed(x));
 function shortened(items, shown, head) {
@@ -284,8 +299,8 @@ function shortened(items, shown, head) {
   return [...items.slice(0, head), null, ...items.slice(items.length - (shown - head - 1))];
 }
 function large(logTotal) {
-  const total = Math.exp(logTotal);
-  if (total < PLAIN_BELOW) return number(total);
+  const total2 = Math.exp(logTotal);
+  if (total2 < PLAIN_BELOW) return number(total2);
   const exponent = Math.floor(logTotal / Math.LN10);
   const mantissa = Math.exp(logTotal - exponent * Math.LN10);
   return mrow(mn(mantissa.toFixed(3)), mo("\xD7"), msup(mn("10"), mn(String(exponent))));
@@ -766,8 +781,8 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "
   const size = tokens.length ** 2;
   const slots = () => new Array(size).fill(null);
   parts.shown = { how: slots(), value: slots(), scale: slots() };
-  const digits = Math.max(widest.length, totals ? fixed(tokens.length).length : 0);
-  table.style.setProperty("--attnlib-digits", String(digits));
+  const digits2 = Math.max(widest.length, totals ? fixed(tokens.length).length : 0);
+  table.style.setProperty("--attnlib-digits", String(digits2));
   parts.limits = "";
   const scroller = make("div", "attnlib-heatmap-scroll");
   scroller.append(table);
@@ -827,9 +842,9 @@ function paintCell(parts, i, j, value, how, vmin, vmax) {
 }
 var SUM = { fill: "--attnlib-sum-fill", weight: "italic" };
 var SUM_ONE = { fill: ["--attnlib-paper", "rgba(0, 158, 115, 0.25)"], weight: "bold italic" };
-function paintSum(layer, td, total, k) {
-  const text = fixed(total);
-  const one = Math.abs(total - 1) <= 1e-4;
+function paintSum(layer, td, total2, k) {
+  const text = fixed(total2);
+  const one = Math.abs(total2 - 1) <= 1e-4;
   td.classList.toggle("attnlib-sum-one", one);
   return setLook(layer, k, { text, ...one ? SUM_ONE : SUM });
 }
@@ -1006,7 +1021,7 @@ function buildBlend(node, tokens, size, widest, texts) {
     return row;
   });
   const context2 = blendRow(size, "attnlib-context");
-  context2.labels = stacked(context2.th, tokens.map((token) => fill(texts.context, { token })));
+  context2.labels = stacked(context2.th, tokens.map((_, query) => fill(texts.context, { query })));
   context2.shown = -1;
   table.append(context2.tr);
   table.style.setProperty("--attnlib-digits", String(widest.length));
@@ -1046,6 +1061,7 @@ function paintText(node, text) {
 }
 
 // attnlib/widgets/static/src/views.js
+var WEIGHT_LIMITS = [0, 1];
 var prepared = /* @__PURE__ */ new WeakMap();
 function once(data, make2) {
   if (!prepared.has(data)) prepared.set(data, make2());
@@ -1064,28 +1080,27 @@ function perSetting(data, key, make2) {
 }
 function queryPanels(data, query, row, vec) {
   const texts = data.texts.panels;
-  const token = data.tokens[query];
-  const total = row.reduce((s, w) => s + w, 0);
+  const total2 = row.reduce((s, w) => s + w, 0);
   return {
     label: fill(texts.query, { query, token_repr: data.reprs[query] }),
-    bars: fill(texts.bars, { query, total }),
-    blend: fill(texts.blend, { token, vec }),
-    context: fill(texts.context, { token })
+    bars: fill(texts.bars, { query, total: total2 }),
+    blend: fill(texts.blend, { query, vec }),
+    context: fill(texts.context, { query })
   };
 }
 function announced(data, query, row) {
-  const total = row.reduce((s, w) => s + w, 0);
-  return { query, token_repr: data.reprs[query], row, total };
+  const total2 = row.reduce((s, w) => s + w, 0);
+  return { query, token_repr: data.reprs[query], row, total: total2 };
 }
 function queryView(data, { query }) {
   const { weights, limits } = once(data, () => {
     const grid = softmaxGrid(scoresOf(data.scores), true);
-    return { weights: grid, limits: extent(grid) };
+    return { weights: grid, limits: WEIGHT_LIMITS };
   });
   const texts = data.texts.query;
   const row = weights[query];
   const context2 = blend(row, data.values);
-  const fields = { token: data.tokens[query], terms: terms(data.texts.panels, row, data.tokens, "x"), context: context2 };
+  const fields = { query, terms: terms(data.texts.panels, row, data.tokens, "x"), context: context2 };
   return {
     weights,
     limits,
@@ -1102,7 +1117,7 @@ function softmaxView(data, { dim }) {
   const { both, sumsOf, limits } = once(data, () => {
     const grids = DIMS.map((d) => softmaxGrid(scoresOf(data.scores), d === -1));
     const sumsOf2 = grids.map((grid) => [rowSums(grid), colSums(grid)]);
-    return { both: grids, sumsOf: sumsOf2, limits: extent(...grids) };
+    return { both: grids, sumsOf: sumsOf2, limits: WEIGHT_LIMITS };
   });
   const texts = data.texts.softmax;
   const weights = both[DIMS.indexOf(dim)];
@@ -1123,13 +1138,13 @@ function loopView(data, { step }) {
   const texts = data.texts.loop;
   const { tokens, scores, inputs } = data;
   const n = tokens.length;
-  const [i, j] = [Math.floor(step / n), step % n];
+  const [i, j] = [Math.floor((step - 1) / n), (step - 1) % n];
   const fields = {
     i,
     j,
     token_i: tokens[i],
     token_j: tokens[j],
-    iteration: step + 1,
+    iteration: step,
     iterations: n * n,
     products: products(data.texts.panels, inputs[i], inputs[j]),
     score: scores[i][j]
@@ -1138,7 +1153,7 @@ function loopView(data, { step }) {
     scores,
     limits,
     at: [i, j],
-    filled: (a, b) => a * n + b <= step,
+    filled: (a, b) => a * n + b < step,
     caption: texts.caption,
     position: fill(texts.position, fields),
     code: fill(texts.code, fields),
@@ -1152,8 +1167,7 @@ function attentionView(data, state) {
     const grids = attentionSetting(data, state);
     return {
       ...grids,
-      // vmin = 0, not the smallest weight: a flat row looks flat and a sharp one bright.
-      limits: [0, Math.max(...grids.weights.flat())],
+      limits: WEIGHT_LIMITS,
       sums: [grids.rowSums, grids.colSums],
       how: (i, j) => grids.masked[i][j] ? "masked" : "plain"
     };
@@ -1196,9 +1210,9 @@ function attentionView(data, state) {
   };
 }
 function evenShare(n) {
-  let total = 0;
-  for (let i = 1; i < n; i += 1) total += 1 / (i + 1);
-  return n < 2 ? 0 : total / (n - 1);
+  let total2 = 0;
+  for (let i = 1; i < n; i += 1) total2 += 1 / (i + 1);
+  return n < 2 ? 0 : total2 / (n - 1);
 }
 function decoded(data) {
   return once(data, () => {
@@ -1237,13 +1251,13 @@ function trainingView(data, { step: snapshot, head, query }) {
     share,
     even: evenShare(n)
   };
-  const total = row.reduce((s, w) => s + w, 0);
+  const total2 = row.reduce((s, w) => s + w, 0);
   return {
     weights,
-    limits: [0, 1],
+    limits: WEIGHT_LIMITS,
     row,
     caption: fill(texts.caption, fields),
-    bars: fill(data.texts.panels.bars, { query, total }),
+    bars: fill(data.texts.panels.bars, { query, total: total2 }),
     formula: compose(texts.formula, fields, { first: query === 0 })
   };
 }
@@ -1408,12 +1422,13 @@ var NAMED = {
 };
 function spoken(data, state) {
   const n = data.tokens.length;
-  const [i, j] = [Math.floor(state.step / n), state.step % n];
+  const done = data.inputs ? state.step - 1 : state.step;
+  const [i, j] = [Math.floor(done / n), done % n];
   return {
     ...state,
     token: data.tokens[state.query] ?? "",
     last_head: (data.heads?.length ?? 1) - 1,
-    iteration: state.step + 1,
+    iteration: done + 1,
     snapshots: data.steps?.length ?? 0,
     iterations: n * n,
     i,
@@ -1475,7 +1490,7 @@ function render({ model, el }) {
       cell2 = FOLLOWS_QUERY.has(name) ? [query, query] : [0, 0];
       parts.heatmap.activate(...cell2);
       parts.heatmap.onCell = (i, j) => {
-        cell2 = [i, j];
+        cell2 = FOLLOWS_QUERY.has(name) ? [model.get("query"), j] : [i, j];
         drawMath();
       };
     }

@@ -80,6 +80,13 @@ export function attentionOf(data, state, setting = attentionSetting(data, state)
   return { ...setting, row, context: blend(row, setting.values) };
 }
 
+/** The step of the TrainingExplorer (a snapshot's index) or of the LoopStepper (an
+ * iteration, counted from 1 to n * n); the other kinds have none. */
+function stepFits(data, step, n, index) {
+  if (data.steps) return index(step, data.steps.length);
+  return data.inputs ? index(step - 1, n * n) : true;
+}
+
 /** Whether the controls' values fit the data (a kernel may set any value for a moment). */
 export function fits(data, state) {
   const n = (data.tokens || []).length;
@@ -87,7 +94,7 @@ export function fits(data, state) {
   return (
     n > 0 &&
     index(state.query, n) &&
-    index(state.step, Math.max(n * n, (data.steps || []).length)) &&
+    stepFits(data, state.step, n, index) &&
     DIMS.includes(state.dim) &&
     Number.isFinite(state.temperature) &&
     state.temperature > 0 &&

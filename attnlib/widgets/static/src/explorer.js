@@ -187,14 +187,16 @@ const NAMED = {
 };
 
 /** The fields of the controls' spoken values (TEXTS["controls"]). */
-function spoken(data, state) {
+export function spoken(data, state) {
   const n = data.tokens.length;
-  const [i, j] = [Math.floor(state.step / n), state.step % n];
+  // The LoopStepper's slider counts iterations from 1, as its line does.
+  const done = data.inputs ? state.step - 1 : state.step;
+  const [i, j] = [Math.floor(done / n), done % n];
   return {
     ...state,
     token: data.tokens[state.query] ?? "",
     last_head: (data.heads?.length ?? 1) - 1,
-    iteration: state.step + 1,
+    iteration: done + 1,
     snapshots: data.steps?.length ?? 0,
     iterations: n * n,
     i,
@@ -265,7 +267,9 @@ function render({ model, el }) {
       cell = FOLLOWS_QUERY.has(name) ? [query, query] : [0, 0];
       parts.heatmap.activate(...cell);
       parts.heatmap.onCell = (i, j) => {
-        cell = [i, j];
+        // A formula about the query stays in the query's row: another row's cell under the
+        // pointer names its column only (its own details are in the details line).
+        cell = FOLLOWS_QUERY.has(name) ? [model.get("query"), j] : [i, j];
         drawMath();
       };
     }

@@ -23,14 +23,17 @@ const PRODUCTS_SHOWN = 4;
 // Larger sums of exponentials are written as m × 10^e.
 const PLAIN_BELOW = 1e5;
 
-/** ω_{i,j}: a symbol with two indices. */
+/** The book's number of Python's index `i` (x⁽¹⁾ is inputs[0]); a letter index stays. */
+const book = (i) => (typeof i === "number" ? mn(String(i + 1)) : mi(i));
+
+/** ω_{i,j}: a symbol with two indices, each Python's index written as the book counts. */
 function indexed(name, i, j) {
-  return msub(mi(name), mrow(mn(String(i)), mo(","), mn(String(j))));
+  return msub(mi(name), mrow(book(i), mo(","), book(j)));
 }
 
-/** x^{(j)}: a token's vector. */
+/** x^{(j)}: a token's vector, the book's number of Python's index `j` (or a letter). */
 function vectorOf(name, j) {
-  return msup(mi(name), mrow(mo("("), mi(String(j)), mo(")")));
+  return msup(mi(name), mrow(mo("("), book(j), mo(")")));
 }
 
 /** A number as the explorers print it (four decimals, zero never signed). */
