@@ -32,6 +32,7 @@ from attnlib.widgets import (
     _text,
     attention_view,
 )
+from attnlib.widgets.attention_view import DROPOUT_DRAWS, DROPOUT_RATES, dropout_fields
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tests" / "frontend_views.mjs"
@@ -202,12 +203,17 @@ def _cases(rng: random.Random) -> tuple[list[dict], list[list[dict]]]:
                 "causal": rng.random() < 0.5,
                 "temperature": rng.choice(temperatures),
                 "head": rng.randrange(heads),
+                # Dropout off half the time, else one of the rates and draws.
+                "dropout_index": rng.choice((0, rng.randrange(1, len(DROPOUT_RATES)))),
+                "draw": rng.randrange(DROPOUT_DRAWS),
             }
             v = attention_view(
                 explorer.inputs,
                 explorer.tokens,
                 projections=explorer.projections,
-                **{k: state[k] for k in ("query", "dim", "causal", "temperature", "head")},
+                **{k: state[k] for k in ("query", "dim", "causal", "temperature", "head", "draw")},
+                dropout=DROPOUT_RATES[state["dropout_index"]],
+                seed=explorer._seed,
             )
             pairs.append(
                 (
@@ -224,8 +230,11 @@ def _cases(rng: random.Random) -> tuple[list[dict], list[list[dict]]]:
                         "announce": _announce(
                             "attention",
                             v,
-                            {"many": heads > 1, "causal": state["causal"]},
+                            {"many": heads > 1, "causal": state["causal"], "drop": v.dropout > 0},
                             head=state["head"],
+                            **dropout_fields(
+                                v.dropout, v.draw, v.seed, v.dropped, v.query, v.weights.sum()
+                            ),
                         ),
                     },
                 )
@@ -317,7 +326,8 @@ def _total(logits: torch.Tensor) -> tuple[float, float]:
     """Σ e^v over the finite ``logits`` as the formula writes it, and the tolerance."""
     total = torch.exp(logits[torch.isfinite(logits)].double()).sum().item()
     if total < PLAIN_BELOW:
-        return total, TOLERANCE
+        # The Python view's scores are float32: a sum in the hundreds differs in its 4th decimal.
+        return total, max(TOLERANCE, 2e-6 * total)
     exponent = int(torch.floor(torch.log10(torch.tensor(total, dtype=torch.float64))).item())
     return total / 10**exponent, 1.01e-3
 
@@ -391,13 +401,17 @@ def _math_cases(rng: random.Random) -> tuple[list[dict], list[list[list]]]:
                 "causal": rng.random() < 0.5,
                 "temperature": rng.choice((0.1, 0.5, 1.0, 2.3, 5.0)),
                 "head": rng.randrange(heads),
+                "dropout_index": rng.choice((0, rng.randrange(1, len(DROPOUT_RATES)))),
+                "draw": rng.randrange(DROPOUT_DRAWS),
             }
             i, j = state["query"], rng.randrange(n)
             v = attention_view(
                 explorer.inputs,
                 explorer.tokens,
                 projections=explorer.projections,
-                **{k: state[k] for k in ("query", "dim", "causal", "temperature", "head")},
+                **{k: state[k] for k in ("query", "dim", "causal", "temperature", "head", "draw")},
+                dropout=DROPOUT_RATES[state["dropout_index"]],
+                seed=explorer._seed,
             )
             lines = []
             scaled = v.scale != 1 or state["temperature"] != 1
@@ -408,7 +422,11 @@ def _math_cases(rng: random.Random) -> tuple[list[dict], list[list[list]]]:
                     [(v.attn_scores[i, j].item(), TOLERANCE), *shown_t]
                     + [(v.scaled_scores[i, j].item(), TOLERANCE)]
                 )
-            lines.append(_weight_numbers(v.scaled_scores, v.attn_weights, i, j, state["dim"]))
+            lines.append(_weight_numbers(v.scaled_scores, v.softmax_weights, i, j, state["dim"]))
+            if v.dropout > 0 and not v.masked[i, j]:
+                # After dropout: α · 1/(1 − p) = the weight, or α → 0 where dropped (no decimal).
+                kept = [(v.dropout, TOLERANCE), (v.attn_weights[i, j].item(), TOLERANCE)]
+                lines.append([] if v.dropped[i, j] else kept)
             lines.append(_vector_numbers(v.context))
             states.append({**state, "cell": [i, j]})
             wants.append(lines)

@@ -102,6 +102,14 @@ TEXTS: dict[str, dict[str, Any]] = {
             "α{i:sub},{j:sub} = attn_weights[{i}, {j}] = {value:f4}: query x{i:book} ({token_i}) "
             "on x{j:book} ({token_j}), the softmax along dim={dim} of the score {score:f4}"
         ),
+        "cell_dropped": (
+            "α{i:sub},{j:sub} = attn_weights[{i}, {j}] = 0: dropped by dropout "
+            "(the softmax gave it {before:f4})"
+        ),
+        "cell_kept": (
+            "α{i:sub},{j:sub} = attn_weights[{i}, {j}] = {value:f4}: kept by dropout, the "
+            "softmax's {before:f4} × 1/(1 − {dropout:g})"
+        ),
         "cell_masked": (
             "α{i:sub},{j:sub} = attn_weights[{i}, {j}] = 0: masked "
             "(x{j:book} comes after the query x{i:book})"
@@ -114,6 +122,16 @@ TEXTS: dict[str, dict[str, Any]] = {
         # The formula as math: a region of its own, scrolled sideways on a narrow screen.
         "math": "formula of the cell in view",
         "math_masked": "(masked: its score is −∞)",
+        # The dropout bar of the AttentionExplorer: its button and what it says.
+        "resample": "resample",
+        "resample_label": "resample dropout: the next of {draws} draws",
+        "dropout_off": "dropout off: no weight dropped (choose a rate to drop some)",
+        "dropout_on": (
+            "draw {draw_n} of {draws}, torch.manual_seed({draw_seed}): dropped weights show "
+            "0 on grey; the rest are multiplied by 1/(1 − {dropout:g}) = {keep_scale:f4}"
+        ),
+        "dropped": "dropped",
+        "after_dropout": "after dropout:",
         # The summary of the formula in words and code, folded under the formula as math.
         "formula_text": "the same in words and code",
     },
@@ -198,6 +216,7 @@ TEXTS: dict[str, dict[str, Any]] = {
             ("", "attn_scores[{query}] = {scores:vec}\n"),
             ("changed", "into softmax: {scaled:vec}\n"),
             ("", "z{query:book} = {terms} = {context:vec}\n"),
+            ("drop", "before dropout, "),
             ("rows", "every row sums to 1"),
             ("rows causal", "; masked weights are 0"),
             ("rows !cols_one", "; the columns do not ({col_sums:span})"),
@@ -205,12 +224,23 @@ TEXTS: dict[str, dict[str, Any]] = {
             ("!rows !rows_one", "; row {query} (query x{query:book}) sums to {row_sum:f4}, "),
             ("!rows !rows_one", "so z{query:book} is not a weighted "),
             ("!rows !rows_one", "average (use dim=-1 for that)"),
+            ("drop", "\ndropout {dropout:g}, draw {draw_n} of {draws} "),
+            (
+                "drop",
+                "(torch.manual_seed({draw_seed})): {dropped} of the {cells} weights set to 0 ",
+            ),
+            (
+                "drop",
+                "({row_dropped} in row {query}), the rest multiplied by 1/(1 − {dropout:g}) = ",
+            ),
+            ("drop", "{keep_scale:f4}; row {query} now sums to {drop_sum:f4}"),
         ],
         "announce": [
             ("", "query {token_repr}, x{query:book}, inputs[{query}]"),
             ("many", ", head {head}"),
             ("", ": weights {row:row}; sum {row_sum:f2}"),
             ("causal", "; later tokens masked"),
+            ("drop", "; dropout {dropout:g}: {row_dropped} of this row's weights dropped"),
         ],
     },
     "training": {

@@ -201,7 +201,8 @@ def attention_figure(view: AttentionView) -> Figure:
     title = f"{where}dim={view.dim}, temperature {view.temperature:g}{causal}"
     limits = WEIGHT_LIMITS
     fig = _with_bars(view.attn_weights, view.tokens, view.weights, view.query, title, limits)
-    _headline(fig, view.text.splitlines()[-2])
+    # The context vector's line (z⁽ⁱ⁾ = ...), wherever the settings put it.
+    _headline(fig, next(line for line in view.text.splitlines() if line.startswith("z")))
     return _settled(fig)
 
 

@@ -48,16 +48,39 @@ function attentionSetting(data, state) {
   const factor = data.scale / state.temperature;
   const masked = scores.map((row, i) => row.map((_, j) => state.causal && j > i));
   const scaled = scores.map((row, i) => row.map((s, j) => masked[i][j] ? -Infinity : s * factor));
-  const weights = softmaxGrid(scaled, state.dim === -1);
+  const softmax = softmaxGrid(scaled, state.dim === -1);
+  const rate = dropoutRate(data, state);
+  let weights = softmax;
+  let dropped = null;
+  if (rate > 0) {
+    const keep = keptCells(data.dropout.keep[state.dropout_index - 1][state.draw][state.head], scores.length);
+    dropped = keep.map((row) => row.map((k) => !k));
+    weights = softmax.map((row, i) => row.map((w, j) => keep[i][j] ? w / (1 - rate) : 0));
+  }
   return {
     scores,
     scaled,
     masked,
+    softmax,
+    dropped,
+    rate,
     weights,
     values,
     rowSums: rowSums(weights),
-    colSums: colSums(weights)
+    colSums: colSums(weights),
+    softRowSums: rowSums(softmax),
+    softColSums: colSums(softmax)
   };
+}
+function dropoutRate(data, state) {
+  return data.dropout ? data.dropout.rates[state.dropout_index ?? 0] : 0;
+}
+function keptCells(bits, n) {
+  const bytes = Uint8Array.from(atob(bits), (c) => c.charCodeAt(0));
+  return Array.from(
+    { length: n },
+    (_, i) => Array.from({ length: n }, (_2, j) => (bytes[i * n + j >> 3] >> (i * n + j & 7) & 1) === 1)
+  );
 }
 function attentionOf(data, state, setting = attentionSetting(data, state)) {
   const row = setting.weights[state.query];
@@ -70,7 +93,7 @@ function stepFits(data, step, n, index) {
 function fits(data, state) {
   const n = (data.tokens || []).length;
   const index = (v, size) => Number.isInteger(v) && v >= 0 && v < size;
-  return n > 0 && index(state.query, n) && stepFits(data, state.step, n, index) && DIMS.includes(state.dim) && Number.isFinite(state.temperature) && state.temperature > 0 && index(state.head, (data.heads || [null]).length);
+  return n > 0 && index(state.query, n) && stepFits(data, state.step, n, index) && DIMS.includes(state.dim) && Number.isFinite(state.temperature) && state.temperature > 0 && index(state.head, (data.heads || [null]).length) && (!data.dropout || index(state.dropout_index ?? 0, data.dropout.rates.length) && index(state.draw ?? 0, data.dropout.draws));
 }
 var ones = (sums) => sums.every((s) => Math.abs(s - 1) <= 1e-4);
 
@@ -355,6 +378,13 @@ function contextLine(query, context2, vec) {
     mrow(mo("["), ...items, mo("]"))
   );
 }
+function dropoutLine(view, [i, j], texts) {
+  const alpha = indexed("\u03B1", i, j);
+  const label = mtext(`${texts.after_dropout} `);
+  if (view.dropped[i][j]) return mrow(label, alpha, mo("\u2192"), mn("0"), mtext(` (${texts.dropped})`));
+  const scale = mfrac(mn("1"), mrow(mn("1"), mo("\u2212"), mn(SPECS.g(view.rate))));
+  return mrow(label, alpha, mo("\xB7"), scale, eq, number(view.weights[i][j]));
+}
 function scoreLine(inputs, [i, j], score) {
   const pairs = shortened(
     inputs[i].map((a, k) => [a, inputs[j][k]]),
@@ -405,7 +435,8 @@ function mathView(kind, data, view, state, cell2) {
       lines.push(scaledLine(view, [i, j], state.temperature, view.context.length, many));
     }
     const name = scaled ? "s" : "\u03C9";
-    lines.push(weightLine(view.scaled, view.weights, [i, j], state.dim, name, texts));
+    lines.push(weightLine(view.scaled, view.softmax ?? view.weights, [i, j], state.dim, name, texts));
+    if (view.rate > 0 && !view.masked[i][j]) lines.push(dropoutLine(view, [i, j], texts));
     lines.push(contextLine(state.query, view.context, many ? "v" : "x"));
     return lines;
   }
@@ -776,6 +807,7 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "
   if (totals) table.append(sumsRow(tokens, parts, texts));
   parts.legend = legend(label);
   parts.masked = texts.masked;
+  parts.dropped = texts.dropped;
   parts.row = -1;
   parts.at = null;
   const size = tokens.length ** 2;
@@ -827,15 +859,17 @@ function paintCell(parts, i, j, value, how, vmin, vmax) {
   shown.scale[k] = parts.scale;
   const td = parts.cells[i][j];
   if (was === "masked" !== (how === "masked")) td.classList.toggle("attnlib-masked");
+  if (was === "dropped" !== (how === "dropped")) td.classList.toggle("attnlib-dropped");
   if (was === "blank" !== (how === "blank")) {
     if (how === "blank") td.dataset.empty = "1";
     else delete td.dataset.empty;
   }
   if (how === "blank") return setLook(parts.layer, k, null);
   const text = fixed(value);
-  if (how === "masked") {
+  if (how === "masked" || how === "dropped") {
     const look = { text, fill: "--attnlib-masked-fill", ink: "--attnlib-masked-ink" };
-    return setLook(parts.layer, k, { ...look, weight: "italic" }, `${text} ${parts.masked}`);
+    const word = how === "masked" ? parts.masked : parts.dropped;
+    return setLook(parts.layer, k, { ...look, weight: "italic" }, `${text} ${word}`);
   }
   const { background, color: color2 } = LEVEL_COLORS[levelOf(value, vmin, vmax)];
   return setLook(parts.layer, k, { text, fill: background, ink: color2 });
@@ -1161,15 +1195,33 @@ function loopView(data, { step }) {
     announce: compose(texts.announce, fields, {})
   };
 }
+function dropoutFields(data, state, view) {
+  const count = (rows) => rows.reduce((s, row) => s + row.filter(Boolean).length, 0);
+  const dropped = view.dropped ?? [];
+  const n = data.tokens.length;
+  return {
+    dropout: view.rate,
+    draw_n: (state.draw ?? 0) + 1,
+    draws: data.dropout?.draws ?? 0,
+    draw_seed: (data.dropout?.seed ?? 0) + (state.draw ?? 0),
+    dropped: count(dropped),
+    cells: n * n,
+    row_dropped: count(dropped.slice(state.query, state.query + 1)),
+    keep_scale: 1 / (1 - view.rate),
+    drop_sum: view.rowSums[state.query]
+  };
+}
 function attentionView(data, state) {
   const { query, dim, causal, temperature, head } = state;
-  const setting = perSetting(data, `${head} ${dim} ${causal} ${temperature}`, () => {
+  const key = `${head} ${dim} ${causal} ${temperature} ${state.dropout_index} ${state.draw}`;
+  const setting = perSetting(data, key, () => {
     const grids = attentionSetting(data, state);
+    const { masked, dropped } = grids;
     return {
       ...grids,
       limits: WEIGHT_LIMITS,
       sums: [grids.rowSums, grids.colSums],
-      how: (i, j) => grids.masked[i][j] ? "masked" : "plain"
+      how: (i, j) => masked[i][j] ? "masked" : dropped && dropped[i][j] ? "dropped" : "plain"
     };
   });
   const view = attentionOf(data, state, setting);
@@ -1189,8 +1241,10 @@ function attentionView(data, state) {
     scaled: view.scaled[query],
     terms: terms(data.texts.panels, view.row, data.tokens, vec),
     context: view.context,
-    row_sum: view.rowSums[query],
-    col_sums: view.colSums
+    // The sums said to be 1 are the softmax's, before dropout.
+    row_sum: view.softRowSums[query],
+    col_sums: view.softColSums,
+    ...dropoutFields(data, state, view)
   };
   const flags = {
     rows: dim === -1,
@@ -1198,14 +1252,16 @@ function attentionView(data, state) {
     many,
     // Temperature as shown: a slider's 1.0000000000000002 is 1 and changes nothing.
     changed: data.scale !== 1 || SPECS.g(temperature) !== "1" || causal,
-    rows_one: ones(view.rowSums),
-    cols_one: ones(view.colSums)
+    rows_one: ones(view.softRowSums),
+    cols_one: ones(view.softColSums),
+    drop: view.rate > 0
   };
   return {
     ...view,
     caption: compose(texts.caption, fields, flags),
     formula: compose(texts.formula, fields, flags),
-    announce: compose(texts.announce, { ...fields, row: view.row }, flags),
+    // Spoken: the weights shown (after dropout, if any) and their sum.
+    announce: compose(texts.announce, { ...fields, row: view.row, row_sum: view.rowSums[query] }, flags),
     panels: queryPanels(data, query, view.row, vec)
   };
 }
@@ -1270,13 +1326,27 @@ var VIEWS = {
 };
 
 // attnlib/widgets/static/src/explorer.js
-function weightCell(data, weights, scores, dim, masked) {
+function weightCell(data, weights, scores, dim, masked, drop = null) {
   const texts = data.texts.panels;
   return (i, j) => {
     const fields = { i, j, token_i: data.tokens[i], token_j: data.tokens[j], dim };
     if (masked && masked[i][j]) return fill(texts.cell_masked, fields);
+    if (drop && drop.rate > 0) {
+      const before = drop.softmax[i][j];
+      const cellText = drop.dropped[i][j] ? texts.cell_dropped : texts.cell_kept;
+      return fill(cellText, { ...fields, value: weights[i][j], before, dropout: drop.rate });
+    }
     return fill(texts.cell_weight, { ...fields, value: weights[i][j], score: scores[i][j] });
   };
+}
+function dropoutBar(root, texts) {
+  const bar = make("div", "attnlib-dropout");
+  const button = make("button", "attnlib-resample", texts.resample);
+  button.type = "button";
+  const line = make("span", "attnlib-dropout-line");
+  bar.append(button, line);
+  root.append(bar);
+  return { bar, button, line };
 }
 function mathBox(texts) {
   const math = make("div", "attnlib-math");
@@ -1374,13 +1444,17 @@ var LOOP = {
   }
 };
 var ATTENTION = {
-  build: (root, data) => queryLayout(
-    root,
-    data,
-    data.texts.attention.legend,
-    true,
-    data.heads.flatMap((h) => h.values)
-  ),
+  build(root, data) {
+    const parts = queryLayout(
+      root,
+      data,
+      data.texts.attention.legend,
+      true,
+      data.heads.flatMap((h) => h.values)
+    );
+    if (data.dropout) parts.dropout = dropoutBar(parts.token.parentElement, data.texts.panels);
+    return parts;
+  },
   draw(parts, data, view, state) {
     const { query } = state;
     const [vmin, vmax] = view.limits;
@@ -1388,11 +1462,21 @@ var ATTENTION = {
     const options = { vmin, vmax, how, row: query, sums, caption: view.caption };
     paintHeatmap(parts.heatmap, view.weights, options);
     const { dim } = state;
-    parts.heatmap.describe = weightCell(data, view.weights, view.scaled, dim, view.masked);
+    parts.heatmap.describe = weightCell(data, view.weights, view.scaled, dim, view.masked, view);
     drawQueryPanels(parts, data, query, view);
     paintText(parts.formula, view.formula);
+    if (parts.dropout) paintDropout(parts.dropout, data, view, state);
   }
 };
+function paintDropout(bar, data, view, state) {
+  const texts = data.texts.panels;
+  const on = view.rate > 0;
+  const fields = dropoutFields(data, state, view);
+  if (bar.button.disabled === on) bar.button.disabled = !on;
+  const label = fill(texts.resample_label, fields);
+  if (bar.button.getAttribute("aria-label") !== label) bar.button.setAttribute("aria-label", label);
+  paintText(bar.line, on ? fill(texts.dropout_on, fields) : texts.dropout_off);
+}
 var TRAINING = {
   build(root, data) {
     const row = make("div", "attnlib-row");
@@ -1437,7 +1521,7 @@ function spoken(data, state) {
     token_j: data.tokens[j] ?? ""
   };
 }
-var CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step"];
+var CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step", "dropout_index", "draw"];
 function stateOf(model) {
   return {
     query: model.get("query"),
@@ -1445,7 +1529,9 @@ function stateOf(model) {
     causal: model.get("causal"),
     temperature: model.get("temperature"),
     head: model.get("head"),
-    step: model.get("step")
+    step: model.get("step"),
+    dropout_index: model.get("dropout_index") ?? 0,
+    draw: model.get("draw") ?? 0
   };
 }
 var FOLLOWS_QUERY = /* @__PURE__ */ new Set(["query", "attention"]);
@@ -1485,6 +1571,12 @@ function render({ model, el }) {
     parts = data && data.tokens ? kind.build(root, data) : null;
     const texts = () => ({ ...data.texts.controls, ...data.texts[name]?.controls ?? {} });
     controls = parts ? watchControls(el, root, NAMED[name](data), texts) : null;
+    if (parts?.dropout) {
+      parts.dropout.button.addEventListener("click", () => {
+        model.set("draw", ((model.get("draw") ?? 0) + 1) % data.dropout.draws);
+        model.save_changes();
+      });
+    }
     if (parts) {
       const query = Math.min(Math.max(model.get("query"), 0), data.tokens.length - 1);
       cell2 = FOLLOWS_QUERY.has(name) ? [query, query] : [0, 0];
@@ -1507,5 +1599,6 @@ function render({ model, el }) {
 }
 var explorer_default = { render };
 export {
-  explorer_default as default
+  explorer_default as default,
+  spoken
 };

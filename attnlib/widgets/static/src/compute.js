@@ -62,16 +62,44 @@ export function attentionSetting(data, state) {
   const factor = data.scale / state.temperature;
   const masked = scores.map((row, i) => row.map((_, j) => state.causal && j > i));
   const scaled = scores.map((row, i) => row.map((s, j) => (masked[i][j] ? -Infinity : s * factor)));
-  const weights = softmaxGrid(scaled, state.dim === -1);
+  const softmax = softmaxGrid(scaled, state.dim === -1);
+  const rate = dropoutRate(data, state);
+  let weights = softmax;
+  let dropped = null;
+  if (rate > 0) {
+    // Dropout as CausalAttention's nn.Dropout draws it (the kernel sent its masks): a
+    // dropped weight is 0, a kept one is scaled by 1 / (1 - rate).
+    const keep = keptCells(data.dropout.keep[state.dropout_index - 1][state.draw][state.head], scores.length);
+    dropped = keep.map((row) => row.map((k) => !k));
+    weights = softmax.map((row, i) => row.map((w, j) => (keep[i][j] ? w / (1 - rate) : 0)));
+  }
   return {
     scores,
     scaled,
     masked,
+    softmax,
+    dropped,
+    rate,
     weights,
     values,
     rowSums: rowSums(weights),
     colSums: colSums(weights),
+    softRowSums: rowSums(softmax),
+    softColSums: colSums(softmax),
   };
+}
+
+/** The dropout rate of the controls' values (0 where the data has no dropout). */
+export function dropoutRate(data, state) {
+  return data.dropout ? data.dropout.rates[state.dropout_index ?? 0] : 0;
+}
+
+/** An n x n grid of booleans from base64 bits (cell i * n + j, least significant bit first). */
+export function keptCells(bits, n) {
+  const bytes = Uint8Array.from(atob(bits), (c) => c.charCodeAt(0));
+  return Array.from({ length: n }, (_, i) =>
+    Array.from({ length: n }, (_, j) => ((bytes[(i * n + j) >> 3] >> ((i * n + j) & 7)) & 1) === 1),
+  );
 }
 
 /** The AttentionExplorer's view of `data` under the controls' values `state`. */
@@ -98,7 +126,10 @@ export function fits(data, state) {
     DIMS.includes(state.dim) &&
     Number.isFinite(state.temperature) &&
     state.temperature > 0 &&
-    index(state.head, (data.heads || [null]).length)
+    index(state.head, (data.heads || [null]).length) &&
+    (!data.dropout ||
+      (index(state.dropout_index ?? 0, data.dropout.rates.length) &&
+        index(state.draw ?? 0, data.dropout.draws)))
   );
 }
 

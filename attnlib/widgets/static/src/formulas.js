@@ -116,6 +116,15 @@ function contextLine(query, context, vec) {
   );
 }
 
+/** After dropout: α_{ij} · 1/(1 − p) = weight, or α_{ij} → 0 where dropped. */
+function dropoutLine(view, [i, j], texts) {
+  const alpha = indexed("α", i, j);
+  const label = mtext(`${texts.after_dropout} `);
+  if (view.dropped[i][j]) return mrow(label, alpha, mo("→"), mn("0"), mtext(` (${texts.dropped})`));
+  const scale = mfrac(mn("1"), mrow(mn("1"), mo("−"), mn(SPECS.g(view.rate))));
+  return mrow(label, alpha, mo("·"), scale, eq, number(view.weights[i][j]));
+}
+
 /** ω_{ij} = x^{(i)} · x^{(j)} = a_1 b_1 + ... = score: a dot product, term by term. */
 function scoreLine(inputs, [i, j], score) {
   const pairs = shortened(
@@ -173,7 +182,9 @@ export function mathView(kind, data, view, state, cell) {
       lines.push(scaledLine(view, [i, j], state.temperature, view.context.length, many));
     }
     const name = scaled ? "s" : "ω";
-    lines.push(weightLine(view.scaled, view.weights, [i, j], state.dim, name, texts));
+    // The softmax's weight; then, with dropout, what dropout made of it.
+    lines.push(weightLine(view.scaled, view.softmax ?? view.weights, [i, j], state.dim, name, texts));
+    if (view.rate > 0 && !view.masked[i][j]) lines.push(dropoutLine(view, [i, j], texts));
     lines.push(contextLine(state.query, view.context, many ? "v" : "x"));
     return lines;
   }

@@ -163,6 +163,7 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false, wid
   if (totals) table.append(sumsRow(tokens, parts, texts));
   parts.legend = legend(label);
   parts.masked = texts.masked;
+  parts.dropped = texts.dropped;
   parts.row = -1;
   parts.at = null;
   // What each cell (index i * n + j) shows now: a repaint writes only the differences.
@@ -225,16 +226,18 @@ function paintCell(parts, i, j, value, how, vmin, vmax) {
   shown.scale[k] = parts.scale;
   const td = parts.cells[i][j];
   if ((was === "masked") !== (how === "masked")) td.classList.toggle("attnlib-masked");
+  if ((was === "dropped") !== (how === "dropped")) td.classList.toggle("attnlib-dropped");
   if ((was === "blank") !== (how === "blank")) {
     if (how === "blank") td.dataset.empty = "1";
     else delete td.dataset.empty;
   }
   if (how === "blank") return setLook(parts.layer, k, null);
   const text = fixed(value);
-  if (how === "masked") {
+  if (how === "masked" || how === "dropped") {
     const look = { text, fill: "--attnlib-masked-fill", ink: "--attnlib-masked-ink" };
-    // Read as masked, not as a weight of 0.0000: its number, then the word.
-    return setLook(parts.layer, k, { ...look, weight: "italic" }, `${text} ${parts.masked}`);
+    // Read as masked (or dropped), not as a weight of 0.0000: its number, then the word.
+    const word = how === "masked" ? parts.masked : parts.dropped;
+    return setLook(parts.layer, k, { ...look, weight: "italic" }, `${text} ${word}`);
   }
   const { background, color } = LEVEL_COLORS[levelOf(value, vmin, vmax)];
   return setLook(parts.layer, k, { text, fill: background, ink: color });

@@ -136,16 +136,36 @@ export function loopView(data, { step }) {
   };
 }
 
-/** AttentionExplorer: a head's weights under mask, axis and temperature (attention_view). */
+/** The fields of the dropout line (attention_view.dropout_fields). */
+export function dropoutFields(data, state, view) {
+  const count = (rows) => rows.reduce((s, row) => s + row.filter(Boolean).length, 0);
+  const dropped = view.dropped ?? [];
+  const n = data.tokens.length;
+  return {
+    dropout: view.rate,
+    draw_n: (state.draw ?? 0) + 1,
+    draws: data.dropout?.draws ?? 0,
+    draw_seed: (data.dropout?.seed ?? 0) + (state.draw ?? 0),
+    dropped: count(dropped),
+    cells: n * n,
+    row_dropped: count(dropped.slice(state.query, state.query + 1)),
+    keep_scale: 1 / (1 - view.rate),
+    drop_sum: view.rowSums[state.query],
+  };
+}
+
+/** AttentionExplorer: a head's weights under mask, axis, temperature and dropout (attention_view). */
 export function attentionView(data, state) {
   const { query, dim, causal, temperature, head } = state;
-  const setting = perSetting(data, `${head} ${dim} ${causal} ${temperature}`, () => {
+  const key = `${head} ${dim} ${causal} ${temperature} ${state.dropout_index} ${state.draw}`;
+  const setting = perSetting(data, key, () => {
     const grids = attentionSetting(data, state);
+    const { masked, dropped } = grids;
     return {
       ...grids,
       limits: WEIGHT_LIMITS,
       sums: [grids.rowSums, grids.colSums],
-      how: (i, j) => (grids.masked[i][j] ? "masked" : "plain"),
+      how: (i, j) => (masked[i][j] ? "masked" : dropped && dropped[i][j] ? "dropped" : "plain"),
     };
   });
   const view = attentionOf(data, state, setting);
@@ -165,8 +185,10 @@ export function attentionView(data, state) {
     scaled: view.scaled[query],
     terms: terms(data.texts.panels, view.row, data.tokens, vec),
     context: view.context,
-    row_sum: view.rowSums[query],
-    col_sums: view.colSums,
+    // The sums said to be 1 are the softmax's, before dropout.
+    row_sum: view.softRowSums[query],
+    col_sums: view.softColSums,
+    ...dropoutFields(data, state, view),
   };
   const flags = {
     rows: dim === -1,
@@ -174,14 +196,16 @@ export function attentionView(data, state) {
     many,
     // Temperature as shown: a slider's 1.0000000000000002 is 1 and changes nothing.
     changed: data.scale !== 1 || SPECS.g(temperature) !== "1" || causal,
-    rows_one: ones(view.rowSums),
-    cols_one: ones(view.colSums),
+    rows_one: ones(view.softRowSums),
+    cols_one: ones(view.softColSums),
+    drop: view.rate > 0,
   };
   return {
     ...view,
     caption: compose(texts.caption, fields, flags),
     formula: compose(texts.formula, fields, flags),
-    announce: compose(texts.announce, { ...fields, row: view.row }, flags),
+    // Spoken: the weights shown (after dropout, if any) and their sum.
+    announce: compose(texts.announce, { ...fields, row: view.row, row_sum: view.rowSums[query] }, flags),
     panels: queryPanels(data, query, view.row, vec),
   };
 }
