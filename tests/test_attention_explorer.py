@@ -159,12 +159,15 @@ def test_a_bad_sentence_names_the_sentence_and_keeps_the_last_good_one(sentence,
     explorer.sentence.value = sentence
     assert explorer.view.tokens == TOKENS and explorer.query.value == 2
     assert str(explorer.last_error).startswith("sentence:")
-    assert re.search(message, explorer.status.value), explorer.status.value
-    assert "attnlib-error" in explorer.status.value and "Error" not in explorer.status.value
+    # Said right under the sentence box, not in the status line under the drawing.
+    said = explorer.sentence_status.value
+    assert re.search(message, said), said
+    assert "attnlib-error" in said and "Error" not in said
+    assert explorer.status.value == ""
     explorer.query.value = 3  # another control moving leaves the sentence's error up
-    assert "sentence:" in explorer.status.value
+    assert "sentence:" in explorer.sentence_status.value
     explorer.sentence.value = "all good now"  # fixing it clears it
-    assert explorer.status.value == "" and explorer.last_error is None
+    assert explorer.sentence_status.value == "" and explorer.last_error is None
     assert explorer.view.tokens == ("all", "good", "now")
 
 

@@ -34,13 +34,13 @@ EXPLORERS = [
     pytest.param(
         AttentionExplorer,
         {},
-        ("sentence", "query", "dim", "causal", "temperature"),
+        ("sentence", "query", "dim", "causal", "temperature", "dropout"),
         id="attention-explorer",
     ),
     pytest.param(
         AttentionExplorer,
         {"num_heads": 2},
-        ("sentence", "query", "dim", "causal", "temperature", "head"),
+        ("sentence", "query", "dim", "causal", "temperature", "dropout", "head"),
         id="attention-explorer-heads",
     ),
 ]
@@ -240,7 +240,9 @@ class ExplorerMachine(RuleBasedStateMachine):
     @invariant()
     def status_names_the_control_at_fault(self):
         for which, spec in self.specs.items():
-            status = spec.explorer.status.value
+            # A sentence's error is said under its box, the others' under the drawing.
+            beside = getattr(spec.explorer, "sentence_status", None)
+            status = spec.explorer.status.value + (beside.value if beside else "")
             assert not RAW.search(status), (which, status)
             if spec.refused:
                 assert f"{spec.refused}:" in status, (which, spec.refused, status)

@@ -34,9 +34,8 @@ MATH_JOURNEY = "z ( 2 ) = ∑ j α 2 , j x ( j ) = [ 0.4419 , 0.6515 , 0.5683 ]"
 
 SCRIPT = """
 import { readFileSync } from "node:fs";
-import { VIEWS } from "SRC/views.js";
+import { VIEWS, spoken } from "SRC/views.js";
 import { mathText, mathView } from "SRC/formulas.js";
-import { spoken } from "SRC/explorer.js";
 import { fill } from "SRC/format.js";
 const cases = JSON.parse(readFileSync(0, "utf8"));
 const out = cases.map(({ kind, data, state, cell }) => {

@@ -127,8 +127,8 @@ class AttentionExplorer(Explorer):
 
     ``view``: an :class:`~attnlib.widgets.attention_view.AttentionView`; ``module``:
     the MultiHeadAttention or ``None``. A bad sentence shows its error in
-    ``status`` (and ``last_error``) while the last good sentence stays shown; bad
-    constructor arguments raise ``ValueError``.
+    ``sentence_status``, right under the box (and ``last_error``), while the last good
+    sentence stays shown; bad constructor arguments raise ``ValueError``.
     """
 
     _css_class = "attnlib-attention-explorer"
@@ -171,7 +171,12 @@ class AttentionExplorer(Explorer):
         )
         knobs = [self.query, self.temperature] + ([self.head] if self.head else [])
         switches = widgets.HBox([self.dim, self.causal, self.dropout])
-        rows = [self.sentence, widgets.HBox(knobs), switches]
+        # A sentence's error right under its box, not under the whole explorer (the status
+        # line under the drawing keeps the other controls' messages).
+        self.sentence_status = widgets.HTML(value="")
+        self.sentence_status.add_class("attnlib-status-sentence")
+        self._status_beside = {"sentence": self.sentence_status}
+        rows = [self.sentence, self.sentence_status, widgets.HBox(knobs), switches]
         controls = self._controls_linked()
         self._assemble(rows, [Control("sentence", self.sentence, needs_kernel=True), *controls])
         for control in controls:
@@ -262,13 +267,13 @@ class AttentionExplorer(Explorer):
         return self._view_of(self._tokens, self._inputs, self.query.value)
 
     def _on_sentence(self, change: dict) -> None:
-        """A new sentence: shown if it is good, else its error in the status line."""
+        """A new sentence: shown if it is good, else its error under the box."""
         try:
             tokens, inputs = sentence_inputs(change["new"], self._seed)
             # A shorter sentence keeps the query, or moves it to its last token.
             query = min(self.query.value, len(tokens) - 1)
             self._view_of(tokens, inputs, query)
-        except Exception as exc:  # shown in the status line, never raised
+        except Exception as exc:  # said under the box, never raised
             self.last_error = ValueError(message_for("sentence", exc))
             self._errors = {"sentence": f"{self.last_error} (still showing the last good sentence)"}
             self._show_status()

@@ -1317,6 +1317,23 @@ function trainingView(data, { step: snapshot, head, query }) {
     formula: compose(texts.formula, fields, { first: query === 0 })
   };
 }
+function spoken(data, state) {
+  const n = data.tokens.length;
+  const done = data.inputs ? state.step - 1 : state.step;
+  const [i, j] = [Math.floor(done / n), done % n];
+  return {
+    ...state,
+    token: data.tokens[state.query] ?? "",
+    last_head: (data.heads?.length ?? 1) - 1,
+    iteration: done + 1,
+    snapshots: data.steps?.length ?? 0,
+    iterations: n * n,
+    i,
+    j,
+    token_i: data.tokens[i] ?? "",
+    token_j: data.tokens[j] ?? ""
+  };
+}
 var VIEWS = {
   query: queryView,
   softmax: softmaxView,
@@ -1504,23 +1521,6 @@ var NAMED = {
   // The head is a drop-down, named by its own label; the step slider walks the snapshots.
   training: () => ["query", "step"]
 };
-function spoken(data, state) {
-  const n = data.tokens.length;
-  const done = data.inputs ? state.step - 1 : state.step;
-  const [i, j] = [Math.floor(done / n), done % n];
-  return {
-    ...state,
-    token: data.tokens[state.query] ?? "",
-    last_head: (data.heads?.length ?? 1) - 1,
-    iteration: done + 1,
-    snapshots: data.steps?.length ?? 0,
-    iterations: n * n,
-    i,
-    j,
-    token_i: data.tokens[i] ?? "",
-    token_j: data.tokens[j] ?? ""
-  };
-}
 var CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step", "dropout_index", "draw"];
 function stateOf(model) {
   return {
@@ -1599,6 +1599,5 @@ function render({ model, el }) {
 }
 var explorer_default = { render };
 export {
-  explorer_default as default,
-  spoken
+  explorer_default as default
 };

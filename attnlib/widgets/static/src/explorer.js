@@ -10,7 +10,7 @@ import { mathView } from "./formulas.js";
 import { buildHeatmap, paintHeatmap } from "./heatmap.js";
 import { paintMath } from "./mathml.js";
 import { buildBars, buildBlend, paintBars, paintBlend, paintText, paintToken } from "./panels.js";
-import { VIEWS, dropoutFields } from "./views.js";
+import { VIEWS, dropoutFields, spoken } from "./views.js";
 
 /** A weights cell's description: its value, its tokens, the score it came from; with
  * dropout (`drop`: the view's softmax, dropped and rate), what dropout did to it. */
@@ -219,25 +219,6 @@ const NAMED = {
   training: () => ["query", "step"],
 };
 
-/** The fields of the controls' spoken values (TEXTS["controls"]). */
-export function spoken(data, state) {
-  const n = data.tokens.length;
-  // The LoopStepper's slider counts iterations from 1, as its line does.
-  const done = data.inputs ? state.step - 1 : state.step;
-  const [i, j] = [Math.floor(done / n), done % n];
-  return {
-    ...state,
-    token: data.tokens[state.query] ?? "",
-    last_head: (data.heads?.length ?? 1) - 1,
-    iteration: done + 1,
-    snapshots: data.steps?.length ?? 0,
-    iterations: n * n,
-    i,
-    j,
-    token_i: data.tokens[i] ?? "",
-    token_j: data.tokens[j] ?? "",
-  };
-}
 const CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step", "dropout_index", "draw"];
 
 function stateOf(model) {

@@ -267,6 +267,25 @@ export function trainingView(data, { step: snapshot, head, query }) {
   };
 }
 
+/** The fields of the controls' spoken values (TEXTS["controls"]). */
+export function spoken(data, state) {
+  const n = data.tokens.length;
+  // The LoopStepper's slider counts iterations from 1, as its line does.
+  const done = data.inputs ? state.step - 1 : state.step;
+  const [i, j] = [Math.floor(done / n), done % n];
+  return {
+    ...state,
+    token: data.tokens[state.query] ?? "",
+    last_head: (data.heads?.length ?? 1) - 1,
+    iteration: done + 1,
+    snapshots: data.steps?.length ?? 0,
+    iterations: n * n,
+    i,
+    j,
+    token_i: data.tokens[i] ?? "",
+    token_j: data.tokens[j] ?? "",
+  };
+}
 /** The view of each kind of explorer, by the model's `kind`. */
 export const VIEWS = {
   query: queryView,
