@@ -36,7 +36,7 @@ def saved_pictures() -> dict[str, str]:
     pictures taken when each explorer was first shown: a saved notebook's picture then
     shows the saved state (e.g. an explorer that a later cell moved).
     """
-    return {model_id: figures.png(explorer.figure()) for model_id, explorer in _SHOWN.items()}
+    return {model_id: explorer._still() for model_id, explorer in _SHOWN.items()}
 
 
 @dataclass(frozen=True)
@@ -165,5 +165,10 @@ class Explorer:
             f"{type(self).__name__}: a live explorer. Run this cell in JupyterLab to use it."
         )
         # Where no widget code runs (GitHub), this picture of the current view is shown.
-        data["image/png"] = figures.png(self.figure())
+        data["image/png"] = self._still()
         return data
+
+    def _still(self) -> str:
+        """The picture shown where the widget is not live: the view now, and how to make it
+        live (base64 PNG)."""
+        return figures.png(figures.with_hint(self.figure()))

@@ -45,6 +45,28 @@ def png(fig: Figure) -> str:
     return base64.b64encode(out.getvalue()).decode("ascii")
 
 
+#: The line under an explorer's still picture (shown where no widget runs), and its strip.
+RUN_HINT = (
+    "A still picture: run this cell (in JupyterLab or on Binder) to make the explorer interactive."
+)
+HINT_INCHES = 0.4
+
+
+def with_hint(fig: Figure) -> Figure:
+    """``fig`` one strip taller, :data:`RUN_HINT` written in it under the picture: a reader
+    of a static page learns how to bring the explorer to life."""
+    height = fig.get_figheight()
+    fig.set_figheight(height + HINT_INCHES)
+    strip = HINT_INCHES / (height + HINT_INCHES)
+    engine = fig.get_layout_engine()
+    if engine is not None and "rect" in engine.get():
+        engine.set(rect=(0, strip, 1, 1 - strip))  # the layout keeps above the strip
+    else:
+        fig.subplots_adjust(bottom=strip + 0.05)
+    fig.text(0.5, strip / 2, RUN_HINT, ha="center", va="center", fontsize=9, style="italic")
+    return _settled(fig)
+
+
 #: The most tokens whose heatmap and bars fit side by side; more are drawn one above the other.
 SIDE_BY_SIDE = 8
 #: The largest side of a picture with many tokens, in inches.
@@ -144,8 +166,10 @@ def _with_bars(
     )
     # The book's name of the query (x⁽²⁾ is inputs[1]), with Python's index.
     which = f"x{_text.book(query)}, inputs[{query}]"
-    named = None if len(token) <= TITLE_TOKEN else f"attention weights of {which}"
-    if named is None and num_tokens <= SIDE_BY_SIDE and len(token) > TITLE_LINE_TOKEN:
+    named = f"attention weights of {token!r}: {which}"
+    if len(token) > TITLE_TOKEN:
+        named = f"attention weights of {which}"
+    elif num_tokens <= SIDE_BY_SIDE and len(token) > TITLE_LINE_TOKEN:
         named = f"attention weights of {which}\n({token!r})"  # beside the grid: narrow
     plots.weights_bar(weights, tokens, ax=right, query=query, title=named)
     return fig
