@@ -119,7 +119,7 @@ class AttentionExplorer(Explorer):
     Controls: ``sentence`` (Text, applied on Enter or leaving the box), ``query``
     (IntSlider, follows the sentence's length), ``dim`` (ToggleButtons, -1 or 0),
     ``causal`` (Checkbox), ``temperature`` (FloatSlider, 0.1 .. 5; the scores are
-    divided by it), ``head`` (IntSlider, or ``None`` with one head), ``dropout``
+    divided by it), ``head`` (Dropdown of the heads, or ``None`` with one head), ``dropout``
     (Dropdown over :data:`~attnlib.widgets.attention_view.DROPOUT_RATES`, 0 by default);
     the view's own "resample" button (or :meth:`resample`) shows the next of
     :data:`~attnlib.widgets.attention_view.DROPOUT_DRAWS` draws of dropout's mask, draw
@@ -192,7 +192,8 @@ class AttentionExplorer(Explorer):
             Control("temperature", self.temperature, trait="temperature"),
             Control("dropout", self.dropout, "index", "dropout_index"),
         ]
-        return controls + ([Control("head", self.head, trait="head")] if self.head else [])
+        # The head menu's index is its head.
+        return controls + ([Control("head", self.head, "index", "head")] if self.head else [])
 
     def _build_controls(self, sentence: str, first: AttentionView, num_heads: int) -> None:
         self.sentence = widgets.Text(
@@ -230,10 +231,14 @@ class AttentionExplorer(Explorer):
             description="dropout",
             layout=widgets.Layout(width="12em"),
         )
-        self.head: widgets.IntSlider | None = None
+        self.head: widgets.Dropdown | None = None
         if num_heads > 1:
-            self.head = widgets.IntSlider(
-                value=0, min=0, max=num_heads - 1, description="head", continuous_update=True
+            # A menu naming each head, not a slider of two or three positions.
+            self.head = widgets.Dropdown(
+                options=[(f"head {h} of {num_heads}", h) for h in range(num_heads)],
+                value=0,
+                description="head",
+                layout=widgets.Layout(width="14em"),
             )
 
     @property
