@@ -415,7 +415,9 @@ def _math_cases(rng: random.Random) -> tuple[list[dict], list[list[list]]]:
             )
             lines = []
             scaled = v.scale != 1 or state["temperature"] != 1
-            if scaled and not v.masked[i, j]:
+            if scaled and v.masked[i, j]:
+                lines.append([])  # s = −∞ (masked): no number
+            elif scaled:
                 t = state["temperature"]
                 shown_t = [(t, TOLERANCE)] if t != int(t) else []
                 lines.append(
@@ -423,10 +425,10 @@ def _math_cases(rng: random.Random) -> tuple[list[dict], list[list[list]]]:
                     + [(v.scaled_scores[i, j].item(), TOLERANCE)]
                 )
             lines.append(_weight_numbers(v.scaled_scores, v.softmax_weights, i, j, state["dim"]))
-            if v.dropout > 0 and not v.masked[i, j]:
-                # After dropout: α · 1/(1 − p) = the weight, or α → 0 where dropped (no decimal).
+            if v.dropout > 0:
+                # After dropout: α · 1/(1 − p) = the weight, or α → 0 where dropped or masked.
                 kept = [(v.dropout, TOLERANCE), (v.attn_weights[i, j].item(), TOLERANCE)]
-                lines.append([] if v.dropped[i, j] else kept)
+                lines.append([] if v.dropped[i, j] or v.masked[i, j] else kept)
             lines.append(_vector_numbers(v.context))
             states.append({**state, "cell": [i, j]})
             wants.append(lines)

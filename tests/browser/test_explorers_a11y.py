@@ -265,9 +265,9 @@ def test_a_cell_taken_by_the_keyboard_says_how_it_was_computed(
     details = root.locator(".attnlib-cell-details")
     focused = grid.locator('td[data-row="1"][data-col="2"]')
     assert focused.get_attribute("aria-describedby") == details.get_attribute("id")
-    # The book's numbers: weight[1, 2] = 0.2333, from the score 1.4754.
+    # The book's numbers and names: α₂,₃ = attn_weights[1, 2] = 0.2333, from the score 1.4754.
     text = details.text_content()
-    assert text.startswith("weight[1, 2] = 0.2333: query 1 (journey)"), text
+    assert text.startswith("α₂,₃ = attn_weights[1, 2] = 0.2333: query x⁽²⁾ (journey)"), text
     math = root.locator(".attnlib-math math").first
     formula = " ".join(math.text_content().split())
     assert "1.4754" in formula and "0.2333" in formula, formula
@@ -641,3 +641,90 @@ def test_the_explorers_in_jupyterlab_pass_axe_and_fit_a_phone(
         assert_healthy(watched_page, "gallery in JupyterLab")
     finally:
         shut_down_sessions(lab_server)
+
+
+# The boxes of an explorer's parts, [x, y, width, height] each, rounded to the pixel.
+_BOXES = """(root) => Array.from(root.querySelectorAll(
+    ".attnlib-head, table.attnlib-heatmap, .attnlib-cell-details, .attnlib-bars, "
+    + ".attnlib-blend-panel, .attnlib-math, .attnlib-formula-text"))
+    .map((n) => { const r = n.getBoundingClientRect();
+                  return [r.x, r.y, r.width, r.height].map(Math.round); })"""
+
+
+@pytest.mark.browser
+def test_hovering_or_focusing_a_cell_moves_nothing(shown: tuple[WatchedPage, int, bool]) -> None:
+    """The details of the cell under the pointer have a place of their own: hovering cells
+    with long and short descriptions (a masked one among them) moves no part of the explorer."""
+    page = shown[0].page
+    for kind in (".attnlib-query-explorer", ".attnlib-attention-explorer"):
+        root = page.locator(kind).first
+        root.scroll_into_view_if_needed()
+        before = root.evaluate(_BOXES)
+        details = root.locator(".attnlib-cell-details")
+        for i, j in ((5, 0), (0, 5), (1, 1)):
+            cell = root.locator(f'table.attnlib-heatmap td[data-row="{i}"][data-col="{j}"]')
+            cell.hover()
+            page.wait_for_function(
+                "([d, t]) => d.textContent === t.title && t.title.length > 0",
+                arg=[details.element_handle(), cell.element_handle()],
+                timeout=5_000,
+            )
+            assert root.evaluate(_BOXES) == before, f"{kind}: hovering ({i}, {j}) moved a part"
+            cell.focus()
+            assert root.evaluate(_BOXES) == before, f"{kind}: focusing ({i}, {j}) moved a part"
+
+
+@pytest.mark.browser
+def test_every_control_is_a_target_a_finger_can_take(shown: tuple[WatchedPage, int, bool]) -> None:
+    """Slider handles, buttons, menus and the folded formula's summary: at least 24 x 24 px
+    (WCAG 2.5.8), on a phone as on a desktop."""
+    page = shown[0].page
+    small = page.evaluate(
+        """() => Array.from(document.querySelectorAll(
+            ".attnlib-explorer .noUi-handle, .attnlib-explorer button, "
+            + ".attnlib-explorer select, .attnlib-explorer summary"))
+            .map((n) => { const r = n.getBoundingClientRect();
+                          return [n.className || n.tagName, r.width, r.height]; })
+            .filter(([, w, h]) => w > 0 && (w < 24 || h < 24))"""
+    )
+    assert not small, f"targets under 24 px: {small[:5]}"
+
+
+@pytest.mark.browser
+def test_dropout_drops_the_modules_weights_and_resample_draws_again(
+    shown: tuple[WatchedPage, int, bool],
+) -> None:
+    """Rate 0.5 on the four-head explorer: the cells shown dropped are those of attnlib's
+    view (itself checked against MultiHeadAttention's nn.Dropout), draw 1, then draw 2 after
+    "resample"; the kept ones are scaled by 2. Back to 0, nothing is dropped."""
+    from attnlib.widgets import AttentionExplorer
+
+    page = shown[0].page
+    root = page.locator(".attnlib-attention-explorer").first
+    root.scroll_into_view_if_needed()
+    expected = AttentionExplorer(num_heads=4, d_out=16, causal=True, dropout=0.5)
+    table = root.locator("table.attnlib-heatmap")
+    dropped = """(t) => Array.from(t.querySelectorAll("td.attnlib-dropped"))
+        .map((td) => [Number(td.dataset.row), Number(td.dataset.col)])"""
+    root.locator(".attnlib-control-dropout select").select_option(label="0.5")
+    for draw in range(2):
+        want = sorted(tuple(ij) for ij in expected.view.dropped.nonzero().tolist())
+        # Masked cells are 0 before dropout: shown masked, not dropped.
+        want = [(i, j) for i, j in want if j <= i]
+        page.wait_for_function(
+            f"(t) => t.querySelectorAll('td.attnlib-dropped').length === {len(want)}",
+            arg=table.element_handle(),
+            timeout=5_000,
+        )
+        assert sorted(map(tuple, table.evaluate(dropped))) == want, f"draw {draw + 1}"
+        line = root.locator(".attnlib-dropout-line").text_content()
+        assert f"draw {draw + 1} of 5" in line and "= 2.0000" in line, line
+        root.locator("button.attnlib-resample").click()
+        expected.resample()
+    root.locator(".attnlib-control-dropout select").select_option(label="0 (off)")
+    page.wait_for_function(
+        "(t) => t.querySelectorAll('td.attnlib-dropped').length === 0",
+        arg=table.element_handle(),
+        timeout=5_000,
+    )
+    assert root.locator("button.attnlib-resample").is_disabled()

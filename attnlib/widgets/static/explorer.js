@@ -383,9 +383,13 @@ function contextLine(query, context2, vec) {
 function dropoutLine(view, [i, j], texts) {
   const alpha = indexed("\u03B1", i, j);
   const label = mtext(`${texts.after_dropout} `);
+  if (view.masked[i][j]) return mrow(label, alpha, eq, mn("0"), mtext(` ${texts.math_masked}`));
   if (view.dropped[i][j]) return mrow(label, alpha, mo("\u2192"), mn("0"), mtext(` (${texts.dropped})`));
   const scale = mfrac(mn("1"), mrow(mn("1"), mo("\u2212"), mn(SPECS.g(view.rate))));
   return mrow(label, alpha, mo("\xB7"), scale, eq, number(view.weights[i][j]));
+}
+function maskedScoreLine([i, j], texts) {
+  return mrow(indexed("s", i, j), eq, mo("\u2212\u221E"), mtext(` ${texts.math_masked}`));
 }
 function scoreLine(inputs, [i, j], score) {
   const pairs = shortened(
@@ -433,12 +437,11 @@ function mathView(kind, data, view, state, cell2) {
     const many = data.heads.length > 1;
     const scaled = data.scale !== 1 || SPECS.g(state.temperature) !== "1";
     const lines = [];
-    if (scaled && !view.masked[i][j]) {
-      lines.push(scaledLine(view, [i, j], state.temperature, view.context.length, many));
-    }
+    if (scaled && view.masked[i][j]) lines.push(maskedScoreLine([i, j], texts));
+    else if (scaled) lines.push(scaledLine(view, [i, j], state.temperature, view.context.length, many));
     const name = scaled ? "s" : "\u03C9";
     lines.push(weightLine(view.scaled, view.softmax ?? view.weights, [i, j], state.dim, name, texts));
-    if (view.rate > 0 && !view.masked[i][j]) lines.push(dropoutLine(view, [i, j], texts));
+    if (view.rate > 0) lines.push(dropoutLine(view, [i, j], texts));
     lines.push(contextLine(state.query, view.context, many ? "v" : "x"));
     return lines;
   }

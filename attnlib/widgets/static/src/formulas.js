@@ -120,9 +120,15 @@ function contextLine(query, context, vec) {
 function dropoutLine(view, [i, j], texts) {
   const alpha = indexed("α", i, j);
   const label = mtext(`${texts.after_dropout} `);
+  if (view.masked[i][j]) return mrow(label, alpha, eq, mn("0"), mtext(` ${texts.math_masked}`));
   if (view.dropped[i][j]) return mrow(label, alpha, mo("→"), mn("0"), mtext(` (${texts.dropped})`));
   const scale = mfrac(mn("1"), mrow(mn("1"), mo("−"), mn(SPECS.g(view.rate))));
   return mrow(label, alpha, mo("·"), scale, eq, number(view.weights[i][j]));
+}
+
+/** s_{ij} = −∞: a masked score, scaled or not. */
+function maskedScoreLine([i, j], texts) {
+  return mrow(indexed("s", i, j), eq, mo("−∞"), mtext(` ${texts.math_masked}`));
 }
 
 /** ω_{ij} = x^{(i)} · x^{(j)} = a_1 b_1 + ... = score: a dot product, term by term. */
@@ -178,13 +184,14 @@ export function mathView(kind, data, view, state, cell) {
     const many = data.heads.length > 1;
     const scaled = data.scale !== 1 || SPECS.g(state.temperature) !== "1";
     const lines = [];
-    if (scaled && !view.masked[i][j]) {
-      lines.push(scaledLine(view, [i, j], state.temperature, view.context.length, many));
-    }
+    // The same lines for every cell of a setting (a masked one says so in each): moving the
+    // pointer over the grid changes numbers, never the formula's height.
+    if (scaled && view.masked[i][j]) lines.push(maskedScoreLine([i, j], texts));
+    else if (scaled) lines.push(scaledLine(view, [i, j], state.temperature, view.context.length, many));
     const name = scaled ? "s" : "ω";
     // The softmax's weight; then, with dropout, what dropout made of it.
     lines.push(weightLine(view.scaled, view.softmax ?? view.weights, [i, j], state.dim, name, texts));
-    if (view.rate > 0 && !view.masked[i][j]) lines.push(dropoutLine(view, [i, j], texts));
+    if (view.rate > 0) lines.push(dropoutLine(view, [i, j], texts));
     lines.push(contextLine(state.query, view.context, many ? "v" : "x"));
     return lines;
   }
