@@ -36,7 +36,7 @@ DRAWN_TIMEOUT_S = 10.0
 
 @dataclass(frozen=True)
 class Knob:
-    """A control ``name`` and its values in slider order (``kind``: slider, toggle, checkbox)."""
+    """A control ``name`` and its values in order (``kind``: slider, menu, toggle, checkbox)."""
 
     name: str
     kind: str
@@ -56,7 +56,8 @@ TEMPERATURE = slider_knob("temperature", [round(0.1 * (k + 1), 10) for k in rang
 def attention_knobs(num_tokens: int, num_heads: int = 1) -> tuple[Knob, ...]:
     """The AttentionExplorer's controls on a sentence of ``num_tokens`` tokens."""
     knobs = (slider_knob("query", range(num_tokens)), AXIS, MASK, TEMPERATURE)
-    return knobs + ((slider_knob("head", range(num_heads)),) if num_heads > 1 else ())
+    # The head: a menu naming each head.
+    return knobs + ((Knob("head", "menu", tuple(range(num_heads))),) if num_heads > 1 else ())
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,10 @@ def move(page: Page, root: Locator, knob: Knob, value: Any) -> None:
     """Set control ``knob`` of the explorer at ``root`` to ``value`` from the keyboard."""
     if knob.kind == "slider":
         _press_slider(page, root, knob, value)
+    elif knob.kind == "menu":
+        menu = root.locator(f".attnlib-control-{knob.name} select").first
+        menu.focus()
+        menu.select_option(index=knob.values.index(value))
     elif knob.kind == "toggle":
         root.locator(toggle(knob.name, f"dim={value}")).first.focus()
         page.keyboard.press("Space")
