@@ -882,9 +882,10 @@ function paintCell(parts, i, j, value, how, vmin, vmax) {
 var SUM = { fill: "--attnlib-sum-fill", weight: "italic" };
 var SUM_ONE = { fill: ["--attnlib-paper", "rgba(0, 158, 115, 0.25)"], weight: "bold italic" };
 function paintSum(layer, td, total2, k) {
-  const text = fixed(total2);
+  const text = total(total2);
   const one = Math.abs(total2 - 1) <= 1e-4;
   td.classList.toggle("attnlib-sum-one", one);
+  td.title = String(total2);
   return setLook(layer, k, { text, ...one ? SUM_ONE : SUM });
 }
 function paintRow(parts, row) {

@@ -17,7 +17,7 @@
 
 import { LEVEL_COLORS, gradient, levelOf } from "./colors.js";
 import { captionFor, make, markable, setText, uniqueId } from "./dom.js";
-import { fill, fixed } from "./format.js";
+import { fill, fixed, total as sumText } from "./format.js";
 import { draw, setLook, underlay } from "./underlay.js";
 
 function cell(tag, row, col, className = "") {
@@ -249,9 +249,12 @@ const SUM_ONE = { fill: ["--attnlib-paper", "rgba(0, 158, 115, 0.25)"], weight: 
 
 /** Sum cell `td`, cell k of `layer`, to show `total`; true if its pixels change. */
 function paintSum(layer, td, total, k) {
-  const text = fixed(total);
+  // A softmax's row is shown summing to 1.0000 (its four-decimal weights may add up to
+  // 0.9999); the exact sum is the cell's title. Written only when the sums change.
+  const text = sumText(total);
   const one = Math.abs(total - 1) <= 1e-4;
   td.classList.toggle("attnlib-sum-one", one);
+  td.title = String(total);
   return setLook(layer, k, { text, ...(one ? SUM_ONE : SUM) });
 }
 
