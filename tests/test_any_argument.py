@@ -135,8 +135,12 @@ def call(name: str, args: list, kwargs: dict | None = None) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(PUBLIC))
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=not FRESH,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=not FRESH,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(data=st.data())
 def test_any_arguments_give_a_result_or_words(name: str, data: st.DataObject) -> None:
     needed, most, required, optional = parameters(name)

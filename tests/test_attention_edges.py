@@ -185,7 +185,6 @@ def test_a_batch_of_queries_over_shared_keys_takes_a_mask_per_sequence():
     torch.testing.assert_close(got, torch.softmax(scores, dim=-1))
 
 
-
 def test_an_int_too_big_for_a_float_is_refused_in_words_not_by_float():
     # float(10**400) raises OverflowError: check.is_real turns such an int away first.
     queries = torch.ones(2, 3)
@@ -194,6 +193,7 @@ def test_an_int_too_big_for_a_float_is_refused_in_words_not_by_float():
         A.attention_weights(queries, queries, scale=10**400)
     with pytest.raises(ValueError, match=r"^dropout: expected a float in \[0, 1\), got int 1000"):
         CausalAttention(3, 2, context_length=4, dropout=10**400)
+
 
 def test_batch_axes_beyond_numpys_64_broadcast_as_torch_broadcasts_them():
     # numpy's broadcast_shapes stops at 64 axes; torch does not, so neither may the check.
@@ -204,6 +204,7 @@ def test_batch_axes_beyond_numpys_64_broadcast_as_torch_broadcasts_them():
     assert got.shape == (1,) * 67 + (2, 3, 5)
     expected = torch.softmax(queries @ keys.transpose(-2, -1), dim=-1)
     torch.testing.assert_close(got.reshape(2, 3, 5), expected.reshape(2, 3, 5))  # its 64-axis cap
+
 
 # --- scores far apart: each row is shifted by its own maximum -----------------------------------
 

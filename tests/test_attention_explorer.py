@@ -66,7 +66,8 @@ def test_default_view_is_the_books_query_journey():
     assert close(view.context, book.JOURNEY_CONTEXT, 1e-4)
     assert explorer.head is None and explorer.module is None
     assert view.text.splitlines()[0] == (
-        "query 1 \u201cjourney\u201d | softmax dim=-1 (across each row) | causal mask off"
+        "query \u201cjourney\u201d: x⁽²⁾, inputs[1] | softmax dim=-1 (across each row) | "
+        "causal mask off"
         " | temperature 1"
     )
 
@@ -158,12 +159,15 @@ def test_a_bad_sentence_names_the_sentence_and_keeps_the_last_good_one(sentence,
     explorer.sentence.value = sentence
     assert explorer.view.tokens == TOKENS and explorer.query.value == 2
     assert str(explorer.last_error).startswith("sentence:")
-    assert re.search(message, explorer.status.value), explorer.status.value
-    assert "attnlib-error" in explorer.status.value and "Error" not in explorer.status.value
+    # Said right under the sentence box, not in the status line under the drawing.
+    said = explorer.sentence_status.value
+    assert re.search(message, said), said
+    assert "attnlib-error" in said and "Error" not in said
+    assert explorer.status.value == ""
     explorer.query.value = 3  # another control moving leaves the sentence's error up
-    assert "sentence:" in explorer.status.value
+    assert "sentence:" in explorer.sentence_status.value
     explorer.sentence.value = "all good now"  # fixing it clears it
-    assert explorer.status.value == "" and explorer.last_error is None
+    assert explorer.sentence_status.value == "" and explorer.last_error is None
     assert explorer.view.tokens == ("all", "good", "now")
 
 
@@ -265,4 +269,4 @@ def test_the_figure_is_a_snapshot_of_the_current_view():
     explorer.head.value = 1
     fig = explorer.figure()
     assert fig.axes[0].get_title().startswith("head 1, dim=-1, temperature 1")
-    assert "z(journey)" in fig._suptitle.get_text()
+    assert "z⁽²⁾" in fig._suptitle.get_text()  # journey: x⁽²⁾, inputs[1]

@@ -363,8 +363,9 @@ HEAD_OUTPUTS = [torch.ones(1, 6, 2), 2 * torch.ones(1, 6, 2)]  # two heads' (b, 
 BLOCK_QKV = (
     torch.tensor([[1.0, 0.5], [-0.5, 1.0], [0.2, -1.0]]),
     torch.tensor([[0.1, 0.2], [-0.3, 0.1], [1.0, 0.5], [-1.5, 2.0], [3.0, -2.5]]),
-    torch.tensor([[1.0, 0.0, 2.0], [0.0, 1.0, -1.0], [1.0, 1.0, 0.0], [2.0, -1.0, 1.0],
-                  [0.5, 0.5, 0.5]]),
+    torch.tensor(
+        [[1.0, 0.0, 2.0], [0.0, 1.0, -1.0], [1.0, 1.0, 0.0], [2.0, -1.0, 1.0], [0.5, 0.5, 0.5]]
+    ),
 )
 
 
@@ -510,9 +511,16 @@ MADE = {
     # blockwise attention, in blocks of 2 keys of BLOCK_QKV
     **{
         name: (lambda make: make(*BLOCK_QKV, block_size=2), _blockwise_whole)
-        for name in ("no_rescale", "context_not_rescaled", "sum_not_rescaled",
-                     "new_block_rescaled", "rescale_divides", "block_replaces_sums",
-                     "block_sum_of_all", "running_sum_no_keepdim")
+        for name in (
+            "no_rescale",
+            "context_not_rescaled",
+            "sum_not_rescaled",
+            "new_block_rescaled",
+            "rescale_divides",
+            "block_replaces_sums",
+            "block_sum_of_all",
+            "running_sum_no_keepdim",
+        )
     },
     # multi-head attention
     "heads_cat_wrong_axis": (

@@ -30,7 +30,7 @@ def test_an_odd_answer_gets_a_verdict_that_is_not_correct(name: str, what: str) 
     assert "\n" not in verdict.message and len(verdict.message) < 600
 
 
-_BOOK_CAUSAL = '''
+_BOOK_CAUSAL = """
 class MyCausalAttention(nn.Module):
     def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):
         super().__init__()
@@ -54,8 +54,8 @@ class MyCausalAttention(nn.Module):
         attn_weights = self.dropout(attn_weights)
         context_vec = attn_weights @ values
         return context_vec
-'''
-_BOOK_MHA = '''
+"""
+_BOOK_MHA = """
 class MyMultiHeadAttention(modules.MultiHeadAttention):
     def forward(self, x):
         b, num_tokens, d_in = x.shape
@@ -77,8 +77,8 @@ class MyMultiHeadAttention(modules.MultiHeadAttention):
         context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)
         context_vec = self.out_proj(context_vec)
         return context_vec
-'''
-_V1 = '''
+"""
+_V1 = """
 class MySelfAttentionV1(nn.Module):
     def __init__(self, d_in, d_out):
         super().__init__()
@@ -94,7 +94,7 @@ class MySelfAttentionV1(nn.Module):
         attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
         context_vec = attn_weights @ values
         return context_vec
-'''
+"""
 
 RIGHT = {
     "05.projections": [

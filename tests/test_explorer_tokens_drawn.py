@@ -76,4 +76,4 @@ def test_a_short_query_token_is_named_in_the_bars_title():
     fig = QueryExplorer(tokens=tokens).figure()
     titles = [ax.get_title() for ax in fig.axes]
     assert len(tokens[1]) <= TITLE_TOKEN
-    assert "attention weights of query 1 ('tok$1')" in titles
+    assert "attention weights of 'tok$1': x⁽²⁾, inputs[1]" in titles

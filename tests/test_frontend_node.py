@@ -32,6 +32,7 @@ from attnlib.widgets import (
     _text,
     attention_view,
 )
+from attnlib.widgets.attention_view import DROPOUT_DRAWS, DROPOUT_RATES, dropout_fields
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tests" / "frontend_views.mjs"
@@ -84,8 +85,8 @@ def _panels(view) -> dict[str, str]:
             texts["query"], {"query": view.query, "token_repr": _text.quoted(view.token)}
         ),
         "bars": _text.fill(texts["bars"], {"query": view.query, "total": view.weights.sum()}),
-        "blend": _text.fill(texts["blend"], {"token": view.token, "vec": vec}),
-        "context": _text.fill(texts["context"], {"token": view.token}),
+        "blend": _text.fill(texts["blend"], {"query": view.query, "vec": vec}),
+        "context": _text.fill(texts["context"], {"query": view.query}),
     }
 
 
@@ -159,7 +160,7 @@ def _cases(rng: random.Random) -> tuple[list[dict], list[list[dict]]]:
     loop = LoopStepper()
     pairs = []
     loop_texts = _text.TEXTS["loop"]
-    for step in range(len(TOKENS) ** 2):
+    for step in range(1, len(TOKENS) ** 2 + 1):
         loop.step.value = step
         v = loop.view
         fields = {
@@ -167,7 +168,7 @@ def _cases(rng: random.Random) -> tuple[list[dict], list[list[dict]]]:
             "j": v.j,
             "token_i": TOKENS[v.i],
             "token_j": TOKENS[v.j],
-            "iteration": step + 1,
+            "iteration": step,
             "iterations": len(TOKENS) ** 2,
         }
         words = {
@@ -202,12 +203,17 @@ def _cases(rng: random.Random) -> tuple[list[dict], list[list[dict]]]:
                 "causal": rng.random() < 0.5,
                 "temperature": rng.choice(temperatures),
                 "head": rng.randrange(heads),
+                # Dropout off half the time, else one of the rates and draws.
+                "dropout_index": rng.choice((0, rng.randrange(1, len(DROPOUT_RATES)))),
+                "draw": rng.randrange(DROPOUT_DRAWS),
             }
             v = attention_view(
                 explorer.inputs,
                 explorer.tokens,
                 projections=explorer.projections,
-                **{k: state[k] for k in ("query", "dim", "causal", "temperature", "head")},
+                **{k: state[k] for k in ("query", "dim", "causal", "temperature", "head", "draw")},
+                dropout=DROPOUT_RATES[state["dropout_index"]],
+                seed=explorer._seed,
             )
             pairs.append(
                 (
@@ -224,8 +230,11 @@ def _cases(rng: random.Random) -> tuple[list[dict], list[list[dict]]]:
                         "announce": _announce(
                             "attention",
                             v,
-                            {"many": heads > 1, "causal": state["causal"]},
+                            {"many": heads > 1, "causal": state["causal"], "drop": v.dropout > 0},
                             head=state["head"],
+                            **dropout_fields(
+                                v.dropout, v.draw, v.seed, v.dropped, v.query, v.weights.sum()
+                            ),
                         ),
                     },
                 )
@@ -317,7 +326,8 @@ def _total(logits: torch.Tensor) -> tuple[float, float]:
     """Σ e^v over the finite ``logits`` as the formula writes it, and the tolerance."""
     total = torch.exp(logits[torch.isfinite(logits)].double()).sum().item()
     if total < PLAIN_BELOW:
-        return total, TOLERANCE
+        # The Python view's scores are float32: a sum in the hundreds differs in its 4th decimal.
+        return total, max(TOLERANCE, 2e-6 * total)
     exponent = int(torch.floor(torch.log10(torch.tensor(total, dtype=torch.float64))).item())
     return total / 10**exponent, 1.01e-3
 
@@ -369,7 +379,7 @@ def _math_cases(rng: random.Random) -> tuple[list[dict], list[list[list]]]:
     for loop in (LoopStepper(), LoopStepper(inputs, tokens)):
         n = len(loop.tokens)
         states, wants = [], []
-        for step in rng.sample(range(n * n), 5):
+        for step in rng.sample(range(1, n * n + 1), 5):
             loop.step.value = step
             v = loop.view
             pairs = _shortened(list(v.terms), PRODUCTS_SHOWN, 2)
@@ -391,24 +401,34 @@ def _math_cases(rng: random.Random) -> tuple[list[dict], list[list[list]]]:
                 "causal": rng.random() < 0.5,
                 "temperature": rng.choice((0.1, 0.5, 1.0, 2.3, 5.0)),
                 "head": rng.randrange(heads),
+                "dropout_index": rng.choice((0, rng.randrange(1, len(DROPOUT_RATES)))),
+                "draw": rng.randrange(DROPOUT_DRAWS),
             }
             i, j = state["query"], rng.randrange(n)
             v = attention_view(
                 explorer.inputs,
                 explorer.tokens,
                 projections=explorer.projections,
-                **{k: state[k] for k in ("query", "dim", "causal", "temperature", "head")},
+                **{k: state[k] for k in ("query", "dim", "causal", "temperature", "head", "draw")},
+                dropout=DROPOUT_RATES[state["dropout_index"]],
+                seed=explorer._seed,
             )
             lines = []
             scaled = v.scale != 1 or state["temperature"] != 1
-            if scaled and not v.masked[i, j]:
+            if scaled and v.masked[i, j]:
+                lines.append([])  # s = −∞ (masked): no number
+            elif scaled:
                 t = state["temperature"]
                 shown_t = [(t, TOLERANCE)] if t != int(t) else []
                 lines.append(
                     [(v.attn_scores[i, j].item(), TOLERANCE), *shown_t]
                     + [(v.scaled_scores[i, j].item(), TOLERANCE)]
                 )
-            lines.append(_weight_numbers(v.scaled_scores, v.attn_weights, i, j, state["dim"]))
+            lines.append(_weight_numbers(v.scaled_scores, v.softmax_weights, i, j, state["dim"]))
+            if v.dropout > 0:
+                # After dropout: α · 1/(1 − p) = the weight, or α → 0 where dropped or masked.
+                kept = [(v.dropout, TOLERANCE), (v.attn_weights[i, j].item(), TOLERANCE)]
+                lines.append([] if v.dropped[i, j] or v.masked[i, j] else kept)
             lines.append(_vector_numbers(v.context))
             states.append({**state, "cell": [i, j]})
             wants.append(lines)

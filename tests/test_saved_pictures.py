@@ -114,9 +114,9 @@ def test_08s_pictures_show_the_state_the_notebook_left():
     nb = nbformat.read(ROOT / "notebooks" / "08_explorer.ipynb", as_version=4)
     dogs = _explorer_outputs(nb)[1]
     explorer = widgets.AttentionExplorer("the dog saw the dog", query=1)
-    first = figures.png(explorer.figure())
+    first = explorer._still()
     explorer.query.value = 4
-    assert dogs["image/png"].strip() == figures.png(explorer.figure()) != first
+    assert dogs["image/png"].strip() == explorer._still() != first
 
 
 # ----------------------------------------------------------------------------- the mechanism
@@ -128,7 +128,7 @@ def test_the_saved_picture_follows_the_explorer_after_it_is_shown():
     model_id = shown[WIDGET_VIEW]["model_id"]
     explorer.query.value = 4
     pictures = base.saved_pictures()
-    assert pictures[model_id] == figures.png(explorer.figure()) != shown["image/png"]
+    assert pictures[model_id] == explorer._still() != shown["image/png"]
 
 
 def test_an_explorer_never_shown_has_no_saved_picture():
@@ -193,9 +193,11 @@ def test_each_axis_name_is_written_once(make):
 
 
 def test_a_long_sum_breaks_before_its_result():
-    fig = widgets.AttentionExplorer(causal=True).figure()
-    lines = fig._suptitle.get_text().splitlines()
-    assert len(lines) == 2 and lines[1] == "[0.5058, 0.6050, 0.7447]", lines
+    # Ten terms (x⁽¹⁾ ... x⁽¹⁰⁾) do not fit the figure's width on one line.
+    explorer = widgets.AttentionExplorer("a b c d e f g h i j", causal=True, query=9)
+    lines = explorer.figure()._suptitle.get_text().splitlines()
+    context = "[" + ", ".join(f"{v:.4f}" for v in explorer.view.context.tolist()) + "]"
+    assert len(lines) >= 2 and lines[-1] == context, lines
 
 
 def test_a_long_sentences_picture_keeps_its_numbers_apart():
@@ -205,3 +207,15 @@ def test_a_long_sentences_picture_keeps_its_numbers_apart():
     boxes = _texts(explorer.figure())
     crossing = [(a, b) for (a, p), (b, q) in combinations(boxes, 2) if p.overlaps(q)]
     assert not crossing, f"texts drawn over each other: {crossing[:5]}"
+
+
+def test_the_still_picture_says_how_to_bring_the_explorer_to_life():
+    """The picture a page without widgets shows is the view with a line under it: run the
+    cell. Its strip makes it taller than the view's own figure by the strip's height."""
+    explorer = widgets.QueryExplorer()
+    plain = Image.open(io.BytesIO(base64.b64decode(figures.png(explorer.figure()))))
+    still = Image.open(io.BytesIO(base64.b64decode(explorer._still())))
+    assert still.width == plain.width
+    assert still.height == plain.height + round(figures.HINT_INCHES * figures.PNG_DPI)
+    fig = figures.with_hint(explorer.figure())
+    assert any("run this cell" in t.get_text() for t in fig.texts)

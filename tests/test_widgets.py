@@ -47,8 +47,11 @@ def test_query_explorer_starts_at_the_books_query_journey():
     assert explorer.query.value == 1 and view.query == 1 and view.token == "journey"
     assert close(view.weights, book.JOURNEY_WEIGHTS, atol=1e-4)
     assert close(view.context, book.JOURNEY_CONTEXT, atol=1e-4)
-    assert "z(journey) = 0.1385·x(Your) + 0.2379·x(journey)" in view.text
-    assert view.text.endswith("= [0.4419, 0.6515, 0.5683]")
+    # The book's names: journey is x⁽²⁾ (Python's inputs[1]) and its context vector z⁽²⁾.
+    first, code = view.text.splitlines()
+    assert first.startswith("z⁽²⁾ = 0.1385·x⁽¹⁾ + 0.2379·x⁽²⁾ + ")
+    assert first.endswith("= [0.4419, 0.6515, 0.5683]")
+    assert code == "in code: attn_weights[1] @ inputs"
 
 
 @pytest.mark.parametrize("query", range(6))
@@ -141,39 +144,41 @@ def test_softmax_view_takes_the_axis_in_either_spelling(dim, axis):
 
 
 def test_loop_stepper_starts_with_the_first_cell():
-    view = widgets.LoopStepper().view
-    assert (view.step, view.i, view.j) == (0, 0, 0)
+    explorer = widgets.LoopStepper()
+    view = explorer.view
+    assert (explorer.step.min, explorer.step.value, explorer.step.max) == (1, 1, 36)
+    assert (view.iteration, view.i, view.j) == (1, 0, 0)
     assert view.filled.sum() == 1 and torch.isnan(view.scores).sum() == 35
     assert view.score == pytest.approx(book.ATTN_SCORES[0][0], abs=1e-4)
 
 
-def test_loop_stepper_step_six_is_journey_times_your():
+def test_loop_stepper_iteration_seven_is_journey_times_your():
     explorer = widgets.LoopStepper()
-    explorer.step.value = 6
+    explorer.step.value = 7  # the 7th dot product: row 1 (journey), column 0 (Your)
     view = explorer.view
     assert (view.i, view.j) == (1, 0)
     assert view.terms == tuple(zip(INPUTS[1].tolist(), INPUTS[0].tolist(), strict=True))
-    assert view.text == "x(journey)·x(Your) = 0.55×0.43 + 0.87×0.15 + 0.66×0.89 = 0.9544"
+    assert view.text == "ω₂,₁ = x⁽²⁾·x⁽¹⁾ = 0.55×0.43 + 0.87×0.15 + 0.66×0.89 = 0.9544"
 
 
 def test_loop_stepper_last_step_fills_the_symmetric_grid():
     explorer = widgets.LoopStepper()
-    explorer.step.value = 35
+    explorer.step.value = 36
     assert explorer.view.filled.all()
     assert close(explorer.view.scores, book.ATTN_SCORES, atol=1e-4)
 
 
 def test_loop_stepper_negative_factors_are_parenthesised():
-    view = widgets.loop_view(torch.tensor([[0.5, -0.25]]), ["a"], 0)
-    assert view.text == "x(a)·x(a) = 0.50×0.50 + (-0.25)×(-0.25) = 0.3125"
+    view = widgets.loop_view(torch.tensor([[0.5, -0.25]]), ["a"], 1)
+    assert view.text == "ω₁,₁ = x⁽¹⁾·x⁽¹⁾ = 0.50×0.50 + (-0.25)×(-0.25) = 0.3125"
 
 
 def test_play_runs_the_slider_in_the_browser():
     explorer = widgets.LoopStepper()
-    assert (explorer.play.min, explorer.play.max) == (0, 35)
+    assert (explorer.play.min, explorer.play.max) == (1, 36)
     link = explorer._play_link
     # The slider is the source: on opening a page the link copies source to target, so a
-    # slider a cell moved keeps its value instead of taking Play's 0.
+    # slider a cell moved keeps its value instead of taking Play's 1.
     assert link.source == (explorer.step, "value") and link.target == (explorer.play, "value")
 
 
@@ -208,7 +213,8 @@ def test_bad_inputs_raise_from_the_constructor(make, message):
     [
         (lambda: widgets.query_view(INPUTS, TOKENS, 6), r"query: expected .*\[0, 5\], got 6"),
         (lambda: widgets.query_view(INPUTS, TOKENS, True), "query: expected an int"),
-        (lambda: widgets.loop_view(INPUTS, TOKENS, 36), r"step: expected .*\[0, 35\], got 36"),
+        (lambda: widgets.loop_view(INPUTS, TOKENS, 37), r"iteration: expected .*\[1, 36\], got 37"),
+        (lambda: widgets.loop_view(INPUTS, TOKENS, 0), r"iteration: expected an int >= 1, got 0"),
         (lambda: widgets.softmax_view(SCORES, TOKENS, 2), "dim: expected -1"),
     ],
 )
@@ -358,7 +364,7 @@ def test_the_figure_is_a_snapshot_of_the_current_view():
     explorer.query.value = 4
     fig = explorer.figure()
     heatmap_ax = fig.axes[0]
-    assert "z(one)" in fig._suptitle.get_text()
+    assert "z⁽⁵⁾" in fig._suptitle.get_text()  # "one" is x⁽⁵⁾, inputs[4]
     shown = [t.get_text() for t in heatmap_ax.texts]
     assert f"{torch.softmax(SCORES, dim=-1)[4, 4]:.2f}" in shown
 

@@ -34,8 +34,12 @@ highlighted cell ``td.attnlib-highlight-cell``, masked cells ``td.attnlib-masked
 blank cells ``td[data-empty]``; the query's bars ``.attnlib-bars div[data-col]``
 (value in the last span), the blend ``table.attnlib-blend`` (context row
 ``tr.attnlib-context td.attnlib-term[data-k]``), the query ``.attnlib-token``, the
-formula ``.attnlib-formula``; an error is ``.attnlib-status .attnlib-error``. Each
-control carries the class ``attnlib-control-<attribute>``.
+formula ``.attnlib-formula``; an error is ``.attnlib-status .attnlib-error`` (a sentence's,
+right under its box, ``.attnlib-status-sentence .attnlib-error``). Each
+control carries the class ``attnlib-control-<attribute>``. Cells dropout set to 0 are
+``td.attnlib-dropped``; the AttentionExplorer's resample button ``button.attnlib-resample``
+and its line ``.attnlib-dropout-line``. Tokens are named as the book counts them, from 1
+(``x⁽²⁾`` is ``inputs[1]``); the LoopStepper's slider counts its iterations from 1 too.
 The TrainingExplorer's root has the class ``attnlib-training-explorer``.
 """
 

@@ -31,9 +31,36 @@ def short(x: float) -> str:
     return f"{whole}.{frac.rstrip('0').ljust(2, '0')}"
 
 
+SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def book(index: int) -> str:
+    """The book's name of Python's index ``index``: 1 -> '⁽²⁾' (x⁽²⁾ is ``inputs[1]``)."""
+    return f"⁽{str(index + 1).translate(SUPERSCRIPT)}⁾"
+
+
+def book_sub(index: int) -> str:
+    """The book's subscript of Python's index ``index``: 1 -> '₂' (α₂,₁ is attn_weights[1, 0])."""
+    return str(index + 1).translate(SUBSCRIPT)
+
+
+def total(x: float) -> str:
+    """A sum of weights: '1.0000' when it is 1 to :data:`ONE_TOL` (a softmax row whose shown
+    four-decimal weights add up to 0.9999 still sums to 1), else four decimals."""
+    return "1.0000" if abs(x - 1.0) <= ONE_TOL else fixed(x)
+
+
+#: How far from 1 a sum may be and still be shown as 1.0000 (as views.SUM_TOL).
+ONE_TOL = 1e-4
+
 #: The number formats a template may ask for, by name.
 SPECS: dict[str, Callable[[Any], str]] = {
     "f4": fixed,
+    # The book counts tokens from 1: Python's index 1 is x⁽²⁾, its weights α₂,ⱼ.
+    "book": book,
+    "sub": book_sub,
+    "sum": total,
     # Parenthesised when negative, so that 0.5×(-0.2) is not read as a minus.
     "factor": lambda x: f"({short(x)})" if x < 0 else short(x),
     "g": lambda x: f"{x:g}",
@@ -56,13 +83,13 @@ WHY_ROWS = (
 #: Every text an explorer shows, by kind and part of the view.
 TEXTS: dict[str, dict[str, Any]] = {
     "panels": {
-        "term": "{w:f4}·{vec}({token})",
+        "term": "{w:f4}·{vec}{j:book}",
         "plus": " + ",
         "product": "{a:factor}×{b:factor}",
-        "query": "query {query}: {token_repr}",
-        "bars": "weights of query {query} over the tokens (sum {total:f4}):",
-        "blend": "z({token}) = Σ w·{vec}, row by row:",
-        "context": "z({token})",
+        "query": "query {token_repr}: x{query:book}, inputs[{query}]",
+        "bars": "weights α{query:sub},ⱼ of x{query:book} over the tokens (sum {total:sum}):",
+        "blend": "z{query:book} = Σⱼ α{query:sub},ⱼ·{vec}⁽ʲ⁾, row by row:",
+        "context": "z{query:book}",
         "row_sum": "row sum",
         "column_sum": "column sum",
         "current": "▶ {token}",
@@ -72,22 +99,46 @@ TEXTS: dict[str, dict[str, Any]] = {
         "scroll_sums": "scroll sideways for more columns; the row sums stay at the right",
         # How a cell was computed, shown when the pointer rests on it.
         "cell_weight": (
-            "weight[{i}, {j}] = {value:f4}: query {i} ({token_i}) on token {j} ({token_j}), "
-            "the softmax along dim={dim} of the score {score:f4}"
+            "α{i:sub},{j:sub} = attn_weights[{i}, {j}] = {value:f4}: query x{i:book} ({token_i}) "
+            "on x{j:book} ({token_j}), the softmax along dim={dim} of the score {score:f4}"
         ),
-        "cell_masked": "weight[{i}, {j}] = 0: masked (token {j} comes after query {i})",
-        "cell_score": "score[{i}, {j}] = x({token_i})·x({token_j}) = {products} = {value:f4}",
-        "cell_empty": "score[{i}, {j}]: not computed yet",
+        "cell_dropped": (
+            "α{i:sub},{j:sub} = attn_weights[{i}, {j}] = 0: dropped by dropout "
+            "(the softmax gave it {before:f4})"
+        ),
+        "cell_kept": (
+            "α{i:sub},{j:sub} = attn_weights[{i}, {j}] = {value:f4}: kept by dropout, the "
+            "softmax's {before:f4} × 1/(1 − {dropout:g})"
+        ),
+        "cell_masked": (
+            "α{i:sub},{j:sub} = attn_weights[{i}, {j}] = 0: masked "
+            "(x{j:book} comes after the query x{i:book})"
+        ),
+        "cell_score": (
+            "ω{i:sub},{j:sub} = attn_scores[{i}, {j}] = x{i:book}·x{j:book} "
+            "({token_i}·{token_j}) = {products} = {value:f4}"
+        ),
+        "cell_empty": "ω{i:sub},{j:sub} = attn_scores[{i}, {j}]: not computed yet",
         # The formula as math: a region of its own, scrolled sideways on a narrow screen.
         "math": "formula of the cell in view",
         "math_masked": "(masked: its score is −∞)",
+        # The dropout bar of the AttentionExplorer: its button and what it says.
+        "resample": "resample",
+        "resample_label": "resample dropout: the next of {draws} draws",
+        "dropout_off": "dropout off: no weight dropped (choose a rate to drop some)",
+        "dropout_on": (
+            "draw {draw_n} of {draws}, torch.manual_seed({draw_seed}): dropped weights show "
+            "0 on grey; the rest are multiplied by 1/(1 − {dropout:g}) = {keep_scale:f4}"
+        ),
+        "dropped": "dropped",
+        "after_dropout": "after dropout:",
         # The summary of the formula in words and code, folded under the formula as math.
         "formula_text": "the same in words and code",
     },
     # The controls' names and spoken values (ipywidgets gives them none; controls.js adds them).
     "controls": {
         "query": "query",
-        "query_value": "{query}: {token}",
+        "query_value": "{token}: x{query:book}, inputs[{query}]",
         "temperature": "temperature",
         "temperature_value": "{temperature:f2}",
         "head": "head",
@@ -103,8 +154,14 @@ TEXTS: dict[str, dict[str, Any]] = {
     "query": {
         "legend": "attention weight",
         "caption": "attention weights: rows = queries, columns = the tokens compared",
-        "formula": [("", "z({token}) = {terms} = {context:vec}")],
-        "announce": [("", "query {query}, {token_repr}: weights {row:row}; sum {total:f2}")],
+        "formula": [
+            ("", "z{query:book} = {terms} = {context:vec}\n"),
+            ("", "in code: attn_weights[{query}] @ inputs"),
+        ],
+        "announce": [
+            ("", "query {token_repr}, x{query:book}, inputs[{query}]: "),
+            ("", "weights {row:row}; sum {total:f2}"),
+        ],
     },
     "softmax": {
         "legend": "attention weight",
@@ -126,11 +183,15 @@ TEXTS: dict[str, dict[str, Any]] = {
         "legend": "attention score",
         "caption": "attention scores: rows = queries (i), columns = the tokens compared (j)",
         "position": (
-            "iteration {iteration} of {iterations}: i = {i} ({token_i}), j = {j} ({token_j})"
+            "iteration {iteration} of {iterations}: i = {i}, j = {j}, the score ω{i:sub},{j:sub} "
+            "of x{i:book} ({token_i}) and x{j:book} ({token_j})"
         ),
-        "code": "attn_scores[{i}, {j}] = torch.dot(x_{i}, x_{j})",
-        "formula": [("", "x({token_i})·x({token_j}) = {products} = {score:f4}")],
-        "announce": [("", "iteration {iteration}: score[{i}, {j}] = {score:f4}")],
+        "code": "attn_scores[{i}, {j}] = torch.dot(inputs[{i}], inputs[{j}])",
+        "formula": [("", "ω{i:sub},{j:sub} = x{i:book}·x{j:book} = {products} = {score:f4}")],
+        "announce": [
+            ("", "iteration {iteration} of {iterations}: ω{i:sub},{j:sub} = "),
+            ("", "attn_scores[{i}, {j}] = {score:f4}"),
+        ],
     },
     "attention": {
         "legend": "attention weight",
@@ -142,7 +203,7 @@ TEXTS: dict[str, dict[str, Any]] = {
             ("", ": rows = queries, columns = keys"),
         ],
         "formula": [
-            ("", "query {query} {token_repr} | softmax dim={dim} ("),
+            ("", "query {token_repr}: x{query:book}, inputs[{query}] | softmax dim={dim} ("),
             ("rows", "across each row"),
             ("!rows", "down each column"),
             ("", ") | causal mask "),
@@ -154,19 +215,32 @@ TEXTS: dict[str, dict[str, Any]] = {
             ("many", "sqrt({head_dim}) / temperature, dim={dim})\n"),
             ("", "attn_scores[{query}] = {scores:vec}\n"),
             ("changed", "into softmax: {scaled:vec}\n"),
-            ("", "z({token}) = {terms} = {context:vec}\n"),
+            ("", "z{query:book} = {terms} = {context:vec}\n"),
+            ("drop", "before dropout, "),
             ("rows", "every row sums to 1"),
             ("rows causal", "; masked weights are 0"),
             ("rows !cols_one", "; the columns do not ({col_sums:span})"),
             ("!rows", "every column sums to 1"),
-            ("!rows !rows_one", "; row {query} sums to {row_sum:f4}, so z is not a weighted "),
+            ("!rows !rows_one", "; row {query} (query x{query:book}) sums to {row_sum:f4}, "),
+            ("!rows !rows_one", "so z{query:book} is not a weighted "),
             ("!rows !rows_one", "average (use dim=-1 for that)"),
+            ("drop", "\ndropout {dropout:g}, draw {draw_n} of {draws} "),
+            (
+                "drop",
+                "(torch.manual_seed({draw_seed})): {dropped} of the {cells} weights set to 0 ",
+            ),
+            (
+                "drop",
+                "({row_dropped} in row {query}), the rest multiplied by 1/(1 − {dropout:g}) = ",
+            ),
+            ("drop", "{keep_scale:f4}; row {query} now sums to {drop_sum:f4}"),
         ],
         "announce": [
-            ("", "query {query}, {token_repr}"),
+            ("", "query {token_repr}, x{query:book}, inputs[{query}]"),
             ("many", ", head {head}"),
             ("", ": weights {row:row}; sum {row_sum:f2}"),
             ("causal", "; later tokens masked"),
+            ("drop", "; dropout {dropout:g}: {row_dropped} of this row's weights dropped"),
         ],
     },
     "training": {
@@ -211,11 +285,11 @@ def compose(parts: Parts, fields: Mapping[str, Any], flags: Mapping[str, bool]) 
 
 
 def terms(weights: Sequence[float], tokens: Sequence[str], vec: str) -> str:
-    """``0.1385·x(Your) + 0.2379·x(journey) + ...``: the blend that makes a context vector."""
+    """``0.1385·x⁽¹⁾ + 0.2379·x⁽²⁾ + ...``: the blend that makes a context vector."""
     panels = TEXTS["panels"]
     items = (
-        fill(panels["term"], {"w": w, "vec": vec, "token": t})
-        for w, t in zip(weights, tokens, strict=True)
+        fill(panels["term"], {"w": w, "vec": vec, "j": j, "token": t})
+        for j, (w, t) in enumerate(zip(weights, tokens, strict=True))
     )
     return panels["plus"].join(items)
 

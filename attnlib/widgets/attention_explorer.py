@@ -7,7 +7,10 @@ in the browser. Only a new sentence goes through the kernel.
 
 from __future__ import annotations
 
+import base64
+
 import ipywidgets as widgets
+import numpy as np
 import torch
 from matplotlib.figure import Figure
 
@@ -15,7 +18,14 @@ from attnlib import _validate as validate
 from attnlib.data import EXAMPLE_SENTENCE, MAX_TOKENS, sentence_inputs
 from attnlib.modules import HeadProjections, MultiHeadAttention, head_projections
 from attnlib.widgets import _text, figures
-from attnlib.widgets.attention_view import AttentionView, attention_view, head_qkv
+from attnlib.widgets.attention_view import (
+    DROPOUT_DRAWS,
+    DROPOUT_RATES,
+    AttentionView,
+    attention_view,
+    dropout_keep,
+    head_qkv,
+)
 from attnlib.widgets.base import Control, Explorer, message_for
 from attnlib.widgets.explorers import axis_toggle
 from attnlib.widgets.frontend import ExplorerView
@@ -54,16 +64,43 @@ def build_heads(
     return module, head_projections(module)
 
 
+def dropout_data(num_heads: int, num_tokens: int, seed: int) -> dict:
+    """Dropout's masks for the browser: per rate of :data:`DROPOUT_RATES` after the first
+    (0, none), per draw, per head, the kept weights as base64 of bits (cell ``i * n + j``,
+    least significant bit first): one short line each in a saved notebook."""
+    keep = [
+        [
+            [
+                base64.b64encode(np.packbits(mask.flatten().numpy(), bitorder="little")).decode()
+                for mask in dropout_keep(num_heads, num_tokens, rate, seed + draw)
+            ]
+            for draw in range(DROPOUT_DRAWS)
+        ]
+        for rate in DROPOUT_RATES[1:]
+    ]
+    return {"rates": list(DROPOUT_RATES), "draws": DROPOUT_DRAWS, "seed": seed, "keep": keep}
+
+
 def sentence_data(
-    tokens: tuple[str, ...], inputs: torch.Tensor, projections: HeadProjections | None
+    tokens: tuple[str, ...],
+    inputs: torch.Tensor,
+    projections: HeadProjections | None,
+    seed: int = 123,
 ) -> dict:
-    """What the browser needs of a sentence: tokens, and per head its scores and values."""
+    """What the browser needs of a sentence: tokens, per head its scores and values, and
+    dropout's masks (:func:`dropout_data`)."""
     num_heads = 1 if projections is None else projections.W_query.shape[0]
     heads, scale = [], 1.0
     for head in range(num_heads):
         queries, keys, values, scale = head_qkv(inputs, projections, head)
         heads.append({"scores": (queries @ keys.T).tolist(), "values": values.tolist()})
-    return {"tokens": list(tokens), "heads": heads, "scale": scale, **_text.for_browser(tokens)}
+    return {
+        "tokens": list(tokens),
+        "heads": heads,
+        "scale": scale,
+        "dropout": dropout_data(num_heads, len(tokens), seed),
+        **_text.for_browser(tokens),
+    }
 
 
 class AttentionExplorer(Explorer):
@@ -82,12 +119,16 @@ class AttentionExplorer(Explorer):
     Controls: ``sentence`` (Text, applied on Enter or leaving the box), ``query``
     (IntSlider, follows the sentence's length), ``dim`` (ToggleButtons, -1 or 0),
     ``causal`` (Checkbox), ``temperature`` (FloatSlider, 0.1 .. 5; the scores are
-    divided by it), ``head`` (IntSlider, or ``None`` with one head).
+    divided by it), ``head`` (Dropdown of the heads, or ``None`` with one head), ``dropout``
+    (Dropdown over :data:`~attnlib.widgets.attention_view.DROPOUT_RATES`, 0 by default);
+    the view's own "resample" button (or :meth:`resample`) shows the next of
+    :data:`~attnlib.widgets.attention_view.DROPOUT_DRAWS` draws of dropout's mask, draw
+    ``k`` being the one ``torch.nn.Dropout`` makes right after ``torch.manual_seed(seed + k)``.
 
     ``view``: an :class:`~attnlib.widgets.attention_view.AttentionView`; ``module``:
     the MultiHeadAttention or ``None``. A bad sentence shows its error in
-    ``status`` (and ``last_error``) while the last good sentence stays shown; bad
-    constructor arguments raise ``ValueError``.
+    ``sentence_status``, right under the box (and ``last_error``), while the last good
+    sentence stays shown; bad constructor arguments raise ``ValueError``.
     """
 
     _css_class = "attnlib-attention-explorer"
@@ -103,24 +144,39 @@ class AttentionExplorer(Explorer):
         dim: int = -1,
         causal: bool = False,
         temperature: float = 1.0,
+        dropout: float = 0.0,
     ):
-        self._seed = validate.integer(seed, "seed", 0, 2**63 - 1)
+        self._seed = validate.integer(seed, "seed", 0, 2**63 - 1 - DROPOUT_DRAWS)
         self.module, self.projections = build_heads(num_heads, d_out, seed)
         self._tokens, self._inputs = sentence_inputs(sentence, self._seed)
         _check_query(query, len(self._tokens))
         settings = {"query": query, "dim": dim, "causal": causal, "temperature": temperature}
-        first = attention_view(self._inputs, self._tokens, **settings, projections=self.projections)
+        first = attention_view(
+            self._inputs,
+            self._tokens,
+            **settings,
+            projections=self.projections,
+            dropout=dropout,
+            seed=self._seed,
+        )
         self._build_controls(sentence, first, num_heads)
         self.frontend = ExplorerView(
             kind="attention",
-            data=sentence_data(self._tokens, self._inputs, self.projections),
+            data=sentence_data(self._tokens, self._inputs, self.projections, self._seed),
             query=first.query,
             dim_index=self.dim.index,
             causal=first.causal,
             temperature=first.temperature,
+            dropout_index=self.dropout.index,
         )
         knobs = [self.query, self.temperature] + ([self.head] if self.head else [])
-        rows = [self.sentence, widgets.HBox(knobs), widgets.HBox([self.dim, self.causal])]
+        switches = widgets.HBox([self.dim, self.causal, self.dropout])
+        # A sentence's error right under its box, not under the whole explorer (the status
+        # line under the drawing keeps the other controls' messages).
+        self.sentence_status = widgets.HTML(value="")
+        self.sentence_status.add_class("attnlib-status-sentence")
+        self._status_beside = {"sentence": self.sentence_status}
+        rows = [self.sentence, self.sentence_status, widgets.HBox(knobs), switches]
         controls = self._controls_linked()
         self._assemble(rows, [Control("sentence", self.sentence, needs_kernel=True), *controls])
         for control in controls:
@@ -134,8 +190,10 @@ class AttentionExplorer(Explorer):
             Control("dim", self.dim, "index", "dim_index"),
             Control("causal", self.causal, trait="causal"),
             Control("temperature", self.temperature, trait="temperature"),
+            Control("dropout", self.dropout, "index", "dropout_index"),
         ]
-        return controls + ([Control("head", self.head, trait="head")] if self.head else [])
+        # The head menu's index is its head.
+        return controls + ([Control("head", self.head, "index", "head")] if self.head else [])
 
     def _build_controls(self, sentence: str, first: AttentionView, num_heads: int) -> None:
         self.sentence = widgets.Text(
@@ -167,10 +225,20 @@ class AttentionExplorer(Explorer):
             readout_format=".2f",
             continuous_update=True,
         )
-        self.head: widgets.IntSlider | None = None
+        self.dropout = widgets.Dropdown(
+            options=[("0 (off)" if r == 0 else f"{r:g}", r) for r in DROPOUT_RATES],
+            value=first.dropout,
+            description="dropout",
+            layout=widgets.Layout(width="12em"),
+        )
+        self.head: widgets.Dropdown | None = None
         if num_heads > 1:
-            self.head = widgets.IntSlider(
-                value=0, min=0, max=num_heads - 1, description="head", continuous_update=True
+            # A menu naming each head, not a slider of two or three positions.
+            self.head = widgets.Dropdown(
+                options=[(f"head {h} of {num_heads}", h) for h in range(num_heads)],
+                value=0,
+                description="head",
+                layout=widgets.Layout(width="14em"),
             )
 
     @property
@@ -193,6 +261,9 @@ class AttentionExplorer(Explorer):
             temperature=self.temperature.value,
             head=0 if self.head is None else self.head.value,
             projections=self.projections,
+            dropout=self.dropout.value,
+            draw=self.frontend.draw,
+            seed=self._seed,
         )
 
     @property
@@ -201,13 +272,13 @@ class AttentionExplorer(Explorer):
         return self._view_of(self._tokens, self._inputs, self.query.value)
 
     def _on_sentence(self, change: dict) -> None:
-        """A new sentence: shown if it is good, else its error in the status line."""
+        """A new sentence: shown if it is good, else its error under the box."""
         try:
             tokens, inputs = sentence_inputs(change["new"], self._seed)
             # A shorter sentence keeps the query, or moves it to its last token.
             query = min(self.query.value, len(tokens) - 1)
             self._view_of(tokens, inputs, query)
-        except Exception as exc:  # shown in the status line, never raised
+        except Exception as exc:  # said under the box, never raised
             self.last_error = ValueError(message_for("sentence", exc))
             self._errors = {"sentence": f"{self.last_error} (still showing the last good sentence)"}
             self._show_status()
@@ -221,10 +292,14 @@ class AttentionExplorer(Explorer):
             self._tokens, self._inputs = tokens, inputs
             self.query.value = query
             self.query.max = len(tokens) - 1
-            self.frontend.data = sentence_data(tokens, inputs, self.projections)
+            self.frontend.data = sentence_data(tokens, inputs, self.projections, self._seed)
         self.last_error = None
         self._errors = {}
         self._show_status()
+
+    def resample(self) -> None:
+        """Show the next draw of dropout's mask (what the view's "resample" button does)."""
+        self.frontend.draw = (self.frontend.draw + 1) % DROPOUT_DRAWS
 
     def figure(self) -> Figure:
         """The current view as a matplotlib Figure (weights heatmap and the query's bars)."""

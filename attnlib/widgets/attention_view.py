@@ -37,6 +37,14 @@ class AttentionView:
     ``scale``: 1 without heads, ``1 / sqrt(head_dim)`` with; ``head``: 0 without
     heads; ``text``: the settings, the query's scores and its context vector
     written out.
+
+    Dropout (``dropout`` > 0, draw ``draw`` of :data:`DROPOUT_DRAWS`, seeded with
+    ``seed + draw``): ``softmax_weights`` is the softmax's output; ``dropped``, bool
+    ``(num_tokens, num_tokens)``, the weights dropout set to 0; ``attn_weights`` the
+    weights after dropout (kept ones times ``1 / (1 - dropout)``), as
+    :class:`attnlib.modules.CausalAttention` multiplies the values with in training;
+    ``weights``, ``context`` and the sums follow them. Without dropout
+    ``attn_weights`` is ``softmax_weights`` and nothing is dropped.
     """
 
     tokens: tuple[str, ...]
@@ -61,6 +69,29 @@ class AttentionView:
     row_sums: torch.Tensor
     col_sums: torch.Tensor
     text: str
+    dropout: float = 0.0
+    draw: int = 0
+    seed: int = 0
+    softmax_weights: torch.Tensor | None = None
+    dropped: torch.Tensor | None = None
+
+
+#: The dropout rates the explorer offers, and how many draws its "resample" walks through.
+DROPOUT_RATES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
+DROPOUT_DRAWS = 5
+
+
+def dropout_keep(num_heads: int, num_tokens: int, rate: float, seed: int) -> torch.Tensor:
+    """Which weights dropout keeps, bool ``(num_heads, num_tokens, num_tokens)``: the mask
+    ``torch.nn.Dropout(rate)`` draws for float32 weights of that shape right after
+    ``torch.manual_seed(seed)`` (as in a module's forward pass in training, whose layers
+    draw nothing before it). The reader's random state is left as it was."""
+    rate = validate.probability(rate, "dropout")
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        ones = torch.ones(1, num_heads, num_tokens, num_tokens)
+        kept = torch.nn.functional.dropout(ones, rate, training=True)
+    return kept[0] != 0
 
 
 def projections_of(projections: Any, d_in: int) -> HeadProjections:
@@ -116,6 +147,10 @@ def _attend(
     causal: bool,
     temperature: float,
     head: int,
+    num_heads: int,
+    dropout: float,
+    draw: int,
+    seed: int,
     **_: Any,
 ) -> dict[str, Any]:
     """The tensors of an :class:`AttentionView` (and the head's ``scale``), for checked settings."""
@@ -124,10 +159,19 @@ def _attend(
     validate.finite(attn_scores, "inputs", "their dot products overflow; scale the inputs down")
     factor = softmax_factor(attn_scores, scale, temperature)
     masked = causal_mask(len(inputs)) if causal else torch.zeros_like(attn_scores, dtype=torch.bool)
-    attn_weights = attention_weights(
+    softmax_weights = attention_weights(
         queries, keys, scale=factor, causal=causal, dim=-1 if dim == -1 else -2
     )
+    n = len(inputs)
+    dropped = torch.zeros(n, n, dtype=torch.bool)
+    attn_weights = softmax_weights
+    if dropout > 0:
+        dropped = ~dropout_keep(num_heads, n, dropout, seed + draw)[head]
+        kept = softmax_weights / (1 - dropout)
+        attn_weights = kept.masked_fill(dropped, 0.0)
     return {
+        "softmax_weights": softmax_weights,
+        "dropped": dropped,
         "scale": scale,
         "inputs": inputs,
         "queries": queries,
@@ -154,6 +198,9 @@ def attention_view(
     temperature: float = 1.0,
     head: int = 0,
     projections: HeadProjections | None = None,
+    dropout: float = 0.0,
+    draw: int = 0,
+    seed: int = 123,
 ) -> AttentionView:
     """Attention of every token of ``inputs`` ``(num_tokens, d_in)``, seen from ``query``.
 
@@ -165,6 +212,9 @@ def attention_view(
     ``attn_weights = softmax(attn_scores * scale / temperature, dim)`` (a small
     temperature sharpens, a large one flattens), computed by
     :func:`attnlib.attention.attention_weights`; ``context = attn_weights[query] @ values``.
+    With ``dropout`` (one of :data:`DROPOUT_RATES`), the weights after dropout as
+    :class:`attnlib.modules.CausalAttention` draws it after ``torch.manual_seed(seed + draw)``
+    (``draw`` in ``[0, DROPOUT_DRAWS - 1]``).
     """
     inputs = validate.explorer_inputs(inputs)
     num_tokens = inputs.shape[0]
@@ -179,10 +229,22 @@ def attention_view(
         "temperature": float(validate.positive(temperature, "temperature")),
         "head": validate.index(head, "head", num_heads),
         "num_heads": num_heads,
+        "dropout": _rate(dropout),
+        "draw": validate.index(draw, "draw", DROPOUT_DRAWS),
+        "seed": validate.integer(seed, "seed", 0, 2**63 - 1 - DROPOUT_DRAWS),
     }
     tensors = _attend(inputs, projections, **settings)
     settings.update(token=settings["tokens"][settings["query"]], scale=tensors.pop("scale"))
     return AttentionView(**settings, **tensors, text=attention_text(**settings, **tensors))
+
+
+def _rate(dropout: Any) -> float:
+    """``dropout`` if it is one of :data:`DROPOUT_RATES` (to a slider's rounding)."""
+    rate = validate.probability(dropout, "dropout")
+    for offered in DROPOUT_RATES:
+        if abs(rate - offered) < 1e-9:
+            return offered
+    raise ValueError(f"dropout: expected one of {', '.join(map(str, DROPOUT_RATES))}, got {rate:g}")
 
 
 def attention_text(
@@ -199,12 +261,17 @@ def attention_text(
     scaled_scores: torch.Tensor,
     weights: torch.Tensor,
     context: torch.Tensor,
-    row_sums: torch.Tensor,
-    col_sums: torch.Tensor,
+    softmax_weights: torch.Tensor,
+    dropped: torch.Tensor,
+    dropout: float,
+    draw: int,
+    seed: int,
     **_: Any,
 ) -> str:
-    """The view in words: settings, the query's scores before and after softmax, its z."""
-    row_sums, col_sums = row_sums.tolist(), col_sums.tolist()
+    """The view in words: settings, the query's scores before and after softmax, its z,
+    and what dropout did. The sums said to be 1 are the softmax's, before dropout."""
+    row_sums = softmax_weights.sum(dim=1).tolist()
+    col_sums = softmax_weights.sum(dim=0).tolist()
     fields = {
         "query": query,
         "token": tokens[query],
@@ -220,6 +287,7 @@ def attention_text(
         "context": context.tolist(),
         "row_sum": row_sums[query],
         "col_sums": col_sums,
+        **dropout_fields(dropout, draw, seed, dropped, query, weights.sum().item()),
     }
     flags = {
         "rows": dim == -1,
@@ -229,5 +297,24 @@ def attention_text(
         "changed": scale != 1.0 or _text.SPECS["g"](temperature) != "1" or causal,
         "rows_one": all(abs(s - 1.0) <= SUM_TOL for s in row_sums),
         "cols_one": all(abs(s - 1.0) <= SUM_TOL for s in col_sums),
+        "drop": dropout > 0,
     }
     return _text.compose(_text.TEXTS["attention"]["formula"], fields, flags)
+
+
+def dropout_fields(
+    dropout: float, draw: int, seed: int, dropped: torch.Tensor, query: int, row_sum: float
+) -> dict[str, Any]:
+    """The fields of the dropout line: rate, draw (counted from 1) and its seed, how many
+    weights were set to 0 (in all and in the query's row), the scale of the rest."""
+    return {
+        "dropout": dropout,
+        "draw_n": draw + 1,
+        "draws": DROPOUT_DRAWS,
+        "draw_seed": seed + draw,
+        "dropped": int(dropped.sum()),
+        "cells": dropped.numel(),
+        "row_dropped": int(dropped[query].sum()),
+        "keep_scale": 1 / (1 - dropout),
+        "drop_sum": row_sum,
+    }

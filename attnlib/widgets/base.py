@@ -36,7 +36,7 @@ def saved_pictures() -> dict[str, str]:
     pictures taken when each explorer was first shown: a saved notebook's picture then
     shows the saved state (e.g. an explorer that a later cell moved).
     """
-    return {model_id: figures.png(explorer.figure()) for model_id, explorer in _SHOWN.items()}
+    return {model_id: explorer._still() for model_id, explorer in _SHOWN.items()}
 
 
 @dataclass(frozen=True)
@@ -74,9 +74,15 @@ class Explorer:
     _css_class = "attnlib-explorer"
 
     def _assemble(self, rows: Sequence[widgets.Widget], controls: Sequence[Control]) -> None:
-        """The root box (``rows``, the drawing, the status line); controls classed and linked."""
+        """The root box (``rows``, the drawing, the status line); controls classed and linked.
+
+        A control with a line of its own in ``self._status_beside`` (name -> HTML widget, put
+        in ``rows`` by the subclass, right under the control) has its messages said there,
+        next to what caused them; the others' in the status line under the drawing."""
         self.status = widgets.HTML(value="")
         self.status.add_class("attnlib-status")
+        if not hasattr(self, "_status_beside"):
+            self._status_beside: dict[str, widgets.HTML] = {}
         self.last_error: Exception | None = None
         self._errors: dict[str, str] = {}
         self._muted = False
@@ -131,10 +137,16 @@ class Explorer:
             self._muted = False
 
     def _show_status(self) -> None:
-        self.status.value = "".join(
-            f'<div class="attnlib-error">⚠ {html.escape(text)}</div>'
-            for text in self._errors.values()
-        )
+        def said(names: Sequence[str]) -> str:
+            return "".join(
+                f'<div class="attnlib-error" role="alert">⚠ {html.escape(self._errors[name])}</div>'
+                for name in names
+            )
+
+        beside = self._status_beside
+        self.status.value = said([name for name in self._errors if name not in beside])
+        for name, line in beside.items():
+            line.value = said([name] if name in self._errors else [])
 
     @property
     def view(self) -> Any:
@@ -153,5 +165,10 @@ class Explorer:
             f"{type(self).__name__}: a live explorer. Run this cell in JupyterLab to use it."
         )
         # Where no widget code runs (GitHub), this picture of the current view is shown.
-        data["image/png"] = figures.png(self.figure())
+        data["image/png"] = self._still()
         return data
+
+    def _still(self) -> str:
+        """The picture shown where the widget is not live: the view now, and how to make it
+        live (base64 PNG)."""
+        return figures.png(figures.with_hint(self.figure()))

@@ -126,9 +126,8 @@ class SoftmaxAxisExplorer(Explorer):
         dim = Control("dim", self.dim, "index", "dim_index")
         self._assemble([self.dim], [dim])
         self._guard(dim)
-        # Both axes' weights share one colour scale, so flipping compares like with like.
-        both = torch.cat([softmax_view(self.scores, self.tokens, d).attn_weights for d in (-1, 0)])
-        self._limits = (both.min().item(), both.max().item())
+        # Weights on one colour scale, 0 to 1: flipping the axis compares like with like.
+        self._limits = figures.WEIGHT_LIMITS
 
     @property
     def view(self) -> SoftmaxView:
@@ -144,8 +143,8 @@ class LoopStepper(Explorer):
     """Step through the nested loops that fill the score grid one dot product at a time.
 
     ``inputs``: ``(num_tokens, d_in)``, default the book's. Controls: ``step``,
-    an IntSlider over the iterations ``0 .. num_tokens**2 - 1`` (0-based; step k
-    means iterations 0..k are done, the current cell is ``divmod(k, num_tokens)``),
+    an IntSlider over the iterations ``1 .. num_tokens**2``, counted as its line counts
+    them (at 8, iterations 1..8 are done and the current cell is ``divmod(7, num_tokens)``),
     and ``play``, which runs it in the browser. ``view``: a
     :class:`~attnlib.widgets.views.LoopView`.
     """
@@ -154,25 +153,25 @@ class LoopStepper(Explorer):
 
     def __init__(self, inputs: torch.Tensor | None = None, tokens: Sequence[str] | None = None):
         self.inputs, self.tokens = resolve(inputs, tokens, "inputs")
-        last = self.inputs.shape[0] ** 2 - 1
+        last = self.inputs.shape[0] ** 2
         scores = attention_scores(self.inputs)  # refuses inputs whose scores overflow
         self._limits = (scores.min().item(), scores.max().item())
         self.step = widgets.IntSlider(
-            value=0, min=0, max=last, description="iteration", continuous_update=True
+            value=1, min=1, max=last, description="iteration", continuous_update=True
         )
-        self.play = widgets.Play(value=0, min=0, max=last, interval=500, description="play")
+        self.play = widgets.Play(value=1, min=1, max=last, interval=500, description="play")
         data = {
             "tokens": list(self.tokens),
             "inputs": self.inputs.tolist(),
             "scores": _rows(scores),
             **_text.for_browser(self.tokens),
         }
-        self.frontend = ExplorerView(kind="loop", data=data)
+        self.frontend = ExplorerView(kind="loop", data=data, step=1)
         step = Control("step", self.step, trait="step")
         self._assemble([widgets.HBox([self.play, self.step])], [step, Control("play", self.play)])
         # Play runs the slider in the browser; not one of the view's links (see base). The
         # slider is the link's source: a page opening copies source to target, so the
-        # slider's value (set by a cell, or saved) is kept, not Play's 0.
+        # slider's value (set by a cell, or saved) is kept, not Play's 1.
         self._play_link = widgets.jslink((self.step, "value"), (self.play, "value"))
         self._guard(step)
 

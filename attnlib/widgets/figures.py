@@ -18,6 +18,7 @@ from matplotlib.font_manager import FontProperties
 from PIL import Image
 
 from attnlib import plots
+from attnlib.widgets import _text
 from attnlib.widgets.attention_view import AttentionView
 from attnlib.widgets.training_view import TrainingView
 from attnlib.widgets.views import LoopView, QueryView, SoftmaxView
@@ -44,6 +45,28 @@ def png(fig: Figure) -> str:
     return base64.b64encode(out.getvalue()).decode("ascii")
 
 
+#: The line under an explorer's still picture (shown where no widget runs), and its strip.
+RUN_HINT = (
+    "A still picture: run this cell (in JupyterLab or on Binder) to make the explorer interactive."
+)
+HINT_INCHES = 0.4
+
+
+def with_hint(fig: Figure) -> Figure:
+    """``fig`` one strip taller, :data:`RUN_HINT` written in it under the picture: a reader
+    of a static page learns how to bring the explorer to life."""
+    height = fig.get_figheight()
+    fig.set_figheight(height + HINT_INCHES)
+    strip = HINT_INCHES / (height + HINT_INCHES)
+    engine = fig.get_layout_engine()
+    if engine is not None and "rect" in engine.get():
+        engine.set(rect=(0, strip, 1, 1 - strip))  # the layout keeps above the strip
+    else:
+        fig.subplots_adjust(bottom=strip + 0.05)
+    fig.text(0.5, strip / 2, RUN_HINT, ha="center", va="center", fontsize=9, style="italic")
+    return _settled(fig)
+
+
 #: The most tokens whose heatmap and bars fit side by side; more are drawn one above the other.
 SIDE_BY_SIDE = 8
 #: The largest side of a picture with many tokens, in inches.
@@ -54,6 +77,8 @@ COMPARED = "token compared"
 TITLE_TOKEN = 30
 #: The longest token the bars' title names on its line when beside the grid; longer: below.
 TITLE_LINE_TOKEN = 10
+#: The weights' colour scale: one colour one weight, whatever the setting (scores keep theirs).
+WEIGHT_LIMITS = (0.0, 1.0)
 
 
 def _headline(fig: Figure, text: str, fontsize: float = 10) -> None:
@@ -139,16 +164,20 @@ def _with_bars(
         title=title,
         xlabel=xlabel,
     )
-    named = None if len(token) <= TITLE_TOKEN else f"attention weights of query {query}"
-    if named is None and num_tokens <= SIDE_BY_SIDE and len(token) > TITLE_LINE_TOKEN:
-        named = f"attention weights of query {query}\n({token!r})"  # beside the grid: narrow
+    # The book's name of the query (x⁽²⁾ is inputs[1]), with Python's index.
+    which = f"x{_text.book(query)}, inputs[{query}]"
+    named = f"attention weights of {token!r}: {which}"
+    if len(token) > TITLE_TOKEN:
+        named = f"attention weights of {which}"
+    elif num_tokens <= SIDE_BY_SIDE and len(token) > TITLE_LINE_TOKEN:
+        named = f"attention weights of {which}\n({token!r})"  # beside the grid: narrow
     plots.weights_bar(weights, tokens, ax=right, query=query, title=named)
     return fig
 
 
 def query_figure(view: QueryView, tokens: Sequence[str]) -> Figure:
     """The QueryExplorer's view: weights heatmap and the query's bars, z in the title."""
-    limits = (view.attn_weights.min().item(), view.attn_weights.max().item())
+    limits = WEIGHT_LIMITS
     # Notebook 04 comes before keys are defined (05): its columns are the tokens compared.
     fig = _with_bars(
         view.attn_weights,
@@ -159,7 +188,7 @@ def query_figure(view: QueryView, tokens: Sequence[str]) -> Figure:
         limits,
         xlabel=COMPARED,
     )
-    _headline(fig, view.text)
+    _headline(fig, view.text.splitlines()[0])
     return _settled(fig)
 
 
@@ -194,9 +223,10 @@ def attention_figure(view: AttentionView) -> Figure:
     where = "" if view.num_heads == 1 else f"head {view.head}, "
     causal = ", causal" if view.causal else ""
     title = f"{where}dim={view.dim}, temperature {view.temperature:g}{causal}"
-    limits = (0.0, view.attn_weights.max().item())
+    limits = WEIGHT_LIMITS
     fig = _with_bars(view.attn_weights, view.tokens, view.weights, view.query, title, limits)
-    _headline(fig, view.text.splitlines()[-2])
+    # The context vector's line (z⁽ⁱ⁾ = ...), wherever the settings put it.
+    _headline(fig, next(line for line in view.text.splitlines() if line.startswith("z")))
     return _settled(fig)
 
 

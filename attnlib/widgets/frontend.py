@@ -76,6 +76,10 @@ class ExplorerView(anywidget.AnyWidget):
     temperature = traitlets.Float(1.0).tag(sync=True)
     head = traitlets.Int(0).tag(sync=True)
     step = traitlets.Int(0).tag(sync=True)
+    # The AttentionExplorer's dropout: the rate's index in data["dropout"]["rates"] (0: off)
+    # and the draw shown, which the view's own "resample" button moves on in the browser.
+    dropout_index = traitlets.Int(0).tag(sync=True)
+    draw = traitlets.Int(0).tag(sync=True)
 
     def __repr__(self) -> str:
         # Stable (no memory address): it can end up as a saved notebook's text/plain.

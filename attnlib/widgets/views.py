@@ -52,7 +52,7 @@ def query_view(inputs: torch.Tensor, tokens: Sequence[str], query: int) -> Query
     weights = attn_weights[query]
     context = context_vector(inputs, weights)
     terms = _text.terms(weights.tolist(), tokens, "x")
-    fields = {"token": tokens[query], "terms": terms, "context": context.tolist()}
+    fields = {"query": query, "terms": terms, "context": context.tolist()}
     text = _text.compose(_text.TEXTS["query"]["formula"], fields, {})
     return QueryView(query, tokens[query], attn_weights, weights, context, text)
 
@@ -99,16 +99,18 @@ def softmax_view(attn_scores: torch.Tensor, tokens: Sequence[str], dim: int) -> 
 
 @dataclass(frozen=True, eq=False)
 class LoopView:
-    """What :class:`~attnlib.widgets.LoopStepper` shows after iteration ``step`` (0-based).
+    """What :class:`~attnlib.widgets.LoopStepper` shows after iteration ``iteration``.
 
-    ``i, j``: the current cell, ``divmod(step, num_tokens)``; ``filled``:
+    Iterations count from 1, as the stepper's slider and its line do: iteration 8 of 36
+    is the 8th dot product. ``i, j``: the current cell (Python's indices),
+    ``divmod(iteration - 1, num_tokens)``; ``filled``:
     ``(num_tokens, num_tokens)`` bool, the cells done (row by row, up to and
     including ``(i, j)``); ``scores``: ``(num_tokens, num_tokens)``, NaN where not
     filled; ``terms``: the ``(x_i[k], x_j[k])`` pairs of the current dot
     product; ``score``: its value; ``text``: the dot product written out.
     """
 
-    step: int
+    iteration: int
     i: int
     j: int
     filled: torch.Tensor
@@ -118,22 +120,25 @@ class LoopView:
     text: str
 
 
-def loop_view(inputs: torch.Tensor, tokens: Sequence[str], step: int) -> LoopView:
-    """The score grid of the nested loops after ``step`` + 1 iterations.
+def loop_view(inputs: torch.Tensor, tokens: Sequence[str], iteration: int) -> LoopView:
+    """The score grid of the nested loops after ``iteration`` iterations.
 
-    ``inputs``: ``(num_tokens, d_in)``; ``step`` in ``[0, num_tokens**2 - 1]``;
+    ``inputs``: ``(num_tokens, d_in)``; ``iteration`` in ``[1, num_tokens**2]``;
     the outer loop runs over rows ``i``, the inner over columns ``j``.
     """
     inputs = validate.explorer_inputs(inputs)
     num_tokens = inputs.shape[0]
     tokens = validate.explorer_tokens(tokens, num_tokens)
-    step = validate.index(step, "step", num_tokens * num_tokens)
+    last = num_tokens * num_tokens
+    if validate.integer(iteration, "iteration", 1) > last:
+        raise validate.invalid("iteration", f"an iteration in [1, {last}]", int(iteration))
+    iteration = int(iteration)
     all_scores = attention_scores(inputs)
-    i, j = divmod(step, num_tokens)
-    filled = (torch.arange(num_tokens * num_tokens) <= step).reshape(num_tokens, num_tokens)
+    i, j = divmod(iteration - 1, num_tokens)
+    filled = (torch.arange(num_tokens * num_tokens) < iteration).reshape(num_tokens, num_tokens)
     terms = tuple(zip(inputs[i].tolist(), inputs[j].tolist(), strict=True))
     score = all_scores[i, j].item()
-    fields = {"token_i": tokens[i], "token_j": tokens[j], "products": _text.products(terms)}
+    fields = {"i": i, "j": j, "products": _text.products(terms)}
     text = _text.compose(_text.TEXTS["loop"]["formula"], {**fields, "score": score}, {})
     scores = all_scores.masked_fill(~filled, torch.nan)
-    return LoopView(step, i, j, filled, scores, terms, score, text)
+    return LoopView(iteration, i, j, filled, scores, terms, score, text)

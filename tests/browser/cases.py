@@ -29,12 +29,12 @@ LOOP_STEPPER_01 = ExplorerCase(
     "01_scores_loops.ipynb",
     ".attnlib-explorer.attnlib-loop-stepper",
     (
-        # The notebook opens it at [2, 2] (iteration 14).
-        loop_step(14),
-        loop_step(15, slider("step"), ("ArrowRight",)),
-        loop_step(0, slider("step"), ("Home",)),
-        loop_step(7, slider("step"), ("ArrowRight",) * 7),
-        loop_step(35, slider("step"), ("End",)),
+        # The notebook opens it at [2, 2] (iteration 15).
+        loop_step(15),
+        loop_step(16, slider("step"), ("ArrowRight",)),
+        loop_step(1, slider("step"), ("Home",)),
+        loop_step(8, slider("step"), ("ArrowRight",) * 7),
+        loop_step(36, slider("step"), ("End",)),
     ),
 )
 SOFTMAX_AXIS_03 = ExplorerCase(

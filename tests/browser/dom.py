@@ -44,7 +44,7 @@ COLUMN_SUMS = f'{HEATMAP} td[data-row="sum"]'
 COLUMN_TOKENS = f"{HEATMAP} tr:first-of-type th:not(:first-child):not(.attnlib-total)"
 MASKED = f"{HEATMAP} td.attnlib-masked"
 BARS = ".attnlib-bars div[data-col] > span:last-child"
-ERROR = ".attnlib-status .attnlib-error"
+ERROR = ".attnlib-status .attnlib-error, .attnlib-status-sentence .attnlib-error"
 FORMULA = ".attnlib-formula"
 TOKEN = ".attnlib-token"
 

@@ -58,25 +58,31 @@ def _floats(t: torch.Tensor) -> tuple[float, ...]:
     return tuple(float(v) for v in t.flatten())
 
 
+def book_name(index: int) -> str:
+    """The book's name of Python's ``inputs[index]``: 2 -> ``x⁽³⁾`` (the book counts from 1)."""
+    return "x⁽" + str(index + 1).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")) + "⁾"
+
+
 def _token_text(query: int, tokens: tuple[str, ...] = TOKENS) -> tuple[str, str]:
-    """The check that the explorer names query ``query``: ``query 2: “starts”``."""
-    return (TOKEN, f"query {query}: \u201c{tokens[query]}\u201d")
+    """The check that the explorer names query ``query``: ``query “starts”: x⁽³⁾, inputs[2]``."""
+    return (TOKEN, f"query \u201c{tokens[query]}\u201d: {book_name(query)}, inputs[{query}]")
 
 
 def loop_step(step: int, focus: str | None = None, keys: Keys = ()) -> Step:
-    """LoopStepper after iteration ``step``: cells 0..step filled row by row, the rest blank."""
+    """LoopStepper at iteration ``step`` (counted from 1, as its slider): the first ``step``
+    cells filled row by row, the rest blank."""
     n = len(TOKENS)
-    i, j = divmod(step, n)
+    i, j = divmod(step - 1, n)
     grid = _floats(SCORES)
-    cells = grid[: step + 1] + (None,) * (n * n - step - 1)
+    cells = grid[:step] + (None,) * (n * n - step)
     # The formula interleaves x_i and x_j's coordinates, then gives their dot product.
     factors = _floats(torch.stack([INPUTS[i], INPUTS[j]], dim=1))
     return Step(
         f"iteration {step}",
         (
             Expect(GRID, cells),
-            Expect(highlighted_cell(i, j), (grid[step],)),
-            Expect(FORMULA, factors + (grid[step],)),
+            Expect(highlighted_cell(i, j), (grid[step - 1],)),
+            Expect(FORMULA, factors + (grid[step - 1],)),
         ),
         focus,
         keys,

@@ -25,6 +25,7 @@ from attnlib.data import TOKENS
 from attnlib.widgets import AttentionExplorer, LoopStepper, QueryExplorer, SoftmaxAxisExplorer
 
 from .dom import GRID, SHOWN_TEXT, checkbox, slider, toggle
+from .expected import book_name
 from .views import NUMBER, TOLERANCE
 
 if TYPE_CHECKING:  # playwright is only imported once the gate says it is there
@@ -35,7 +36,7 @@ DRAWN_TIMEOUT_S = 10.0
 
 @dataclass(frozen=True)
 class Knob:
-    """A control ``name`` and its values in slider order (``kind``: slider, toggle, checkbox)."""
+    """A control ``name`` and its values in order (``kind``: slider, menu, toggle, checkbox)."""
 
     name: str
     kind: str
@@ -55,7 +56,8 @@ TEMPERATURE = slider_knob("temperature", [round(0.1 * (k + 1), 10) for k in rang
 def attention_knobs(num_tokens: int, num_heads: int = 1) -> tuple[Knob, ...]:
     """The AttentionExplorer's controls on a sentence of ``num_tokens`` tokens."""
     knobs = (slider_knob("query", range(num_tokens)), AXIS, MASK, TEMPERATURE)
-    return knobs + ((slider_knob("head", range(num_heads)),) if num_heads > 1 else ())
+    # The head: a menu naming each head.
+    return knobs + ((Knob("head", "menu", tuple(range(num_heads))),) if num_heads > 1 else ())
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,7 @@ def plan_of(root: Locator, where: str) -> Plan:
     if kind == "softmax":
         return Plan(SoftmaxAxisExplorer, (AXIS,))
     assert kind == "loop", f"{where}: no explorer drawn at {root}"
-    return Plan(LoopStepper, (slider_knob("step", range(len(tokens) ** 2)),))
+    return Plan(LoopStepper, (slider_knob("step", range(1, len(tokens) ** 2 + 1)),))
 
 
 # ----------------------------------------------------------------------------- keyboard
@@ -120,6 +122,10 @@ def move(page: Page, root: Locator, knob: Knob, value: Any) -> None:
     """Set control ``knob`` of the explorer at ``root`` to ``value`` from the keyboard."""
     if knob.kind == "slider":
         _press_slider(page, root, knob, value)
+    elif knob.kind == "menu":
+        menu = root.locator(f".attnlib-control-{knob.name} select").first
+        menu.focus()
+        menu.select_option(index=knob.values.index(value))
     elif knob.kind == "toggle":
         root.locator(toggle(knob.name, f"dim={value}")).first.focus()
         page.keyboard.press("Space")
@@ -196,7 +202,9 @@ def expected(explorer: Any) -> dict[str, Any]:
     out["terms"] = _flat(view.weights[:, None] * values)
     out["context"] = _flat(view.context)
     out["highlightRow"] = [str(view.query)]
-    out["texts"]["token"] = [f"query {view.query}: \u201c{view.token}\u201d"]
+    out["texts"]["token"] = [
+        f"query \u201c{view.token}\u201d: {book_name(view.query)}, inputs[{view.query}]"
+    ]
     out["texts"]["formula"] = [view.text]
     if name == "AttentionView":
         out["rowSums"], out["colSums"] = _flat(view.row_sums), _flat(view.col_sums)

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import book  # tests/book.py: pytest puts tests/ on sys.path
 import pytest
 
 from .dom import SHOWN_TEXT
@@ -185,11 +186,14 @@ def test_a_move_is_announced_and_the_query_row_is_current(
     handle.press("ArrowRight")
     live = root.locator(".attnlib-live")
     page.wait_for_function(
-        "el => el.textContent.startsWith('query 2')", arg=live.element_handle(), timeout=5_000
+        "el => el.textContent.startsWith('query \u201cstarts')",
+        arg=live.element_handle(),
+        timeout=5_000,
     )
     text = live.text_content()
-    assert text.startswith("query 2, \u201cstarts\u201d: weights 0.14 0.24 0.23"), text
-    assert handle.get_attribute("aria-valuetext") == "2: starts"
+    spoken = "query \u201cstarts\u201d, x⁽³⁾, inputs[2]: weights 0.14 0.24 0.23"
+    assert text.startswith(spoken), text
+    assert handle.get_attribute("aria-valuetext") == "starts: x⁽³⁾, inputs[2]"
     current = root.locator("table.attnlib-heatmap tr[aria-current=true]")
     assert current.count() == 1 and current.get_attribute("data-row") == "2"
     masked = page.locator(".attnlib-attention-explorer td.attnlib-masked").first
@@ -262,12 +266,16 @@ def test_a_cell_taken_by_the_keyboard_says_how_it_was_computed(
     details = root.locator(".attnlib-cell-details")
     focused = grid.locator('td[data-row="1"][data-col="2"]')
     assert focused.get_attribute("aria-describedby") == details.get_attribute("id")
-    # The book's numbers: weight[1, 2] = 0.2333, from the score 1.4754.
+    # The book's numbers and names: α₂,₃ = attn_weights[1, 2] = 0.2333, from the score 1.4754.
     text = details.text_content()
-    assert text.startswith("weight[1, 2] = 0.2333: query 1 (journey)"), text
+    assert text.startswith("α₂,₃ = attn_weights[1, 2] = 0.2333: query x⁽²⁾ (journey)"), text
+    # The formula stays in the query's row (the book's row q + 1), in the column taken.
+    q = int(root.locator("tr.attnlib-highlight-row").get_attribute("data-row"))
     math = root.locator(".attnlib-math math").first
-    formula = " ".join(math.text_content().split())
-    assert "1.4754" in formula and "0.2333" in formula, formula
+    formula = "".join(math.text_content().split())
+    assert formula.startswith(f"α{q + 1},3="), formula
+    score, weight = book.ATTN_SCORES[q][2], book.ATTN_WEIGHTS[q][2]
+    assert f"{score:.4f}" in formula and f"{weight:.4f}" in formula, formula
     # Tab leaves the grid: the next stop is outside it.
     page.keyboard.press("Tab")
     assert not page.evaluate("() => !!document.activeElement.closest('table.attnlib-heatmap')")
@@ -313,14 +321,16 @@ COLOUR_SLACK = 8
 def test_the_heatmap_shows_each_weight_in_its_colour_and_its_number(
     shown: tuple[WatchedPage, int, bool],
 ) -> None:
-    """Each weight gets viridis at its place on the grid's scale (as matplotlib computes it)
-    and its number: written into the cells of the course's 6-token grid; drawn on the canvas
-    beneath the 32-token grid (its fill, and pixels of another colour along its middle)."""
+    """Each weight gets viridis at its place on the weights' scale, 0 to 1 (as matplotlib
+    computes it), and its number: written into the cells of the course's 6-token grid; drawn
+    on the canvas beneath the 32-token grid (its fill, and pixels of another colour along its
+    middle)."""
     from attnlib.widgets import AttentionExplorer, QueryExplorer
 
     page = shown[0].page
     weights = QueryExplorer().view.attn_weights
-    low, high = float(weights.min()), float(weights.max())
+    # Weights on one fixed scale, 0 to 1: a colour is one weight in every explorer and state.
+    low, high = 0.0, 1.0
     grid = page.locator(".attnlib-query-explorer table.attnlib-heatmap")
     for i, j in [(0, 0), (1, 2), (4, 5), (5, 1)]:
         fill, text = grid.locator(f'td[data-row="{i}"][data-col="{j}"]').evaluate(
@@ -331,7 +341,7 @@ def test_the_heatmap_shows_each_weight_in_its_colour_and_its_number(
         assert off <= COLOUR_SLACK, f"6 tokens, cell ({i}, {j}): fill {fill}"
         assert text == f"{float(weights[i, j]):.4f}", f"6 tokens, cell ({i}, {j}): {text!r}"
     weights = AttentionExplorer(LONG_SENTENCE, num_heads=16, d_out=64).view.attn_weights
-    low, high = 0.0, float(weights.max())  # the attention explorer's scale starts at 0
+    low, high = 0.0, 1.0
     grid = page.locator(".attnlib-attention-explorer").nth(1).locator("table.attnlib-heatmap")
     for i, j in [(0, 0), (3, 20), (17, 5), (31, 31)]:
         pixels = grid.locator(f'td[data-row="{i}"][data-col="{j}"]').evaluate(_PIXELS)
@@ -425,7 +435,8 @@ def test_moving_the_query_moves_no_cell_and_shows_one_label_each(
     query = start + 1
     want = [f"\u25b6 {t}" if i == query else t for i, t in enumerate(tokens)]
     assert labels["rows"] == want
-    assert labels["context"] == f"z({tokens[query]})"
+    sup = str(query + 1).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    assert labels["context"] == f"z⁽{sup}⁾"  # the book's name: z⁽ⁱ⁺¹⁾ for inputs[i]
     handle.press("ArrowLeft")
 
 
@@ -575,18 +586,21 @@ def test_a_cell_under_the_pointer_says_how_it_was_computed(
     shown: tuple[WatchedPage, int, bool],
 ) -> None:
     page = shown[0].page
-    # The book's numbers: weight[1, 2] = 0.2333 from score 1.4754; score[0, 0] = 0.9995.
+    # The book's numbers and names: α₂,₃ = attn_weights[1, 2] = 0.2333 from the score 1.4754;
+    # ω₁,₁ = attn_scores[0, 0] = 0.9995.
     cell = page.locator('.attnlib-query-explorer td[data-row="1"][data-col="2"]')
     cell.scroll_into_view_if_needed()
     cell.hover()
     title = cell.get_attribute("title")
-    assert title.startswith("weight[1, 2] = 0.2333: query 1 (journey) on token 2 (starts)"), title
+    named = "α₂,₃ = attn_weights[1, 2] = 0.2333: query x⁽²⁾ (journey) on x⁽³⁾ (starts)"
+    assert title.startswith(named), title
     assert "score 1.4754" in title, title
     first = page.locator('.attnlib-loop-stepper td[data-row="0"][data-col="0"]')
     first.scroll_into_view_if_needed()
     first.hover()
     title = first.get_attribute("title")
-    assert title.startswith("score[0, 0] = x(Your)·x(Your) = 0.43×0.43") and "0.9995" in title
+    named = "ω₁,₁ = attn_scores[0, 0] = x⁽¹⁾·x⁽¹⁾ (Your·Your) = 0.43×0.43"
+    assert title.startswith(named) and "0.9995" in title, title
     masked = page.locator(".attnlib-attention-explorer td.attnlib-masked").first
     masked.scroll_into_view_if_needed()
     masked.hover()
@@ -638,3 +652,94 @@ def test_the_explorers_in_jupyterlab_pass_axe_and_fit_a_phone(
         assert_healthy(watched_page, "gallery in JupyterLab")
     finally:
         shut_down_sessions(lab_server)
+
+
+# The boxes of an explorer's parts, [x, y, width, height] each from the explorer's corner,
+# rounded to the pixel (the heatmap's scrolling box: a phone scrolls the grid inside it).
+_BOXES = """(root) => {
+    const at = root.getBoundingClientRect();
+    return Array.from(root.querySelectorAll(
+        ".attnlib-head, .attnlib-heatmap-scroll, .attnlib-cell-details, .attnlib-bars, "
+        + ".attnlib-blend-panel, .attnlib-math, .attnlib-formula-text"))
+        .map((n) => { const r = n.getBoundingClientRect();
+                      return [r.x - at.x, r.y - at.y, r.width, r.height].map(Math.round); });
+}"""
+
+
+@pytest.mark.browser
+def test_hovering_or_focusing_a_cell_moves_nothing(shown: tuple[WatchedPage, int, bool]) -> None:
+    """The details of the cell under the pointer have a place of their own: hovering cells
+    with long and short descriptions (a masked one among them) moves no part of the explorer."""
+    page = shown[0].page
+    for kind in (".attnlib-query-explorer", ".attnlib-attention-explorer"):
+        root = page.locator(kind).first
+        root.scroll_into_view_if_needed()
+        before = root.evaluate(_BOXES)
+        details = root.locator(".attnlib-cell-details")
+        for i, j in ((5, 0), (0, 5), (1, 1)):
+            cell = root.locator(f'table.attnlib-heatmap td[data-row="{i}"][data-col="{j}"]')
+            cell.hover()
+            page.wait_for_function(
+                "([d, t]) => d.textContent === t.title && t.title.length > 0",
+                arg=[details.element_handle(), cell.element_handle()],
+                timeout=5_000,
+            )
+            assert root.evaluate(_BOXES) == before, f"{kind}: hovering ({i}, {j}) moved a part"
+            cell.focus()
+            assert root.evaluate(_BOXES) == before, f"{kind}: focusing ({i}, {j}) moved a part"
+
+
+@pytest.mark.browser
+def test_every_control_is_a_target_a_finger_can_take(shown: tuple[WatchedPage, int, bool]) -> None:
+    """Slider handles, buttons, menus and the folded formula's summary: at least 24 x 24 px
+    (WCAG 2.5.8), on a phone as on a desktop."""
+    page = shown[0].page
+    small = page.evaluate(
+        """() => Array.from(document.querySelectorAll(
+            ".attnlib-explorer .noUi-handle, .attnlib-explorer button, "
+            + ".attnlib-explorer select, .attnlib-explorer summary"))
+            .map((n) => { const r = n.getBoundingClientRect();
+                          return [n.className || n.tagName, r.width, r.height]; })
+            .filter(([, w, h]) => w > 0 && (w < 24 || h < 24))"""
+    )
+    assert not small, f"targets under 24 px: {small[:5]}"
+
+
+@pytest.mark.browser
+def test_dropout_drops_the_modules_weights_and_resample_draws_again(
+    shown: tuple[WatchedPage, int, bool],
+) -> None:
+    """Rate 0.5 on the four-head explorer: the cells shown dropped are those of attnlib's
+    view (itself checked against MultiHeadAttention's nn.Dropout), draw 1, then draw 2 after
+    "resample"; the kept ones are scaled by 2. Back to 0, nothing is dropped."""
+    from attnlib.widgets import AttentionExplorer
+
+    page = shown[0].page
+    root = page.locator(".attnlib-attention-explorer").first
+    root.scroll_into_view_if_needed()
+    expected = AttentionExplorer(num_heads=4, d_out=16, causal=True, dropout=0.5)
+    table = root.locator("table.attnlib-heatmap")
+    dropped = """(t) => Array.from(t.querySelectorAll("td.attnlib-dropped"))
+        .map((td) => [Number(td.dataset.row), Number(td.dataset.col)])"""
+    root.locator(".attnlib-control-dropout select").select_option(label="0.5")
+    for draw in range(2):
+        want = sorted(tuple(ij) for ij in expected.view.dropped.nonzero().tolist())
+        # Masked cells are 0 before dropout: shown masked, not dropped.
+        want = [(i, j) for i, j in want if j <= i]
+        page.wait_for_function(
+            f"(t) => t.querySelectorAll('td.attnlib-dropped').length === {len(want)}",
+            arg=table.element_handle(),
+            timeout=5_000,
+        )
+        assert sorted(map(tuple, table.evaluate(dropped))) == want, f"draw {draw + 1}"
+        line = root.locator(".attnlib-dropout-line").text_content()
+        assert f"draw {draw + 1} of 5" in line and "= 2.0000" in line, line
+        root.locator("button.attnlib-resample").click()
+        expected.resample()
+    root.locator(".attnlib-control-dropout select").select_option(label="0 (off)")
+    page.wait_for_function(
+        "(t) => t.querySelectorAll('td.attnlib-dropped').length === 0",
+        arg=table.element_handle(),
+        timeout=5_000,
+    )
+    assert root.locator("button.attnlib-resample").is_disabled()

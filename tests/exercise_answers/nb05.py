@@ -1,17 +1,19 @@
 """Mistaken answers to notebook 05's exercises: each replaces the stub and must be named."""
 
-_V1_INIT = '''
+_V1_INIT = """
 class MySelfAttentionV1(nn.Module):
     def __init__(self, d_in, d_out):
         super().__init__()
         self.W_query = nn.Parameter(torch.rand(d_in, d_out))
         self.W_key = nn.Parameter(torch.rand(d_in, d_out))
         self.W_value = nn.Parameter(torch.rand(d_in, d_out))
-'''
+"""
 
 
 def _v1(weights_line: str, blend: str = "attn_weights @ values") -> str:
-    return _V1_INIT + f'''
+    return (
+        _V1_INIT
+        + f"""
     def forward(self, x):
         queries = x @ self.W_query
         keys = x @ self.W_key
@@ -19,47 +21,48 @@ def _v1(weights_line: str, blend: str = "attn_weights @ values") -> str:
         attn_scores = queries @ keys.T
         attn_weights = {weights_line}
         return {blend}
-'''
+"""
+    )
 
 
 MISTAKES = {
     "05.projections": {
-        "projection_mixed_up": '''
+        "projection_mixed_up": """
 def project(inputs, W_query, W_key, W_value):
     queries = inputs @ W_query
     keys = inputs @ W_query
     values = inputs @ W_value
     return queries, keys, values
-''',
-        "projection_order": '''
+""",
+        "projection_order": """
 def project(inputs, W_query, W_key, W_value):
     queries = W_query @ inputs
     keys = W_key @ inputs
     values = W_value @ inputs
     return queries, keys, values
-''',
+""",
     },
     "05.scale": {
-        "no_scale": '''
+        "no_scale": """
 def scaled_weights(attn_scores, keys):
     return torch.softmax(attn_scores, dim=-1)
-''',
-        "scale_by_d_k": '''
+""",
+        "scale_by_d_k": """
 def scaled_weights(attn_scores, keys):
     return torch.softmax(attn_scores / keys.shape[-1], dim=-1)
-''',
-        "scale_by_d_in": '''
+""",
+        "scale_by_d_in": """
 def scaled_weights(attn_scores, keys):
     return torch.softmax(attn_scores / d_in**0.5, dim=-1)
-''',
-        "scale_by_num_tokens": '''
+""",
+        "scale_by_num_tokens": """
 def scaled_weights(attn_scores, keys):
     return torch.softmax(attn_scores / keys.shape[0] ** 0.5, dim=-1)
-''',
-        "scale_hardcoded": '''
+""",
+        "scale_hardcoded": """
 def scaled_weights(attn_scores, keys):
     return torch.softmax(attn_scores / math.sqrt(2), dim=-1)
-''',
+""",
     },
     "05.forward": {
         "no_scale": _v1("torch.softmax(attn_scores, dim=-1)"),

@@ -1,6 +1,6 @@
 """Mistaken answers to notebook 06's exercises: each replaces the stub and must be named."""
 
-_CAUSAL_INIT = '''
+_CAUSAL_INIT = """
 class MyCausalAttention(nn.Module):
     def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):
         super().__init__()
@@ -10,12 +10,14 @@ class MyCausalAttention(nn.Module):
         self.dropout = nn.Dropout(dropout)
         ones = torch.ones(context_length, context_length, dtype=torch.bool)
         self.register_buffer("mask", torch.triu(ones, diagonal=1))  # True: hidden
-'''
+"""
 
 
 def _causal(mask_line: str, scale: str = " / keys.shape[-1] ** 0.5", dropout: bool = True) -> str:
     drop = "        attn_weights = self.dropout(attn_weights)\n" if dropout else ""
-    return _CAUSAL_INIT + f'''
+    return (
+        _CAUSAL_INIT
+        + f"""
     def forward(self, x):
         b, num_tokens, d_in = x.shape
         queries = self.W_query(x)
@@ -25,19 +27,20 @@ def _causal(mask_line: str, scale: str = " / keys.shape[-1] ** 0.5", dropout: bo
         attn_scores.masked_fill_({mask_line}, -torch.inf)
         attn_weights = torch.softmax(attn_scores{scale}, dim=-1)
 {drop}        return attn_weights @ values
-'''
+"""
+    )
 
 
 _CUT = "self.mask[:num_tokens, :num_tokens]"
 
 
 def _mask(mask_line: str, fill: str = "attn_scores.masked_fill(mask, -torch.inf)") -> str:
-    return f'''
+    return f"""
 def causal_weights(attn_scores, d_k):
     num_tokens = attn_scores.shape[-1]
     mask = {mask_line}
     return torch.softmax({fill} / d_k**0.5, dim=-1)
-'''
+"""
 
 
 MISTAKES = {
@@ -47,24 +50,24 @@ MISTAKES = {
             "torch.triu(torch.ones(num_tokens, num_tokens, dtype=torch.bool), diagonal=1)",
             "attn_scores.masked_fill(mask, 0)",
         ),
-        "mask_after_softmax": '''
+        "mask_after_softmax": """
 def causal_weights(attn_scores, d_k):
     num_tokens = attn_scores.shape[-1]
     mask = torch.triu(torch.ones(num_tokens, num_tokens, dtype=torch.bool), diagonal=1)
     return torch.softmax(attn_scores / d_k**0.5, dim=-1).masked_fill(mask, 0.0)
-''',
+""",
         "mask_inverted": _mask("torch.tril(torch.ones(num_tokens, num_tokens)).bool()"),
         "mask_not_bool": _mask("torch.triu(torch.ones(num_tokens, num_tokens), diagonal=1)"),
     },
     "06.dropout": {
-        "dropout_by_p": '''
+        "dropout_by_p": """
 def dropout_with(attn_weights, keep, p):
     return attn_weights * keep / p
-''',
-        "dropout_unscaled": '''
+""",
+        "dropout_unscaled": """
 def dropout_with(attn_weights, keep, p):
     return torch.where(keep, attn_weights, 0.0)
-''',
+""",
     },
     "06.forward": {
         "mask_not_cut": _causal("self.mask"),

@@ -9,7 +9,7 @@ def _forward(
     out="self.out_proj(context_vec)",
 ) -> str:
     """The forward pass of the solution with one line written the mistaken way."""
-    return f'''
+    return f"""
 class MyMultiHeadAttention(modules.MultiHeadAttention):
     def forward(self, x):
         b, num_tokens, d_in = x.shape
@@ -22,63 +22,63 @@ class MyMultiHeadAttention(modules.MultiHeadAttention):
         context_vec = attn_weights @ values
         context_vec = {merge}
         return {out}
-'''
+"""
 
 
 MISTAKES = {
     "07.wrapper_forward": {
-        "heads_cat_wrong_axis": '''
+        "heads_cat_wrong_axis": """
 class MyWrapper(modules.MultiHeadAttentionWrapper):
     def forward(self, x):
         return torch.cat([head(x) for head in self.heads], dim=1)
-''',
-        "heads_summed": '''
+""",
+        "heads_summed": """
 class MyWrapper(modules.MultiHeadAttentionWrapper):
     def forward(self, x):
         return sum(head(x) for head in self.heads)
-''',
+""",
     },
     "07.two_features": {
-        "wrapper_d_out_total": '''
+        "wrapper_d_out_total": """
 def two_feature_wrapper(d_in, context_length, dropout):
     return MultiHeadAttentionWrapper(d_in, 2, context_length, dropout, num_heads=2)
-''',
-        "wrapper_one_head": '''
+""",
+        "wrapper_one_head": """
 def two_feature_wrapper(d_in, context_length, dropout):
     return MultiHeadAttentionWrapper(d_in, 2, context_length, dropout, num_heads=1)
-''',
+""",
     },
     "07.d_out": {
-        "d_out_per_head": '''
+        "d_out_per_head": """
 features_per_head = 2
 out_features = 4
-''',
+""",
     },
     "07.split_heads": {
-        "split_without_transpose": '''
+        "split_without_transpose": """
 def split_heads(x, num_heads):
     b, num_tokens, d_out = x.shape
     head_dim = d_out // num_heads
     return x.view(b, num_heads, num_tokens, head_dim)
-''',
-        "split_transpose_last": '''
+""",
+        "split_transpose_last": """
 def split_heads(x, num_heads):
     b, num_tokens, d_out = x.shape
     head_dim = d_out // num_heads
     return x.view(b, num_tokens, num_heads, head_dim).transpose(-2, -1)
-''',
+""",
     },
     "07.merge_heads": {
-        "merge_without_transpose": '''
+        "merge_without_transpose": """
 def merge_heads(context_vec):
     b, num_heads, num_tokens, head_dim = context_vec.shape
     return context_vec.contiguous().view(b, num_tokens, num_heads * head_dim)
-''',
-        "view_without_contiguous": '''
+""",
+        "view_without_contiguous": """
 def merge_heads(context_vec):
     b, num_heads, num_tokens, head_dim = context_vec.shape
     return context_vec.transpose(1, 2).view(b, num_tokens, num_heads * head_dim)
-''',
+""",
     },
     "07.forward": {
         "split_without_transpose": _forward(

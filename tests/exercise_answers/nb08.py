@@ -6,32 +6,32 @@ MISTAKES = {
         "first_self_unmasked": "first_self = 0.2098\n",
     },
     "08.hot_limit": {
-        "hot_weights_vanish": '''
+        "hot_weights_vanish": """
 def hot_limit(num_tokens):
     return 0
-''',
-        "hot_weights_to_one": '''
+""",
+        "hot_weights_to_one": """
 def hot_limit(num_tokens):
     return 1
-''',
-        "hot_weights_count": '''
+""",
+        "hot_weights_count": """
 def hot_limit(num_tokens):
     return num_tokens
-''',
+""",
     },
     "08.repeated_word": {
-        "repeat_rows_differ": '''
+        "repeat_rows_differ": """
 same_without_mask = False
 same_with_mask = False
-''',
-        "causal_rows_same": '''
+""",
+        "causal_rows_same": """
 same_without_mask = True
 same_with_mask = True
-''',
-        "mask_effect_swapped": '''
+""",
+        "mask_effect_swapped": """
 same_without_mask = False
 same_with_mask = True
-''',
+""",
     },
     "08.head_size": {
         "d_out_per_head": "head_size = 4\n",

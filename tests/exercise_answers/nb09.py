@@ -3,12 +3,12 @@
 
 def _update(running_sum_line: str, context_line: str) -> str:
     """The exercise's function with the reader's two lines in place of the stub's."""
-    return f'''
+    return f"""
 def rescale_and_add(running_sum, context, rescale, exps, block_values):
     running_sum = {running_sum_line}
     context = {context_line}
     return running_sum, context
-'''
+"""
 
 
 MISTAKES = {
@@ -19,22 +19,22 @@ MISTAKES = {
         "slope_measured": "slope = 1.9",
     },
     "09.grid_bytes": {
-        "grid_entries_not_bytes": '''
+        "grid_entries_not_bytes": """
 def grid_bytes(num_tokens):
     return num_tokens * num_tokens
-''',
-        "grid_one_row": '''
+""",
+        "grid_one_row": """
 def grid_bytes(num_tokens):
     return 4 * num_tokens
-''',
-        "grid_float64": '''
+""",
+        "grid_float64": """
 def grid_bytes(num_tokens):
     return 8 * num_tokens ** 2
-''',
-        "grid_in_mib": '''
+""",
+        "grid_in_mib": """
 def grid_bytes(num_tokens):
     return 4 * num_tokens * num_tokens / 2**20
-''',
+""",
     },
     "09.grid_growth": {
         "growth_linear": "grid_times = 1_048_576 / 8192",

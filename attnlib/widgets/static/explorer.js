@@ -12,15 +12,15 @@ function softmaxGrid(z, rows) {
       const [i, j] = at(a, b);
       max = Math.max(max, z[i][j]);
     }
-    let total = 0;
+    let total2 = 0;
     for (let b = 0; b < n; b++) {
       const [i, j] = at(a, b);
       out[i][j] = Math.exp(z[i][j] - max);
-      total += out[i][j];
+      total2 += out[i][j];
     }
     for (let b = 0; b < n; b++) {
       const [i, j] = at(a, b);
-      out[i][j] /= total;
+      out[i][j] /= total2;
     }
   }
   return out;
@@ -48,25 +48,52 @@ function attentionSetting(data, state) {
   const factor = data.scale / state.temperature;
   const masked = scores.map((row, i) => row.map((_, j) => state.causal && j > i));
   const scaled = scores.map((row, i) => row.map((s, j) => masked[i][j] ? -Infinity : s * factor));
-  const weights = softmaxGrid(scaled, state.dim === -1);
+  const softmax = softmaxGrid(scaled, state.dim === -1);
+  const rate = dropoutRate(data, state);
+  let weights = softmax;
+  let dropped = null;
+  if (rate > 0) {
+    const keep = keptCells(data.dropout.keep[state.dropout_index - 1][state.draw][state.head], scores.length);
+    dropped = keep.map((row) => row.map((k) => !k));
+    weights = softmax.map((row, i) => row.map((w, j) => keep[i][j] ? w / (1 - rate) : 0));
+  }
   return {
     scores,
     scaled,
     masked,
+    softmax,
+    dropped,
+    rate,
     weights,
     values,
     rowSums: rowSums(weights),
-    colSums: colSums(weights)
+    colSums: colSums(weights),
+    softRowSums: rowSums(softmax),
+    softColSums: colSums(softmax)
   };
+}
+function dropoutRate(data, state) {
+  return data.dropout ? data.dropout.rates[state.dropout_index ?? 0] : 0;
+}
+function keptCells(bits, n) {
+  const bytes = Uint8Array.from(atob(bits), (c) => c.charCodeAt(0));
+  return Array.from(
+    { length: n },
+    (_, i) => Array.from({ length: n }, (_2, j) => (bytes[i * n + j >> 3] >> (i * n + j & 7) & 1) === 1)
+  );
 }
 function attentionOf(data, state, setting = attentionSetting(data, state)) {
   const row = setting.weights[state.query];
   return { ...setting, row, context: blend(row, setting.values) };
 }
+function stepFits(data, step, n, index) {
+  if (data.steps) return index(step, data.steps.length);
+  return data.inputs ? index(step - 1, n * n) : true;
+}
 function fits(data, state) {
   const n = (data.tokens || []).length;
   const index = (v, size) => Number.isInteger(v) && v >= 0 && v < size;
-  return n > 0 && index(state.query, n) && index(state.step, Math.max(n * n, (data.steps || []).length)) && DIMS.includes(state.dim) && Number.isFinite(state.temperature) && state.temperature > 0 && index(state.head, (data.heads || [null]).length);
+  return n > 0 && index(state.query, n) && stepFits(data, state.step, n, index) && DIMS.includes(state.dim) && Number.isFinite(state.temperature) && state.temperature > 0 && index(state.head, (data.heads || [null]).length) && (!data.dropout || index(state.dropout_index ?? 0, data.dropout.rates.length) && index(state.draw ?? 0, data.dropout.draws));
 }
 var ones = (sums) => sums.every((s) => Math.abs(s - 1) <= 1e-4);
 
@@ -81,8 +108,18 @@ function short(x) {
   const [whole, frac] = fixed(x).split(".");
   return `${whole}.${frac.replace(/0+$/, "").padEnd(2, "0")}`;
 }
+var SUPERSCRIPT = "\u2070\xB9\xB2\xB3\u2074\u2075\u2076\u2077\u2078\u2079";
+var SUBSCRIPT = "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089";
+var digits = (n, set) => String(n).replace(/\d/g, (d) => set[d]);
+function total(x) {
+  return Math.abs(x - 1) <= 1e-4 ? "1.0000" : fixed(x);
+}
 var SPECS = {
   f4: fixed,
+  // The book counts tokens from 1: Python's index 1 is x⁽²⁾, its weights α₂,ⱼ.
+  book: (i) => `\u207D${digits(i + 1, SUPERSCRIPT)}\u207E`,
+  sub: (i) => digits(i + 1, SUBSCRIPT),
+  sum: total,
   factor: (x) => x < 0 ? `(${short(x)})` : short(x),
   // Python's f"{x:g}" for the temperatures a slider gives: 1.0 -> "1", 0.30000000000000004 -> "0.3".
   g: (x) => String(Number(x.toPrecision(6))),
@@ -102,7 +139,7 @@ function compose(parts, fields, flags) {
   return parts.filter(([when]) => holds(when)).map(([, template]) => fill(template, fields)).join("");
 }
 function terms(texts, weights, tokens, vec) {
-  return weights.map((w, j) => fill(texts.term, { w, vec, token: tokens[j] })).join(texts.plus);
+  return weights.map((w, j) => fill(texts.term, { w, vec, j, token: tokens[j] })).join(texts.plus);
 }
 function products(texts, a, b) {
   return a.map((x, k) => fill(texts.product, { a: x, b: b[k] })).join(texts.plus);
@@ -219,9 +256,11 @@ function watchControls(el, root, names, getTexts) {
   };
   const find = () => {
     const box = el.closest(".attnlib-explorer");
-    const ready = (controls) => names.every(
-      (name) => name === "dim" ? controls.toggles.length > 0 : controls.sliders.some(([n]) => n === name)
-    );
+    const ready = (controls) => names.every((name) => {
+      if (name === "dim") return controls.toggles.length > 0;
+      if (name === "head" && controls.menu) return true;
+      return controls.sliders.some(([n]) => n === name);
+    });
     if (box) {
       const controls = controlsOf(box);
       if (ready(controls) || tries >= FIND_TRIES) {
@@ -272,11 +311,12 @@ var eq = mo("=");
 var VECTOR_SHOWN = 6;
 var PRODUCTS_SHOWN = 4;
 var PLAIN_BELOW = 1e5;
+var book = (i) => typeof i === "number" ? mn(String(i + 1)) : mi(i);
 function indexed(name, i, j) {
-  return msub(mi(name), mrow(mn(String(i)), mo(","), mn(String(j))));
+  return msub(mi(name), mrow(book(i), mo(","), book(j)));
 }
 function vectorOf(name, j) {
-  return msup(mi(name), mrow(mo("("), mi(String(j)), mo(")")));
+  return msup(mi(name), mrow(mo("("), book(j), mo(")")));
 }
 var number = (x) => mn(fixed(x));
 function shortened(items, shown, head) {
@@ -284,8 +324,8 @@ function shortened(items, shown, head) {
   return [...items.slice(0, head), null, ...items.slice(items.length - (shown - head - 1))];
 }
 function large(logTotal) {
-  const total = Math.exp(logTotal);
-  if (total < PLAIN_BELOW) return number(total);
+  const total2 = Math.exp(logTotal);
+  if (total2 < PLAIN_BELOW) return number(total2);
   const exponent = Math.floor(logTotal / Math.LN10);
   const mantissa = Math.exp(logTotal - exponent * Math.LN10);
   return mrow(mn(mantissa.toFixed(3)), mo("\xD7"), msup(mn("10"), mn(String(exponent))));
@@ -340,6 +380,17 @@ function contextLine(query, context2, vec) {
     mrow(mo("["), ...items, mo("]"))
   );
 }
+function dropoutLine(view, [i, j], texts) {
+  const alpha = indexed("\u03B1", i, j);
+  const label = mtext(`${texts.after_dropout} `);
+  if (view.masked[i][j]) return mrow(label, alpha, eq, mn("0"), mtext(` ${texts.math_masked}`));
+  if (view.dropped[i][j]) return mrow(label, alpha, mo("\u2192"), mn("0"), mtext(` (${texts.dropped})`));
+  const scale = mfrac(mn("1"), mrow(mn("1"), mo("\u2212"), mn(SPECS.g(view.rate))));
+  return mrow(label, alpha, mo("\xB7"), scale, eq, number(view.weights[i][j]));
+}
+function maskedScoreLine([i, j], texts) {
+  return mrow(indexed("s", i, j), eq, mo("\u2212\u221E"), mtext(` ${texts.math_masked}`));
+}
 function scoreLine(inputs, [i, j], score) {
   const pairs = shortened(
     inputs[i].map((a, k) => [a, inputs[j][k]]),
@@ -386,11 +437,11 @@ function mathView(kind, data, view, state, cell2) {
     const many = data.heads.length > 1;
     const scaled = data.scale !== 1 || SPECS.g(state.temperature) !== "1";
     const lines = [];
-    if (scaled && !view.masked[i][j]) {
-      lines.push(scaledLine(view, [i, j], state.temperature, view.context.length, many));
-    }
+    if (scaled && view.masked[i][j]) lines.push(maskedScoreLine([i, j], texts));
+    else if (scaled) lines.push(scaledLine(view, [i, j], state.temperature, view.context.length, many));
     const name = scaled ? "s" : "\u03C9";
-    lines.push(weightLine(view.scaled, view.weights, [i, j], state.dim, name, texts));
+    lines.push(weightLine(view.scaled, view.softmax ?? view.weights, [i, j], state.dim, name, texts));
+    if (view.rate > 0) lines.push(dropoutLine(view, [i, j], texts));
     lines.push(contextLine(state.query, view.context, many ? "v" : "x"));
     return lines;
   }
@@ -761,13 +812,14 @@ function buildHeatmap(parent, tokens, { texts, label, totals = false, widest = "
   if (totals) table.append(sumsRow(tokens, parts, texts));
   parts.legend = legend(label);
   parts.masked = texts.masked;
+  parts.dropped = texts.dropped;
   parts.row = -1;
   parts.at = null;
   const size = tokens.length ** 2;
   const slots = () => new Array(size).fill(null);
   parts.shown = { how: slots(), value: slots(), scale: slots() };
-  const digits = Math.max(widest.length, totals ? fixed(tokens.length).length : 0);
-  table.style.setProperty("--attnlib-digits", String(digits));
+  const digits2 = Math.max(widest.length, totals ? fixed(tokens.length).length : 0);
+  table.style.setProperty("--attnlib-digits", String(digits2));
   parts.limits = "";
   const scroller = make("div", "attnlib-heatmap-scroll");
   scroller.append(table);
@@ -812,25 +864,28 @@ function paintCell(parts, i, j, value, how, vmin, vmax) {
   shown.scale[k] = parts.scale;
   const td = parts.cells[i][j];
   if (was === "masked" !== (how === "masked")) td.classList.toggle("attnlib-masked");
+  if (was === "dropped" !== (how === "dropped")) td.classList.toggle("attnlib-dropped");
   if (was === "blank" !== (how === "blank")) {
     if (how === "blank") td.dataset.empty = "1";
     else delete td.dataset.empty;
   }
   if (how === "blank") return setLook(parts.layer, k, null);
   const text = fixed(value);
-  if (how === "masked") {
+  if (how === "masked" || how === "dropped") {
     const look = { text, fill: "--attnlib-masked-fill", ink: "--attnlib-masked-ink" };
-    return setLook(parts.layer, k, { ...look, weight: "italic" }, `${text} ${parts.masked}`);
+    const word = how === "masked" ? parts.masked : parts.dropped;
+    return setLook(parts.layer, k, { ...look, weight: "italic" }, `${text} ${word}`);
   }
   const { background, color: color2 } = LEVEL_COLORS[levelOf(value, vmin, vmax)];
   return setLook(parts.layer, k, { text, fill: background, ink: color2 });
 }
 var SUM = { fill: "--attnlib-sum-fill", weight: "italic" };
 var SUM_ONE = { fill: ["--attnlib-paper", "rgba(0, 158, 115, 0.25)"], weight: "bold italic" };
-function paintSum(layer, td, total, k) {
-  const text = fixed(total);
-  const one = Math.abs(total - 1) <= 1e-4;
+function paintSum(layer, td, total2, k) {
+  const text = total(total2);
+  const one = Math.abs(total2 - 1) <= 1e-4;
   td.classList.toggle("attnlib-sum-one", one);
+  td.title = String(total2);
   return setLook(layer, k, { text, ...one ? SUM_ONE : SUM });
 }
 function paintRow(parts, row) {
@@ -1006,7 +1061,7 @@ function buildBlend(node, tokens, size, widest, texts) {
     return row;
   });
   const context2 = blendRow(size, "attnlib-context");
-  context2.labels = stacked(context2.th, tokens.map((token) => fill(texts.context, { token })));
+  context2.labels = stacked(context2.th, tokens.map((_, query) => fill(texts.context, { query })));
   context2.shown = -1;
   table.append(context2.tr);
   table.style.setProperty("--attnlib-digits", String(widest.length));
@@ -1046,6 +1101,7 @@ function paintText(node, text) {
 }
 
 // attnlib/widgets/static/src/views.js
+var WEIGHT_LIMITS = [0, 1];
 var prepared = /* @__PURE__ */ new WeakMap();
 function once(data, make2) {
   if (!prepared.has(data)) prepared.set(data, make2());
@@ -1064,28 +1120,27 @@ function perSetting(data, key, make2) {
 }
 function queryPanels(data, query, row, vec) {
   const texts = data.texts.panels;
-  const token = data.tokens[query];
-  const total = row.reduce((s, w) => s + w, 0);
+  const total2 = row.reduce((s, w) => s + w, 0);
   return {
     label: fill(texts.query, { query, token_repr: data.reprs[query] }),
-    bars: fill(texts.bars, { query, total }),
-    blend: fill(texts.blend, { token, vec }),
-    context: fill(texts.context, { token })
+    bars: fill(texts.bars, { query, total: total2 }),
+    blend: fill(texts.blend, { query, vec }),
+    context: fill(texts.context, { query })
   };
 }
 function announced(data, query, row) {
-  const total = row.reduce((s, w) => s + w, 0);
-  return { query, token_repr: data.reprs[query], row, total };
+  const total2 = row.reduce((s, w) => s + w, 0);
+  return { query, token_repr: data.reprs[query], row, total: total2 };
 }
 function queryView(data, { query }) {
   const { weights, limits } = once(data, () => {
     const grid = softmaxGrid(scoresOf(data.scores), true);
-    return { weights: grid, limits: extent(grid) };
+    return { weights: grid, limits: WEIGHT_LIMITS };
   });
   const texts = data.texts.query;
   const row = weights[query];
   const context2 = blend(row, data.values);
-  const fields = { token: data.tokens[query], terms: terms(data.texts.panels, row, data.tokens, "x"), context: context2 };
+  const fields = { query, terms: terms(data.texts.panels, row, data.tokens, "x"), context: context2 };
   return {
     weights,
     limits,
@@ -1102,7 +1157,7 @@ function softmaxView(data, { dim }) {
   const { both, sumsOf, limits } = once(data, () => {
     const grids = DIMS.map((d) => softmaxGrid(scoresOf(data.scores), d === -1));
     const sumsOf2 = grids.map((grid) => [rowSums(grid), colSums(grid)]);
-    return { both: grids, sumsOf: sumsOf2, limits: extent(...grids) };
+    return { both: grids, sumsOf: sumsOf2, limits: WEIGHT_LIMITS };
   });
   const texts = data.texts.softmax;
   const weights = both[DIMS.indexOf(dim)];
@@ -1123,13 +1178,13 @@ function loopView(data, { step }) {
   const texts = data.texts.loop;
   const { tokens, scores, inputs } = data;
   const n = tokens.length;
-  const [i, j] = [Math.floor(step / n), step % n];
+  const [i, j] = [Math.floor((step - 1) / n), (step - 1) % n];
   const fields = {
     i,
     j,
     token_i: tokens[i],
     token_j: tokens[j],
-    iteration: step + 1,
+    iteration: step,
     iterations: n * n,
     products: products(data.texts.panels, inputs[i], inputs[j]),
     score: scores[i][j]
@@ -1138,7 +1193,7 @@ function loopView(data, { step }) {
     scores,
     limits,
     at: [i, j],
-    filled: (a, b) => a * n + b <= step,
+    filled: (a, b) => a * n + b < step,
     caption: texts.caption,
     position: fill(texts.position, fields),
     code: fill(texts.code, fields),
@@ -1146,16 +1201,33 @@ function loopView(data, { step }) {
     announce: compose(texts.announce, fields, {})
   };
 }
+function dropoutFields(data, state, view) {
+  const count = (rows) => rows.reduce((s, row) => s + row.filter(Boolean).length, 0);
+  const dropped = view.dropped ?? [];
+  const n = data.tokens.length;
+  return {
+    dropout: view.rate,
+    draw_n: (state.draw ?? 0) + 1,
+    draws: data.dropout?.draws ?? 0,
+    draw_seed: (data.dropout?.seed ?? 0) + (state.draw ?? 0),
+    dropped: count(dropped),
+    cells: n * n,
+    row_dropped: count(dropped.slice(state.query, state.query + 1)),
+    keep_scale: 1 / (1 - view.rate),
+    drop_sum: view.rowSums[state.query]
+  };
+}
 function attentionView(data, state) {
   const { query, dim, causal, temperature, head } = state;
-  const setting = perSetting(data, `${head} ${dim} ${causal} ${temperature}`, () => {
+  const key = `${head} ${dim} ${causal} ${temperature} ${state.dropout_index} ${state.draw}`;
+  const setting = perSetting(data, key, () => {
     const grids = attentionSetting(data, state);
+    const { masked, dropped } = grids;
     return {
       ...grids,
-      // vmin = 0, not the smallest weight: a flat row looks flat and a sharp one bright.
-      limits: [0, Math.max(...grids.weights.flat())],
+      limits: WEIGHT_LIMITS,
       sums: [grids.rowSums, grids.colSums],
-      how: (i, j) => grids.masked[i][j] ? "masked" : "plain"
+      how: (i, j) => masked[i][j] ? "masked" : dropped && dropped[i][j] ? "dropped" : "plain"
     };
   });
   const view = attentionOf(data, state, setting);
@@ -1175,8 +1247,10 @@ function attentionView(data, state) {
     scaled: view.scaled[query],
     terms: terms(data.texts.panels, view.row, data.tokens, vec),
     context: view.context,
-    row_sum: view.rowSums[query],
-    col_sums: view.colSums
+    // The sums said to be 1 are the softmax's, before dropout.
+    row_sum: view.softRowSums[query],
+    col_sums: view.softColSums,
+    ...dropoutFields(data, state, view)
   };
   const flags = {
     rows: dim === -1,
@@ -1184,21 +1258,23 @@ function attentionView(data, state) {
     many,
     // Temperature as shown: a slider's 1.0000000000000002 is 1 and changes nothing.
     changed: data.scale !== 1 || SPECS.g(temperature) !== "1" || causal,
-    rows_one: ones(view.rowSums),
-    cols_one: ones(view.colSums)
+    rows_one: ones(view.softRowSums),
+    cols_one: ones(view.softColSums),
+    drop: view.rate > 0
   };
   return {
     ...view,
     caption: compose(texts.caption, fields, flags),
     formula: compose(texts.formula, fields, flags),
-    announce: compose(texts.announce, { ...fields, row: view.row }, flags),
+    // Spoken: the weights shown (after dropout, if any) and their sum.
+    announce: compose(texts.announce, { ...fields, row: view.row, row_sum: view.rowSums[query] }, flags),
     panels: queryPanels(data, query, view.row, vec)
   };
 }
 function evenShare(n) {
-  let total = 0;
-  for (let i = 1; i < n; i += 1) total += 1 / (i + 1);
-  return n < 2 ? 0 : total / (n - 1);
+  let total2 = 0;
+  for (let i = 1; i < n; i += 1) total2 += 1 / (i + 1);
+  return n < 2 ? 0 : total2 / (n - 1);
 }
 function decoded(data) {
   return once(data, () => {
@@ -1237,14 +1313,31 @@ function trainingView(data, { step: snapshot, head, query }) {
     share,
     even: evenShare(n)
   };
-  const total = row.reduce((s, w) => s + w, 0);
+  const total2 = row.reduce((s, w) => s + w, 0);
   return {
     weights,
-    limits: [0, 1],
+    limits: WEIGHT_LIMITS,
     row,
     caption: fill(texts.caption, fields),
-    bars: fill(data.texts.panels.bars, { query, total }),
+    bars: fill(data.texts.panels.bars, { query, total: total2 }),
     formula: compose(texts.formula, fields, { first: query === 0 })
+  };
+}
+function spoken(data, state) {
+  const n = data.tokens.length;
+  const done = data.inputs ? state.step - 1 : state.step;
+  const [i, j] = [Math.floor(done / n), done % n];
+  return {
+    ...state,
+    token: data.tokens[state.query] ?? "",
+    last_head: (data.heads?.length ?? 1) - 1,
+    iteration: done + 1,
+    snapshots: data.steps?.length ?? 0,
+    iterations: n * n,
+    i,
+    j,
+    token_i: data.tokens[i] ?? "",
+    token_j: data.tokens[j] ?? ""
   };
 }
 var VIEWS = {
@@ -1256,13 +1349,27 @@ var VIEWS = {
 };
 
 // attnlib/widgets/static/src/explorer.js
-function weightCell(data, weights, scores, dim, masked) {
+function weightCell(data, weights, scores, dim, masked, drop = null) {
   const texts = data.texts.panels;
   return (i, j) => {
     const fields = { i, j, token_i: data.tokens[i], token_j: data.tokens[j], dim };
     if (masked && masked[i][j]) return fill(texts.cell_masked, fields);
+    if (drop && drop.rate > 0) {
+      const before = drop.softmax[i][j];
+      const cellText = drop.dropped[i][j] ? texts.cell_dropped : texts.cell_kept;
+      return fill(cellText, { ...fields, value: weights[i][j], before, dropout: drop.rate });
+    }
     return fill(texts.cell_weight, { ...fields, value: weights[i][j], score: scores[i][j] });
   };
+}
+function dropoutBar(root, texts) {
+  const bar = make("div", "attnlib-dropout");
+  const button = make("button", "attnlib-resample", texts.resample);
+  button.type = "button";
+  const line = make("span", "attnlib-dropout-line");
+  bar.append(button, line);
+  root.append(bar);
+  return { bar, button, line };
 }
 function mathBox(texts) {
   const math = make("div", "attnlib-math");
@@ -1360,13 +1467,17 @@ var LOOP = {
   }
 };
 var ATTENTION = {
-  build: (root, data) => queryLayout(
-    root,
-    data,
-    data.texts.attention.legend,
-    true,
-    data.heads.flatMap((h) => h.values)
-  ),
+  build(root, data) {
+    const parts = queryLayout(
+      root,
+      data,
+      data.texts.attention.legend,
+      true,
+      data.heads.flatMap((h) => h.values)
+    );
+    if (data.dropout) parts.dropout = dropoutBar(parts.token.parentElement, data.texts.panels);
+    return parts;
+  },
   draw(parts, data, view, state) {
     const { query } = state;
     const [vmin, vmax] = view.limits;
@@ -1374,11 +1485,21 @@ var ATTENTION = {
     const options = { vmin, vmax, how, row: query, sums, caption: view.caption };
     paintHeatmap(parts.heatmap, view.weights, options);
     const { dim } = state;
-    parts.heatmap.describe = weightCell(data, view.weights, view.scaled, dim, view.masked);
+    parts.heatmap.describe = weightCell(data, view.weights, view.scaled, dim, view.masked, view);
     drawQueryPanels(parts, data, query, view);
     paintText(parts.formula, view.formula);
+    if (parts.dropout) paintDropout(parts.dropout, data, view, state);
   }
 };
+function paintDropout(bar, data, view, state) {
+  const texts = data.texts.panels;
+  const on = view.rate > 0;
+  const fields = dropoutFields(data, state, view);
+  if (bar.button.disabled === on) bar.button.disabled = !on;
+  const label = fill(texts.resample_label, fields);
+  if (bar.button.getAttribute("aria-label") !== label) bar.button.setAttribute("aria-label", label);
+  paintText(bar.line, on ? fill(texts.dropout_on, fields) : texts.dropout_off);
+}
 var TRAINING = {
   build(root, data) {
     const row = make("div", "attnlib-row");
@@ -1406,23 +1527,7 @@ var NAMED = {
   // The head is a drop-down, named by its own label; the step slider walks the snapshots.
   training: () => ["query", "step"]
 };
-function spoken(data, state) {
-  const n = data.tokens.length;
-  const [i, j] = [Math.floor(state.step / n), state.step % n];
-  return {
-    ...state,
-    token: data.tokens[state.query] ?? "",
-    last_head: (data.heads?.length ?? 1) - 1,
-    iteration: state.step + 1,
-    snapshots: data.steps?.length ?? 0,
-    iterations: n * n,
-    i,
-    j,
-    token_i: data.tokens[i] ?? "",
-    token_j: data.tokens[j] ?? ""
-  };
-}
-var CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step"];
+var CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step", "dropout_index", "draw"];
 function stateOf(model) {
   return {
     query: model.get("query"),
@@ -1430,7 +1535,9 @@ function stateOf(model) {
     causal: model.get("causal"),
     temperature: model.get("temperature"),
     head: model.get("head"),
-    step: model.get("step")
+    step: model.get("step"),
+    dropout_index: model.get("dropout_index") ?? 0,
+    draw: model.get("draw") ?? 0
   };
 }
 var FOLLOWS_QUERY = /* @__PURE__ */ new Set(["query", "attention"]);
@@ -1470,12 +1577,18 @@ function render({ model, el }) {
     parts = data && data.tokens ? kind.build(root, data) : null;
     const texts = () => ({ ...data.texts.controls, ...data.texts[name]?.controls ?? {} });
     controls = parts ? watchControls(el, root, NAMED[name](data), texts) : null;
+    if (parts?.dropout) {
+      parts.dropout.button.addEventListener("click", () => {
+        model.set("draw", ((model.get("draw") ?? 0) + 1) % data.dropout.draws);
+        model.save_changes();
+      });
+    }
     if (parts) {
       const query = Math.min(Math.max(model.get("query"), 0), data.tokens.length - 1);
       cell2 = FOLLOWS_QUERY.has(name) ? [query, query] : [0, 0];
       parts.heatmap.activate(...cell2);
       parts.heatmap.onCell = (i, j) => {
-        cell2 = [i, j];
+        cell2 = FOLLOWS_QUERY.has(name) ? [model.get("query"), j] : [i, j];
         drawMath();
       };
     }

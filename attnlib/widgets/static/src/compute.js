@@ -62,22 +62,57 @@ export function attentionSetting(data, state) {
   const factor = data.scale / state.temperature;
   const masked = scores.map((row, i) => row.map((_, j) => state.causal && j > i));
   const scaled = scores.map((row, i) => row.map((s, j) => (masked[i][j] ? -Infinity : s * factor)));
-  const weights = softmaxGrid(scaled, state.dim === -1);
+  const softmax = softmaxGrid(scaled, state.dim === -1);
+  const rate = dropoutRate(data, state);
+  let weights = softmax;
+  let dropped = null;
+  if (rate > 0) {
+    // Dropout as CausalAttention's nn.Dropout draws it (the kernel sent its masks): a
+    // dropped weight is 0, a kept one is scaled by 1 / (1 - rate).
+    const keep = keptCells(data.dropout.keep[state.dropout_index - 1][state.draw][state.head], scores.length);
+    dropped = keep.map((row) => row.map((k) => !k));
+    weights = softmax.map((row, i) => row.map((w, j) => (keep[i][j] ? w / (1 - rate) : 0)));
+  }
   return {
     scores,
     scaled,
     masked,
+    softmax,
+    dropped,
+    rate,
     weights,
     values,
     rowSums: rowSums(weights),
     colSums: colSums(weights),
+    softRowSums: rowSums(softmax),
+    softColSums: colSums(softmax),
   };
+}
+
+/** The dropout rate of the controls' values (0 where the data has no dropout). */
+export function dropoutRate(data, state) {
+  return data.dropout ? data.dropout.rates[state.dropout_index ?? 0] : 0;
+}
+
+/** An n x n grid of booleans from base64 bits (cell i * n + j, least significant bit first). */
+export function keptCells(bits, n) {
+  const bytes = Uint8Array.from(atob(bits), (c) => c.charCodeAt(0));
+  return Array.from({ length: n }, (_, i) =>
+    Array.from({ length: n }, (_, j) => ((bytes[(i * n + j) >> 3] >> ((i * n + j) & 7)) & 1) === 1),
+  );
 }
 
 /** The AttentionExplorer's view of `data` under the controls' values `state`. */
 export function attentionOf(data, state, setting = attentionSetting(data, state)) {
   const row = setting.weights[state.query];
   return { ...setting, row, context: blend(row, setting.values) };
+}
+
+/** The step of the TrainingExplorer (a snapshot's index) or of the LoopStepper (an
+ * iteration, counted from 1 to n * n); the other kinds have none. */
+function stepFits(data, step, n, index) {
+  if (data.steps) return index(step, data.steps.length);
+  return data.inputs ? index(step - 1, n * n) : true;
 }
 
 /** Whether the controls' values fit the data (a kernel may set any value for a moment). */
@@ -87,11 +122,14 @@ export function fits(data, state) {
   return (
     n > 0 &&
     index(state.query, n) &&
-    index(state.step, Math.max(n * n, (data.steps || []).length)) &&
+    stepFits(data, state.step, n, index) &&
     DIMS.includes(state.dim) &&
     Number.isFinite(state.temperature) &&
     state.temperature > 0 &&
-    index(state.head, (data.heads || [null]).length)
+    index(state.head, (data.heads || [null]).length) &&
+    (!data.dropout ||
+      (index(state.dropout_index ?? 0, data.dropout.rates.length) &&
+        index(state.draw ?? 0, data.dropout.draws)))
   );
 }
 

@@ -92,9 +92,12 @@ export function watchControls(el, root, names, getTexts) {
   const find = () => {
     const box = el.closest(".attnlib-explorer");
     const ready = (controls) =>
-      names.every((name) =>
-        name === "dim" ? controls.toggles.length > 0 : controls.sliders.some(([n]) => n === name),
-      );
+      names.every((name) => {
+        if (name === "dim") return controls.toggles.length > 0;
+        // The head is a menu (the AttentionExplorer's, the TrainingExplorer's).
+        if (name === "head" && controls.menu) return true;
+        return controls.sliders.some(([n]) => n === name);
+      });
     if (box) {
       const controls = controlsOf(box);
       if (ready(controls) || tries >= FIND_TRIES) {

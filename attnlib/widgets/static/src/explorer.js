@@ -10,16 +10,33 @@ import { mathView } from "./formulas.js";
 import { buildHeatmap, paintHeatmap } from "./heatmap.js";
 import { paintMath } from "./mathml.js";
 import { buildBars, buildBlend, paintBars, paintBlend, paintText, paintToken } from "./panels.js";
-import { VIEWS } from "./views.js";
+import { VIEWS, dropoutFields, spoken } from "./views.js";
 
-/** A weights cell's description: its value, its tokens, the score it came from. */
-function weightCell(data, weights, scores, dim, masked) {
+/** A weights cell's description: its value, its tokens, the score it came from; with
+ * dropout (`drop`: the view's softmax, dropped and rate), what dropout did to it. */
+function weightCell(data, weights, scores, dim, masked, drop = null) {
   const texts = data.texts.panels;
   return (i, j) => {
     const fields = { i, j, token_i: data.tokens[i], token_j: data.tokens[j], dim };
     if (masked && masked[i][j]) return fill(texts.cell_masked, fields);
+    if (drop && drop.rate > 0) {
+      const before = drop.softmax[i][j];
+      const cellText = drop.dropped[i][j] ? texts.cell_dropped : texts.cell_kept;
+      return fill(cellText, { ...fields, value: weights[i][j], before, dropout: drop.rate });
+    }
     return fill(texts.cell_weight, { ...fields, value: weights[i][j], score: scores[i][j] });
   };
+}
+
+/** The dropout bar: a "resample" button and a line saying the draw and the scaling. */
+function dropoutBar(root, texts) {
+  const bar = make("div", "attnlib-dropout");
+  const button = make("button", "attnlib-resample", texts.resample);
+  button.type = "button";
+  const line = make("span", "attnlib-dropout-line");
+  bar.append(button, line);
+  root.append(bar);
+  return { bar, button, line };
 }
 
 /**
@@ -134,14 +151,18 @@ const LOOP = {
 };
 
 const ATTENTION = {
-  build: (root, data) =>
-    queryLayout(
+  build(root, data) {
+    const parts = queryLayout(
       root,
       data,
       data.texts.attention.legend,
       true,
       data.heads.flatMap((h) => h.values),
-    ),
+    );
+    // Beside the token line: a fixed place, so that turning dropout on moves nothing.
+    if (data.dropout) parts.dropout = dropoutBar(parts.token.parentElement, data.texts.panels);
+    return parts;
+  },
   draw(parts, data, view, state) {
     const { query } = state;
     const [vmin, vmax] = view.limits;
@@ -150,11 +171,23 @@ const ATTENTION = {
     paintHeatmap(parts.heatmap, view.weights, options);
     // The score as it goes into softmax: scaled by the head and the temperature.
     const { dim } = state;
-    parts.heatmap.describe = weightCell(data, view.weights, view.scaled, dim, view.masked);
+    parts.heatmap.describe = weightCell(data, view.weights, view.scaled, dim, view.masked, view);
     drawQueryPanels(parts, data, query, view);
     paintText(parts.formula, view.formula);
+    if (parts.dropout) paintDropout(parts.dropout, data, view, state);
   },
 };
+
+/** The dropout bar for `view`: the button only with a rate, the line saying the draw. */
+function paintDropout(bar, data, view, state) {
+  const texts = data.texts.panels;
+  const on = view.rate > 0;
+  const fields = dropoutFields(data, state, view);
+  if (bar.button.disabled === on) bar.button.disabled = !on;
+  const label = fill(texts.resample_label, fields);
+  if (bar.button.getAttribute("aria-label") !== label) bar.button.setAttribute("aria-label", label);
+  paintText(bar.line, on ? fill(texts.dropout_on, fields) : texts.dropout_off);
+}
 
 const TRAINING = {
   build(root, data) {
@@ -186,24 +219,7 @@ const NAMED = {
   training: () => ["query", "step"],
 };
 
-/** The fields of the controls' spoken values (TEXTS["controls"]). */
-function spoken(data, state) {
-  const n = data.tokens.length;
-  const [i, j] = [Math.floor(state.step / n), state.step % n];
-  return {
-    ...state,
-    token: data.tokens[state.query] ?? "",
-    last_head: (data.heads?.length ?? 1) - 1,
-    iteration: state.step + 1,
-    snapshots: data.steps?.length ?? 0,
-    iterations: n * n,
-    i,
-    j,
-    token_i: data.tokens[i] ?? "",
-    token_j: data.tokens[j] ?? "",
-  };
-}
-const CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step"];
+const CONTROLS = ["query", "dim_index", "causal", "temperature", "head", "step", "dropout_index", "draw"];
 
 function stateOf(model) {
   return {
@@ -213,6 +229,8 @@ function stateOf(model) {
     temperature: model.get("temperature"),
     head: model.get("head"),
     step: model.get("step"),
+    dropout_index: model.get("dropout_index") ?? 0,
+    draw: model.get("draw") ?? 0,
   };
 }
 
@@ -260,12 +278,21 @@ function render({ model, el }) {
     // A kind may say its controls in its own words (the training explorer's step is a snapshot).
     const texts = () => ({ ...data.texts.controls, ...(data.texts[name]?.controls ?? {}) });
     controls = parts ? watchControls(el, root, NAMED[name](data), texts) : null;
+    if (parts?.dropout) {
+      // Resampling needs no kernel: the next draw's mask came with the sentence.
+      parts.dropout.button.addEventListener("click", () => {
+        model.set("draw", ((model.get("draw") ?? 0) + 1) % data.dropout.draws);
+        model.save_changes();
+      });
+    }
     if (parts) {
       const query = Math.min(Math.max(model.get("query"), 0), data.tokens.length - 1);
       cell = FOLLOWS_QUERY.has(name) ? [query, query] : [0, 0];
       parts.heatmap.activate(...cell);
       parts.heatmap.onCell = (i, j) => {
-        cell = [i, j];
+        // A formula about the query stays in the query's row: another row's cell under the
+        // pointer names its column only (its own details are in the details line).
+        cell = FOLLOWS_QUERY.has(name) ? [model.get("query"), j] : [i, j];
         drawMath();
       };
     }

@@ -17,9 +17,22 @@ function short(x) {
   return `${whole}.${frac.replace(/0+$/, "").padEnd(2, "0")}`;
 }
 
+const SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹";
+const SUBSCRIPT = "₀₁₂₃₄₅₆₇₈₉";
+const digits = (n, set) => String(n).replace(/\d/g, (d) => set[d]);
+
+/** A sum of weights: "1.0000" within 1e-4 of 1 (as _text.total), else four decimals. */
+export function total(x) {
+  return Math.abs(x - 1) <= 1e-4 ? "1.0000" : fixed(x);
+}
+
 /** The number formats of _text.SPECS, by the same names. */
 export const SPECS = {
   f4: fixed,
+  // The book counts tokens from 1: Python's index 1 is x⁽²⁾, its weights α₂,ⱼ.
+  book: (i) => `⁽${digits(i + 1, SUPERSCRIPT)}⁾`,
+  sub: (i) => digits(i + 1, SUBSCRIPT),
+  sum: total,
   factor: (x) => (x < 0 ? `(${short(x)})` : short(x)),
   // Python's f"{x:g}" for the temperatures a slider gives: 1.0 -> "1", 0.30000000000000004 -> "0.3".
   g: (x) => String(Number(x.toPrecision(6))),
@@ -49,9 +62,9 @@ export function compose(parts, fields, flags) {
     .join("");
 }
 
-/** "0.1385·x(Your) + 0.2379·x(journey) + ...": the blend that makes a context vector. */
+/** "0.1385·x⁽¹⁾ + 0.2379·x⁽²⁾ + ...": the blend that makes a context vector. */
 export function terms(texts, weights, tokens, vec) {
-  return weights.map((w, j) => fill(texts.term, { w, vec, token: tokens[j] })).join(texts.plus);
+  return weights.map((w, j) => fill(texts.term, { w, vec, j, token: tokens[j] })).join(texts.plus);
 }
 
 /** "0.55×0.43 + 0.87×0.15 + ...": a dot product written out term by term. */

@@ -23,14 +23,17 @@ const PRODUCTS_SHOWN = 4;
 // Larger sums of exponentials are written as m × 10^e.
 const PLAIN_BELOW = 1e5;
 
-/** ω_{i,j}: a symbol with two indices. */
+/** The book's number of Python's index `i` (x⁽¹⁾ is inputs[0]); a letter index stays. */
+const book = (i) => (typeof i === "number" ? mn(String(i + 1)) : mi(i));
+
+/** ω_{i,j}: a symbol with two indices, each Python's index written as the book counts. */
 function indexed(name, i, j) {
-  return msub(mi(name), mrow(mn(String(i)), mo(","), mn(String(j))));
+  return msub(mi(name), mrow(book(i), mo(","), book(j)));
 }
 
-/** x^{(j)}: a token's vector. */
+/** x^{(j)}: a token's vector, the book's number of Python's index `j` (or a letter). */
 function vectorOf(name, j) {
-  return msup(mi(name), mrow(mo("("), mi(String(j)), mo(")")));
+  return msup(mi(name), mrow(mo("("), book(j), mo(")")));
 }
 
 /** A number as the explorers print it (four decimals, zero never signed). */
@@ -113,6 +116,21 @@ function contextLine(query, context, vec) {
   );
 }
 
+/** After dropout: α_{ij} · 1/(1 − p) = weight, or α_{ij} → 0 where dropped. */
+function dropoutLine(view, [i, j], texts) {
+  const alpha = indexed("α", i, j);
+  const label = mtext(`${texts.after_dropout} `);
+  if (view.masked[i][j]) return mrow(label, alpha, eq, mn("0"), mtext(` ${texts.math_masked}`));
+  if (view.dropped[i][j]) return mrow(label, alpha, mo("→"), mn("0"), mtext(` (${texts.dropped})`));
+  const scale = mfrac(mn("1"), mrow(mn("1"), mo("−"), mn(SPECS.g(view.rate))));
+  return mrow(label, alpha, mo("·"), scale, eq, number(view.weights[i][j]));
+}
+
+/** s_{ij} = −∞: a masked score, scaled or not. */
+function maskedScoreLine([i, j], texts) {
+  return mrow(indexed("s", i, j), eq, mo("−∞"), mtext(` ${texts.math_masked}`));
+}
+
 /** ω_{ij} = x^{(i)} · x^{(j)} = a_1 b_1 + ... = score: a dot product, term by term. */
 function scoreLine(inputs, [i, j], score) {
   const pairs = shortened(
@@ -166,11 +184,14 @@ export function mathView(kind, data, view, state, cell) {
     const many = data.heads.length > 1;
     const scaled = data.scale !== 1 || SPECS.g(state.temperature) !== "1";
     const lines = [];
-    if (scaled && !view.masked[i][j]) {
-      lines.push(scaledLine(view, [i, j], state.temperature, view.context.length, many));
-    }
+    // The same lines for every cell of a setting (a masked one says so in each): moving the
+    // pointer over the grid changes numbers, never the formula's height.
+    if (scaled && view.masked[i][j]) lines.push(maskedScoreLine([i, j], texts));
+    else if (scaled) lines.push(scaledLine(view, [i, j], state.temperature, view.context.length, many));
     const name = scaled ? "s" : "ω";
-    lines.push(weightLine(view.scaled, view.weights, [i, j], state.dim, name, texts));
+    // The softmax's weight; then, with dropout, what dropout made of it.
+    lines.push(weightLine(view.scaled, view.softmax ?? view.weights, [i, j], state.dim, name, texts));
+    if (view.rate > 0) lines.push(dropoutLine(view, [i, j], texts));
     lines.push(contextLine(state.query, view.context, many ? "v" : "x"));
     return lines;
   }

@@ -17,7 +17,7 @@
 
 import { LEVEL_COLORS, gradient, levelOf } from "./colors.js";
 import { captionFor, make, markable, setText, uniqueId } from "./dom.js";
-import { fill, fixed } from "./format.js";
+import { fill, fixed, total as sumText } from "./format.js";
 import { draw, setLook, underlay } from "./underlay.js";
 
 function cell(tag, row, col, className = "") {
@@ -163,6 +163,7 @@ export function buildHeatmap(parent, tokens, { texts, label, totals = false, wid
   if (totals) table.append(sumsRow(tokens, parts, texts));
   parts.legend = legend(label);
   parts.masked = texts.masked;
+  parts.dropped = texts.dropped;
   parts.row = -1;
   parts.at = null;
   // What each cell (index i * n + j) shows now: a repaint writes only the differences.
@@ -225,16 +226,18 @@ function paintCell(parts, i, j, value, how, vmin, vmax) {
   shown.scale[k] = parts.scale;
   const td = parts.cells[i][j];
   if ((was === "masked") !== (how === "masked")) td.classList.toggle("attnlib-masked");
+  if ((was === "dropped") !== (how === "dropped")) td.classList.toggle("attnlib-dropped");
   if ((was === "blank") !== (how === "blank")) {
     if (how === "blank") td.dataset.empty = "1";
     else delete td.dataset.empty;
   }
   if (how === "blank") return setLook(parts.layer, k, null);
   const text = fixed(value);
-  if (how === "masked") {
+  if (how === "masked" || how === "dropped") {
     const look = { text, fill: "--attnlib-masked-fill", ink: "--attnlib-masked-ink" };
-    // Read as masked, not as a weight of 0.0000: its number, then the word.
-    return setLook(parts.layer, k, { ...look, weight: "italic" }, `${text} ${parts.masked}`);
+    // Read as masked (or dropped), not as a weight of 0.0000: its number, then the word.
+    const word = how === "masked" ? parts.masked : parts.dropped;
+    return setLook(parts.layer, k, { ...look, weight: "italic" }, `${text} ${word}`);
   }
   const { background, color } = LEVEL_COLORS[levelOf(value, vmin, vmax)];
   return setLook(parts.layer, k, { text, fill: background, ink: color });
@@ -246,9 +249,12 @@ const SUM_ONE = { fill: ["--attnlib-paper", "rgba(0, 158, 115, 0.25)"], weight: 
 
 /** Sum cell `td`, cell k of `layer`, to show `total`; true if its pixels change. */
 function paintSum(layer, td, total, k) {
-  const text = fixed(total);
+  // A softmax's row is shown summing to 1.0000 (its four-decimal weights may add up to
+  // 0.9999); the exact sum is the cell's title. Written only when the sums change.
+  const text = sumText(total);
   const one = Math.abs(total - 1) <= 1e-4;
   td.classList.toggle("attnlib-sum-one", one);
+  td.title = String(total);
   return setLook(layer, k, { text, ...(one ? SUM_ONE : SUM) });
 }
 

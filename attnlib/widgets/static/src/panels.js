@@ -101,7 +101,7 @@ export function buildBlend(node, tokens, size, widest, texts) {
   });
   const context = blendRow(size, "attnlib-context");
   // The context's label for every query (z(token)), one shown: a new query widens nothing.
-  context.labels = stacked(context.th, tokens.map((token) => fill(texts.context, { token })));
+  context.labels = stacked(context.th, tokens.map((_, query) => fill(texts.context, { query })));
   context.shown = -1;
   table.append(context.tr);
   table.style.setProperty("--attnlib-digits", String(widest.length));

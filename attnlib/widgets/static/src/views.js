@@ -16,6 +16,10 @@ import {
 } from "./compute.js";
 import { SPECS, compose, fill, products, terms } from "./format.js";
 
+// The weights' colour scale, 0 to 1 in every state: one colour is one weight across a
+// toggle (the scores keep their own scale, and their legend says "attention score").
+const WEIGHT_LIMITS = [0, 1];
+
 // What does not change with the controls, computed once per sentence (per `data` object).
 const prepared = new WeakMap();
 function once(data, make) {
@@ -40,13 +44,12 @@ function perSetting(data, key, make) {
 /** The texts around one query's row: its label, its bars' heading, its blend's labels. */
 function queryPanels(data, query, row, vec) {
   const texts = data.texts.panels;
-  const token = data.tokens[query];
   const total = row.reduce((s, w) => s + w, 0);
   return {
     label: fill(texts.query, { query, token_repr: data.reprs[query] }),
     bars: fill(texts.bars, { query, total }),
-    blend: fill(texts.blend, { token, vec }),
-    context: fill(texts.context, { token }),
+    blend: fill(texts.blend, { query, vec }),
+    context: fill(texts.context, { query }),
   };
 }
 
@@ -60,12 +63,12 @@ function announced(data, query, row) {
 export function queryView(data, { query }) {
   const { weights, limits } = once(data, () => {
     const grid = softmaxGrid(scoresOf(data.scores), true);
-    return { weights: grid, limits: extent(grid) };
+    return { weights: grid, limits: WEIGHT_LIMITS };
   });
   const texts = data.texts.query;
   const row = weights[query];
   const context = blend(row, data.values);
-  const fields = { token: data.tokens[query], terms: terms(data.texts.panels, row, data.tokens, "x"), context };
+  const fields = { query, terms: terms(data.texts.panels, row, data.tokens, "x"), context };
   return {
     weights,
     limits,
@@ -85,7 +88,7 @@ export function softmaxView(data, { dim }) {
   const { both, sumsOf, limits } = once(data, () => {
     const grids = DIMS.map((d) => softmaxGrid(scoresOf(data.scores), d === -1));
     const sumsOf = grids.map((grid) => [rowSums(grid), colSums(grid)]);
-    return { both: grids, sumsOf, limits: extent(...grids) };
+    return { both: grids, sumsOf, limits: WEIGHT_LIMITS };
   });
   const texts = data.texts.softmax;
   const weights = both[DIMS.indexOf(dim)];
@@ -102,19 +105,20 @@ export function softmaxView(data, { dim }) {
   };
 }
 
-/** LoopStepper: the grid after iteration `step` and its dot product (views.loop_view). */
+/** LoopStepper: the grid after iteration `step` (counted from 1, as the slider and its line
+ * count) and its dot product (views.loop_view). */
 export function loopView(data, { step }) {
   const limits = once(data, () => extent(data.scores));
   const texts = data.texts.loop;
   const { tokens, scores, inputs } = data;
   const n = tokens.length;
-  const [i, j] = [Math.floor(step / n), step % n];
+  const [i, j] = [Math.floor((step - 1) / n), (step - 1) % n];
   const fields = {
     i,
     j,
     token_i: tokens[i],
     token_j: tokens[j],
-    iteration: step + 1,
+    iteration: step,
     iterations: n * n,
     products: products(data.texts.panels, inputs[i], inputs[j]),
     score: scores[i][j],
@@ -123,7 +127,7 @@ export function loopView(data, { step }) {
     scores,
     limits,
     at: [i, j],
-    filled: (a, b) => a * n + b <= step,
+    filled: (a, b) => a * n + b < step,
     caption: texts.caption,
     position: fill(texts.position, fields),
     code: fill(texts.code, fields),
@@ -132,17 +136,36 @@ export function loopView(data, { step }) {
   };
 }
 
-/** AttentionExplorer: a head's weights under mask, axis and temperature (attention_view). */
+/** The fields of the dropout line (attention_view.dropout_fields). */
+export function dropoutFields(data, state, view) {
+  const count = (rows) => rows.reduce((s, row) => s + row.filter(Boolean).length, 0);
+  const dropped = view.dropped ?? [];
+  const n = data.tokens.length;
+  return {
+    dropout: view.rate,
+    draw_n: (state.draw ?? 0) + 1,
+    draws: data.dropout?.draws ?? 0,
+    draw_seed: (data.dropout?.seed ?? 0) + (state.draw ?? 0),
+    dropped: count(dropped),
+    cells: n * n,
+    row_dropped: count(dropped.slice(state.query, state.query + 1)),
+    keep_scale: 1 / (1 - view.rate),
+    drop_sum: view.rowSums[state.query],
+  };
+}
+
+/** AttentionExplorer: a head's weights under mask, axis, temperature and dropout (attention_view). */
 export function attentionView(data, state) {
   const { query, dim, causal, temperature, head } = state;
-  const setting = perSetting(data, `${head} ${dim} ${causal} ${temperature}`, () => {
+  const key = `${head} ${dim} ${causal} ${temperature} ${state.dropout_index} ${state.draw}`;
+  const setting = perSetting(data, key, () => {
     const grids = attentionSetting(data, state);
+    const { masked, dropped } = grids;
     return {
       ...grids,
-      // vmin = 0, not the smallest weight: a flat row looks flat and a sharp one bright.
-      limits: [0, Math.max(...grids.weights.flat())],
+      limits: WEIGHT_LIMITS,
       sums: [grids.rowSums, grids.colSums],
-      how: (i, j) => (grids.masked[i][j] ? "masked" : "plain"),
+      how: (i, j) => (masked[i][j] ? "masked" : dropped && dropped[i][j] ? "dropped" : "plain"),
     };
   });
   const view = attentionOf(data, state, setting);
@@ -162,8 +185,10 @@ export function attentionView(data, state) {
     scaled: view.scaled[query],
     terms: terms(data.texts.panels, view.row, data.tokens, vec),
     context: view.context,
-    row_sum: view.rowSums[query],
-    col_sums: view.colSums,
+    // The sums said to be 1 are the softmax's, before dropout.
+    row_sum: view.softRowSums[query],
+    col_sums: view.softColSums,
+    ...dropoutFields(data, state, view),
   };
   const flags = {
     rows: dim === -1,
@@ -171,14 +196,16 @@ export function attentionView(data, state) {
     many,
     // Temperature as shown: a slider's 1.0000000000000002 is 1 and changes nothing.
     changed: data.scale !== 1 || SPECS.g(temperature) !== "1" || causal,
-    rows_one: ones(view.rowSums),
-    cols_one: ones(view.colSums),
+    rows_one: ones(view.softRowSums),
+    cols_one: ones(view.softColSums),
+    drop: view.rate > 0,
   };
   return {
     ...view,
     caption: compose(texts.caption, fields, flags),
     formula: compose(texts.formula, fields, flags),
-    announce: compose(texts.announce, { ...fields, row: view.row }, flags),
+    // Spoken: the weights shown (after dropout, if any) and their sum.
+    announce: compose(texts.announce, { ...fields, row: view.row, row_sum: view.rowSums[query] }, flags),
     panels: queryPanels(data, query, view.row, vec),
   };
 }
@@ -232,7 +259,7 @@ export function trainingView(data, { step: snapshot, head, query }) {
   const total = row.reduce((s, w) => s + w, 0);
   return {
     weights,
-    limits: [0, 1],
+    limits: WEIGHT_LIMITS,
     row,
     caption: fill(texts.caption, fields),
     bars: fill(data.texts.panels.bars, { query, total }),
@@ -240,6 +267,25 @@ export function trainingView(data, { step: snapshot, head, query }) {
   };
 }
 
+/** The fields of the controls' spoken values (TEXTS["controls"]). */
+export function spoken(data, state) {
+  const n = data.tokens.length;
+  // The LoopStepper's slider counts iterations from 1, as its line does.
+  const done = data.inputs ? state.step - 1 : state.step;
+  const [i, j] = [Math.floor(done / n), done % n];
+  return {
+    ...state,
+    token: data.tokens[state.query] ?? "",
+    last_head: (data.heads?.length ?? 1) - 1,
+    iteration: done + 1,
+    snapshots: data.steps?.length ?? 0,
+    iterations: n * n,
+    i,
+    j,
+    token_i: data.tokens[i] ?? "",
+    token_j: data.tokens[j] ?? "",
+  };
+}
 /** The view of each kind of explorer, by the model's `kind`. */
 export const VIEWS = {
   query: queryView,
