@@ -414,6 +414,7 @@ def test_the_benchmark_ends_with_its_figures_and_every_row_as_made():
     last = dict(pair.split("=") for pair in run.stdout.strip().splitlines()[-1].split())
     assert last["rows_as_made"] == "3/3" and last["cores"] == "2"
     assert float(last["submissions_per_min"]) > 0 and int(last["peak_memory_mb"]) > 0
+    assert 0 < float(last["sandbox_overhead_s"]) < 5
 
 
 # ---- which notebook, which exercises: the assignment's folder decides --------------------
