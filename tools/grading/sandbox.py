@@ -96,7 +96,7 @@ _COUNTER = iter(range(1 << 62))
 class Limits:
     """One run's limits. ``memory_bytes``: resident memory of the whole run (cgroup), shared
     memory included; ``processes``: tasks (threads count) of the whole run; ``scratch_bytes``:
-    the size of its scratch folder (and, apart, of its /dev/shm)."""
+    the size of its scratch folder, and of each of its /tmp, /var/tmp and /dev/shm."""
 
     cell_seconds: float = 60.0
     notebook_seconds: float = 600.0
@@ -168,6 +168,13 @@ def _cgroup_parents() -> tuple[str, dict[str, Path]] | None:
     return None
 
 
+def _text(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
 class RunGroup:
     """A cgroup (v2, or v1's memory and pids) for one run: its memory and process caps, every
     process of the run in it, killed as a whole, removed after."""
@@ -198,10 +205,7 @@ class RunGroup:
                 raise
 
     def _read(self, controller: str, name: str) -> str:
-        try:
-            return (self.dirs[controller] / name).read_text()
-        except OSError:
-            return ""
+        return _text(self.dirs[controller] / name)
 
     @property
     def procs_files(self) -> list[Path]:
@@ -210,15 +214,8 @@ class RunGroup:
     def pids(self) -> list[int]:
         found = set()
         for folder in self.dirs.values():
-            found.update(int(p) for p in self._read_path(folder / "cgroup.procs").split())
+            found.update(int(p) for p in _text(folder / "cgroup.procs").split())
         return sorted(found)
-
-    @staticmethod
-    def _read_path(path: Path) -> str:
-        try:
-            return path.read_text()
-        except OSError:
-            return ""
 
     def kill(self) -> None:
         """SIGKILL every process in the cgroup, until none is left (a fork between reading
@@ -503,6 +500,7 @@ def require(unsandboxed: bool = False) -> Isolation:
             f"as you, with your files and network. Install bubblewrap, or pass {FLAG} "
             f"(make grade UNSANDBOXED=1) if you trust every submission."
         )
+    course_address_space()  # measured once, before the runs start from their threads
     return found
 
 
