@@ -16,7 +16,7 @@ ISOLATED := JUPYTER_CONFIG_DIR=$(STATE)/jupyter-config JUPYTER_DATA_DIR=$(STATE)
 	JUPYTER_RUNTIME_DIR=$(STATE)/jupyter-runtime IPYTHONDIR=$(STATE)/ipython \
 	MPLCONFIGDIR=$(STATE)/matplotlib npm_config_cache=$(STATE)/npm
 
-.PHONY: lab test check-all lint notebooks bench site npm bundle lock clean mutants student grade
+.PHONY: lab test check-all lint notebooks bench site npm bundle lock clean mutants student grade grade-merge
 
 # PyPI's torch for Linux is the CUDA build, with gigabytes of nvidia-* wheels a CPU never
 # uses. PyTorch's CPU index has the same release as 2.13.0+cpu, which `==2.13.0` matches and
@@ -122,12 +122,23 @@ student: $(STAMP)  ## the student edition in student/: every notebook as an nbgr
 # The gradebook (tools/grading): each notebook under SUBMISSIONS (nbgrader's layout,
 # <dir>/<student>/<assignment>/*.ipynb) runs in a sandbox; results go to OUT. Rerun to resume.
 # GRADE_FLAGS: the limits, e.g. "--cell-seconds 30 --notebook-seconds 300 --memory-gb 2".
+# Each run is sandboxed by bubblewrap; with none here grading refuses, unless UNSANDBOXED=1
+# (--unsandboxed-i-trust-every-submission). SHARD=i/n grades one slice of the class (one
+# job of a cluster's array, docs/instructors.md); `make grade-merge` then writes the gradebook.
 OUT ?= grading
 JOBS ?= $(shell nproc)
 GRADE_FLAGS ?=
-grade: $(STAMP)  ## make grade SUBMISSIONS=dir [OUT=grading]: the gradebook of a class's notebooks
-	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir [OUT=grading] [JOBS=n]"; exit 2; }
-	$(ISOLATED) $(BIN)/python -m tools.grading "$(SUBMISSIONS)" --out "$(OUT)" --jobs $(JOBS) $(GRADE_FLAGS)
+SHARD ?=
+UNSANDBOXED ?=
+GRADE_ARGS = "$(SUBMISSIONS)" --out "$(OUT)" --jobs $(JOBS) $(GRADE_FLAGS) \
+	$(if $(SHARD),--shard $(SHARD)) $(if $(UNSANDBOXED),--unsandboxed-i-trust-every-submission)
+grade: $(STAMP)  ## make grade SUBMISSIONS=dir [OUT=grading] [SHARD=i/n]: the gradebook of a class's notebooks
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=dir [OUT=grading] [JOBS=n] [SHARD=i/n] [UNSANDBOXED=1]"; exit 2; }
+	$(ISOLATED) $(BIN)/python -m tools.grading $(GRADE_ARGS)
+
+grade-merge: $(STAMP)  ## make grade-merge SUBMISSIONS=dir [OUT=grading]: one gradebook from every shard's results
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade-merge SUBMISSIONS=dir [OUT=grading]"; exit 2; }
+	$(ISOLATED) $(BIN)/python -m tools.grading "$(SUBMISSIONS)" --out "$(OUT)" --merge
 
 lock: $(STAMP)  ## record the exact versions of the working .venv
 	{ echo "# The exact versions tested (Python 3.11, CPU). The Makefile installs these into .venv."; \

@@ -7,7 +7,10 @@ allocation, file deletion, a socket, a kernel that kills itself). Each is graded
 sandbox on every core, and every row is compared with how its submission was made.
 
 Prints submissions per minute and the peak memory: of the whole tree (grader, sandboxes,
-kernels), sampled every 0.2 s, and of the largest single process. Last line key=value.
+kernels), sampled every 0.2 s, and of the largest single process; and the sandbox's own
+cost per run (``sandbox_overhead_s``: the median time of ``python -c pass`` in a run's
+sandbox, cgroup and limits included, less that of the bare command, measured in turn here).
+Last line key=value.
 
 Usage: python benchmarks/grading.py [--submissions 100] [--jobs N]
 """
@@ -107,15 +110,19 @@ def main() -> None:
         for s, want in expected.items()
     )
     per_minute = len(rows) / seconds * 60
+    overhead = sandbox.overhead_seconds()
     total_mb, single_mb = peak.total / 2**20, peak.single / 2**20
-    print(f"sandbox: {sandbox.isolation().kind}; limits: {limits}")
+    confined = sandbox.isolation()
+    print(f"sandbox: {confined.kind}, limits by {confined.limits}; {limits}")
     print(f"{len(rows)} submissions of {STEM} on {args.jobs} cores in {seconds:.0f} s")
     print(f"rows as made: {as_made}/{len(expected)}")
     print(f"peak memory: {total_mb:.0f} MB in all, {single_mb:.0f} MB in one process")
+    print(f"the sandbox's own cost: {overhead:.3f} s per run (median of 7)")
     print(
         f"submissions_per_min={per_minute:.1f} cores={args.jobs}"
         f" rows_as_made={as_made}/{len(expected)}"
         f" peak_memory_mb={total_mb:.0f} peak_process_mb={single_mb:.0f}"
+        f" sandbox_overhead_s={overhead:.3f}"
     )
 
 

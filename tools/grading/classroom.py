@@ -19,11 +19,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import queue
-import shutil
 import signal
 import sys
-import tempfile
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -119,7 +116,7 @@ def _write_whole(path: Path, text: str | bytes) -> None:
 
 
 def run_assembled(
-    sub: Submission, raw: bytes | str, base: Path, limits, slots: queue.Queue, hidden: list[Path]
+    sub: Submission, raw: bytes | str, limits: sandbox.Limits, unsandboxed: bool = False
 ) -> tuple[assemble.Assembled, sandbox.Outcome | None]:
     """The hook: what ``sub`` runs (the release with its exercise cells, ``assemble``), run in
     its sandbox; the outcome keeps only the verdicts of each exercise's own check cell. No
@@ -127,28 +124,19 @@ def run_assembled(
     assembled = assemble.submission(sub.assignment, raw)
     if assembled.notebook is None:
         return assembled, None
-    to_run = Path(tempfile.mkstemp(prefix="run-", suffix=".ipynb", dir=base)[1])
-    slot = slots.get()
     with _RUNNING_LOCK:
         _RUNNING[sub.key] = time.monotonic()
     try:
-        to_run.write_bytes(assembled.to_run())
-        outcome = sandbox.run_submission(to_run, base, limits, slot, hidden)
+        # The sandbox's whole input: the bytes of the notebook to run.
+        outcome = sandbox.run_notebook(assembled.to_run(), limits, unsandboxed)
     finally:
         with _RUNNING_LOCK:
             _RUNNING.pop(sub.key, None)
-        slots.put(slot)
-        to_run.unlink(missing_ok=True)
     return assembled, assemble.own_verdicts(assembled, outcome)
 
 
 def grade_one(
-    sub: Submission,
-    out: Path,
-    base: Path,
-    limits: sandbox.Limits,
-    slots: queue.Queue,
-    hidden: list[Path],
+    sub: Submission, out: Path, limits: sandbox.Limits, unsandboxed: bool = False
 ) -> dict | None:
     """Run and grade one submission; save its result, feedback page and executed notebook.
     Whatever goes wrong, in the submission or in the grader, it is one row (``grader error``
@@ -156,7 +144,7 @@ def grade_one(
     raw: bytes | str = b""
     try:
         raw = _raw(sub)
-        return _graded(sub, raw, out, base, limits, slots, hidden)
+        return _graded(sub, raw, out, limits, unsandboxed)
     except Exception as err:  # the grader's fault on this one submission: said in its row
         if STOPPING.is_set():
             return None
@@ -165,8 +153,8 @@ def grade_one(
         return _save(sub, raw, out, exercises, unrun_row(exercises, "grader error", said), None)
 
 
-def _graded(sub, raw, out, base, limits, slots, hidden) -> dict | None:
-    assembled, outcome = run_assembled(sub, raw, base, limits, slots, hidden)
+def _graded(sub, raw, out, limits, unsandboxed) -> dict | None:
+    assembled, outcome = run_assembled(sub, raw, limits, unsandboxed)
     if STOPPING.is_set():
         return None
     exercises = course_exercises(sub.assignment)
@@ -241,24 +229,12 @@ def _interrupted(signum, frame):
     raise KeyboardInterrupt
 
 
-def _free_slots(jobs: int) -> queue.Queue:
-    """The slots a run takes while under way: each run under way has a user of its own."""
-    slots: queue.Queue = queue.Queue()
-    for slot in range(jobs):
-        slots.put(slot)
-    return slots
-
-
-def _grade_in_parallel(todo, results, out, limits, jobs, hidden) -> None:
-    """Grade ``todo`` on ``jobs`` workers into ``results``, saving the gradebook after each."""
-    base = Path(tempfile.mkdtemp(prefix="ag-"))
-    base.chmod(0o711)  # each run's user must reach its own folder, and list none
-    slots, skipped = _free_slots(jobs), sum(r is not None for r in results.values())
+def _grade_in_parallel(todo, results, out, limits, jobs, unsandboxed, gradebook) -> None:
+    """Grade ``todo`` on ``jobs`` workers into ``results``, saving ``gradebook`` after each."""
+    skipped = sum(r is not None for r in results.values())
     pool = ThreadPoolExecutor(max_workers=jobs)
     try:
-        futures = {
-            pool.submit(grade_one, sub, out, base, limits, slots, hidden): sub for sub in todo
-        }
+        futures = {pool.submit(grade_one, sub, out, limits, unsandboxed): sub for sub in todo}
         pending, done = set(futures), 0
         _progress(0, len(todo), skipped)
         while pending:
@@ -267,7 +243,7 @@ def _grade_in_parallel(todo, results, out, limits, jobs, hidden) -> None:
                 results[futures[future].key] = future.result()
                 done += 1
             if finished:
-                report.write_gradebook(out / "gradebook.csv", [r for r in results.values() if r])
+                report.write_gradebook(gradebook, [r for r in results.values() if r])
             _progress(done, len(todo), skipped)
     except KeyboardInterrupt:
         STOPPING.set()
@@ -275,7 +251,6 @@ def _grade_in_parallel(todo, results, out, limits, jobs, hidden) -> None:
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-        shutil.rmtree(base, ignore_errors=True)
         print(file=sys.stderr)
 
 
@@ -298,25 +273,87 @@ def _import_everything(assignments: set[str]) -> None:
             pass
 
 
-def grade_all(root: Path, out: Path, limits: sandbox.Limits, jobs: int) -> list[dict]:
-    """Grade every submission under ``root`` into ``out``; the results, in submission order."""
-    if sandbox.isolation().own_user and (closed := sandbox.unreadable()):
+def shard_of(subs: list[Submission], shard: tuple[int, int] | None) -> list[Submission]:
+    """The submissions of shard ``(i, n)`` (1 <= i <= n): those whose student and assignment
+    hash to it, so that a submission keeps its shard whatever else is handed in."""
+    if shard is None:
+        return subs
+    i, n = shard
+    if not 1 <= i <= n:
+        raise ValueError(f"expected a shard i/n with 1 <= i <= n, got {i}/{n}")
+    digest = lambda sub: hashlib.sha256(f"{sub.student}/{sub.assignment}".encode()).digest()  # noqa: E731
+    return [sub for sub in subs if int.from_bytes(digest(sub)[:8], "big") % n == i - 1]
+
+
+def _shard_name(shard: tuple[int, int]) -> str:
+    return f"shard-{shard[0]}-of-{shard[1]}"
+
+
+def grade_all(
+    root: Path,
+    out: Path,
+    limits: sandbox.Limits,
+    jobs: int,
+    shard: tuple[int, int] | None = None,
+    unsandboxed: bool = False,
+) -> list[dict]:
+    """Grade every submission under ``root`` (or shard ``(i, n)`` of them) into ``out``; the
+    results, in submission order. A shard writes its results and ``shards/<shard>.csv``;
+    ``merge`` writes the gradebook and the summary of all. Raises ``sandbox.Unavailable``
+    when there is no sandbox here and ``unsandboxed`` is not given."""
+    confined = sandbox.require(unsandboxed)
+    if confined.kind.startswith("bubblewrap (root") and (closed := sandbox.unreadable()):
         listed = ", ".join(map(str, closed))
         raise PermissionError(
             f"expected the course readable by other users (runs have users of their own), "
             f"got {listed} closed to them: chmod -R o+rX the clone, or clone under umask 022"
         )
-    subs = find_submissions(root)
+    subs = shard_of(find_submissions(root), shard)
     out.mkdir(parents=True, exist_ok=True)
     results = {sub.key: _saved(out, sub) for sub in subs}
     todo = [sub for sub in subs if results[sub.key] is None]
     STOPPING.clear()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _interrupted)  # stop as on Ctrl-C: saved results stay
-    hidden = [root.resolve(), out.resolve()]
     _import_everything({sub.assignment for sub in todo})
-    _grade_in_parallel(todo, results, out, limits, min(jobs, sandbox.SLOTS), hidden)
+    gradebook = out / "gradebook.csv"
+    if shard is not None:
+        gradebook = out / "shards" / f"{_shard_name(shard)}.csv"
+        gradebook.parent.mkdir(exist_ok=True)
+    _grade_in_parallel(todo, results, out, limits, max(1, jobs), unsandboxed, gradebook)
     graded = [r for r in results.values() if r]
+    report.write_gradebook(gradebook, graded)
+    if shard is None:
+        report.write_summary(out, graded, confined.kind)
+    else:
+        _write_whole(gradebook.with_suffix(".json"), json.dumps({"sandbox": confined.kind}))
+    return graded
+
+
+class MissingResults(RuntimeError):
+    """A merge found submissions no shard has graded (yet)."""
+
+
+def merge(root: Path, out: Path) -> list[dict]:
+    """The one gradebook and summary of a class graded in shards into ``out`` (or into folders
+    copied together there): every submission under ``root`` must have its saved result, of
+    the notebook as it is now; raises ``MissingResults`` naming those that do not."""
+    subs = find_submissions(root)
+    results = {sub.key: _saved(out, sub) for sub in subs}
+    missing = [str(key) for key, result in results.items() if result is None]
+    if missing:
+        shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+        raise MissingResults(
+            f"expected a result for each of {len(subs)} submissions, got none for "
+            f"{len(missing)}: {shown} (a shard not run or not finished: run it, then merge)"
+        )
+    kinds = set()
+    for path in sorted((out / "shards").glob("*.json")):
+        try:
+            kinds.add(json.loads(path.read_text(encoding="utf-8"))["sandbox"])
+        except (OSError, ValueError, KeyError, TypeError):
+            kinds.add("unknown")
+    graded = [results[sub.key] for sub in subs]
     report.write_gradebook(out / "gradebook.csv", graded)
-    report.write_summary(out, graded, sandbox.isolation().kind)
+    report.write_summary(out, graded, " + ".join(sorted(kinds)) or "unknown")
     return graded
