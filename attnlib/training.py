@@ -164,10 +164,13 @@ def train(
     batches: Sequence[tuple[torch.Tensor, torch.Tensor]],
     probe: torch.Tensor,
     snapshot_every: int = 30,
+    progress: Callable[[int], object] | None = None,
 ) -> TrainingRun:
     """One ``training_step(model, optimizer, inputs, targets)`` (returning the loss) per batch
     of ``batches``, each ``(inputs, targets)`` of shape ``(b, num_tokens)``; every
-    ``snapshot_every`` steps, and after the last, the :func:`attention_maps` over ``probe``."""
+    ``snapshot_every`` steps, and after the last, the :func:`attention_maps` over ``probe``.
+    ``progress(done)``, if given, is called with the steps done, from 0 to ``len(batches)``
+    (e.g. an :class:`attnlib.progress_bar.ProgressBar`)."""
     _attention_layers(model)
     steps = callable(getattr(optimizer, "zero_grad", None)) and callable(
         getattr(optimizer, "step", None)
@@ -182,13 +185,19 @@ def train(
         )
     probe = _token_ids(probe, "probe", 1)
     snapshot_every = validate.integer(snapshot_every, "snapshot_every", 1)
+    if progress is not None and not callable(progress):
+        expected = "None or a function of the steps done, e.g. a ProgressBar"
+        raise validate.invalid("progress", expected, validate.describe(progress))
+    tell = progress if progress is not None else (lambda done: None)
     losses, snapshot_steps, snapshots = [], [], []
+    tell(0)
     for step, (inputs, targets) in enumerate(batches):
         if step % snapshot_every == 0:
             snapshot_steps.append(step)
             snapshots.append(attention_maps(model, probe))
         loss = training_step(model, optimizer, inputs, targets)
         losses.append(float(loss.detach() if isinstance(loss, torch.Tensor) else loss))
+        tell(step + 1)
     snapshot_steps.append(len(batches))
     snapshots.append(attention_maps(model, probe))
     return TrainingRun(losses, snapshot_steps, torch.stack(snapshots))

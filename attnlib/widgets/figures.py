@@ -201,7 +201,24 @@ def attention_figure(view: AttentionView) -> Figure:
 
 
 def training_figure(view: TrainingView, tokens: Sequence[str]) -> Figure:
-    """The TrainingExplorer's view: the head's weights (0 to 1) and the query's bars."""
-    fig = _with_bars(view.attn_weights, tokens, view.weights, view.query, view.caption, (0.0, 1.0))
+    """The TrainingExplorer's view, as the explorer draws it: the head's weights as colours
+    only (0 to 1; a grid of four-decimal numbers is not read at 16 words), the query's row
+    outlined, and that row as bars below. Small on purpose: notebook 10's kernel renders it
+    (about 1.3 million pixels at 16 words) within the course's memory limit."""
+    side = min(0.22 * len(tokens) + 2.4, MAX_INCHES)
+    fig = plots.new_figure((side + 0.8, side + 2.8))
+    left, right = fig.subplots(2, 1, height_ratios=[side, 2.6])
+    title = view.caption
+    _grid(
+        view.attn_weights,
+        tokens,
+        (0.0, 1.0),
+        "",
+        ax=left,
+        highlight_row=view.query,
+        title=title,
+        fmt="",
+    )
+    plots.weights_bar(view.weights, tokens, ax=right, query=view.query)
     _headline(fig, view.text.splitlines()[-1], fontsize=9)
     return _settled(fig)
