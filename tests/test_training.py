@@ -185,3 +185,39 @@ def test_bad_arguments_are_refused_in_words(call, message):
     with pytest.raises(ValueError) as err:
         call()
     assert str(err.value).startswith(message)
+
+
+def test_train_tells_its_progress_from_zero_to_the_last_step():
+    told = []
+    training.train(
+        little(),
+        training.AdamW(little().parameters()),
+        step,
+        batches(5),
+        PROBE,
+        progress=told.append,
+    )
+    assert told == [0, 1, 2, 3, 4, 5]
+
+
+def test_train_refuses_a_progress_that_is_not_a_function():
+    with pytest.raises(ValueError, match="progress: expected None or a function"):
+        training.train(
+            little(), training.AdamW(little().parameters()), step, batches(2), PROBE, progress=3
+        )
+
+
+def test_a_progress_bar_outside_a_kernel_keeps_one_fixed_line():
+    from attnlib.progress_bar import ProgressBar
+
+    bar = ProgressBar(600, "training with the mask", "about 10 s on a laptop")
+    for done in range(601):
+        bar(done)
+    assert bar.done == 600
+    assert bar._repr_mimebundle_() == {
+        "text/plain": "training with the mask: 600 steps (about 10 s on a laptop)"
+    }
+    with pytest.raises(ValueError, match="done"):
+        bar(601)
+    with pytest.raises(ValueError, match="total"):
+        ProgressBar(0, "nothing")

@@ -105,3 +105,21 @@ def test_the_data_is_sent_once_with_every_snapshot():
 def test_the_explorer_shows_a_picture_where_no_widget_runs():
     bundle = TrainingExplorer(_snapshots(), TOKENS, STEPS)._repr_mimebundle_()
     assert bundle["image/png"] and "TrainingExplorer" in bundle["text/plain"]
+
+
+def test_snapshots_are_counted_from_one_as_the_slider_speaks_them():
+    view = training_view(_snapshots(), TOKENS, STEPS, snapshot=0, head=0, query=1)
+    assert view.text.startswith("step 0 (snapshot 1 of 3),")
+    last = training_view(_snapshots(), TOKENS, STEPS, snapshot=2, head=0, query=1)
+    assert last.text.startswith("step 60 (snapshot 3 of 3),")
+
+
+def test_the_picture_is_colour_only_at_sixteen_words():
+    tokens = [f"w{k}" for k in range(16)]
+    snapshots = torch.full((2, 1, 1, 16, 16), 1 / 16)
+    fig = TrainingExplorer(snapshots, tokens, [0, 30]).figure()
+    grid = fig.axes[0]
+    # No number drawn in a cell: 256 four-decimal numbers are not read at this size.
+    assert not [t for t in grid.texts if t.get_text().startswith("0.")]
+    width, height = fig.get_size_inches()
+    assert width * height < 70  # small: the kernel renders it within the course's memory

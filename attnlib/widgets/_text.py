@@ -179,7 +179,7 @@ TEXTS: dict[str, dict[str, Any]] = {
             "block {block}, head {head} after {step} training steps: rows = queries, columns = keys"
         ),
         "formula": [
-            ("", "step {step} (snapshot {snapshot} of {last}), block {block}, head {head}\n"),
+            ("", "step {step} (snapshot {number} of {count}), block {block}, head {head}\n"),
             ("", "query {query} {token_repr}: its largest weight, {top:f4}, is on {top_repr}"),
             ("first", "; the first word has no word before it"),
             ("!first", "; on the word before, {before_repr}: {before:f4}"),

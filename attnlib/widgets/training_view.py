@@ -107,7 +107,9 @@ def training_view(
     fields = {
         "step": int(steps[snapshot]),
         "snapshot": snapshot,
-        "last": num_snapshots - 1,
+        # Counted from 1, as the slider's spoken value and the notebook count them.
+        "number": snapshot + 1,
+        "count": num_snapshots,
         "block": block,
         "head": in_block,
         "query": query,

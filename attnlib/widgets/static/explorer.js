@@ -1225,7 +1225,9 @@ function trainingView(data, { step: snapshot, head, query }) {
   const fields = {
     step: data.steps[snapshot],
     snapshot,
-    last: data.steps.length - 1,
+    // Counted from 1, as the slider's spoken value and the notebook count them.
+    number: snapshot + 1,
+    count: data.steps.length,
     block: Math.floor(head / data.num_heads),
     head: head % data.num_heads,
     query,
