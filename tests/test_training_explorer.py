@@ -123,3 +123,24 @@ def test_the_picture_is_colour_only_at_sixteen_words():
     assert not [t for t in grid.texts if t.get_text().startswith("0.")]
     width, height = fig.get_size_inches()
     assert width * height < 70  # small: the kernel renders it within the course's memory
+
+
+def test_the_slider_reads_snapshots_from_one_and_play_runs_it():
+    explorer = TrainingExplorer(_snapshots(), TOKENS, STEPS, snapshot=1)
+    labels = [label for label, _ in explorer.snapshot.options]
+    assert labels == ["1 of 3", "2 of 3", "3 of 3"]
+    assert explorer.snapshot.value == 1 and explorer.snapshot.index == 1
+    assert (explorer.play.min, explorer.play.max) == (0, 2)
+    assert explorer.view.headline.startswith("snapshot 2 of 3 (step 30): block 0, head 0 puts ")
+
+
+def test_the_loss_curve_is_sent_averaged_to_at_most_150_points():
+    losses = [float(k % 2) for k in range(600)]  # 0, 1, 0, 1, ...: each pair averages 0.5
+    explorer = TrainingExplorer(_snapshots(), TOKENS, STEPS, losses=losses)
+    curve = explorer.frontend.data["losses"]
+    assert len(curve) == 150
+    assert curve[0] == [1.5, 0.5] and curve[-1] == [597.5, 0.5]  # steps 0-3 and 596-599
+    assert TrainingExplorer(_snapshots(), TOKENS, STEPS).frontend.data["losses"] == []
+    for bad in ([], [1.0, float("nan")], "0.5", [-1.0]):
+        with pytest.raises(ValueError, match="losses"):
+            TrainingExplorer(_snapshots(), TOKENS, STEPS, losses=bad)

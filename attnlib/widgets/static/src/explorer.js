@@ -10,6 +10,7 @@ import { mathView } from "./formulas.js";
 import { buildHeatmap, paintHeatmap } from "./heatmap.js";
 import { paintMath } from "./mathml.js";
 import { buildBars, buildBlend, paintBars, paintBlend, paintText, paintToken } from "./panels.js";
+import { TRAINING } from "./training.js";
 import { VIEWS } from "./views.js";
 
 /** A weights cell's description: its value, its tokens, the score it came from. */
@@ -152,25 +153,6 @@ const ATTENTION = {
     const { dim } = state;
     parts.heatmap.describe = weightCell(data, view.weights, view.scaled, dim, view.masked);
     drawQueryPanels(parts, data, query, view);
-    paintText(parts.formula, view.formula);
-  },
-};
-
-const TRAINING = {
-  build(root, data) {
-    const row = make("div", "attnlib-row");
-    const { panels, training } = data.texts;
-    const heatmap = buildHeatmap(row, data.tokens, { texts: panels, label: training.legend });
-    const barsBox = make("div", "attnlib-bars");
-    row.append(barsBox);
-    const formula = make("div", "attnlib-formula");
-    root.append(row, formula);
-    return { heatmap, bars: buildBars(barsBox, data.tokens), formula };
-  },
-  draw(parts, data, view, { query }) {
-    const [vmin, vmax] = view.limits;
-    paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
-    paintBars(parts.bars, view.row, query, view.bars);
     paintText(parts.formula, view.formula);
   },
 };

@@ -239,6 +239,7 @@ export function trainingView(data, { step: snapshot, head, query }) {
     caption: fill(texts.caption, fields),
     bars: fill(data.texts.panels.bars, { query, total }),
     formula: compose(texts.formula, fields, { first: query === 0 }),
+    headline: fill(texts.headline, fields),
   };
 }
 
