@@ -221,3 +221,38 @@ def test_a_progress_bar_outside_a_kernel_keeps_one_fixed_line():
         bar(601)
     with pytest.raises(ValueError, match="total"):
         ProgressBar(0, "nothing")
+
+
+def test_repeatable_hands_freed_memory_back_even_when_its_block_fails(monkeypatch):
+    calls = []
+    monkeypatch.setattr(training, "_release_freed_memory", lambda: calls.append("trim"))
+    with pytest.raises(RuntimeError), training.repeatable(seed=1):
+        raise RuntimeError("a failing step")
+    with training.repeatable(seed=1):
+        pass
+    assert calls == ["trim", "trim"]
+
+
+def test_releasing_freed_memory_runs_on_this_platform():
+    training._release_freed_memory()  # glibc's malloc_trim on Linux, nothing elsewhere
+
+
+def test_in_a_kernel_freed_memory_is_handed_back_after_every_cell_hooked_once(monkeypatch):
+    import types
+
+    registered = []
+
+    class Events:
+        def register(self, name, hook):
+            registered.append((name, hook))
+
+    shell = types.SimpleNamespace(events=Events())
+    fake = types.SimpleNamespace(get_ipython=lambda: shell)
+    monkeypatch.setitem(__import__("sys").modules, "IPython", fake)
+    training._release_after_each_cell()
+    training._release_after_each_cell()  # a second import of the module: not twice
+    assert [name for name, _ in registered] == ["post_run_cell"]
+    released = []
+    monkeypatch.setattr(training, "_release_freed_memory", lambda: released.append(1))
+    registered[0][1](None)  # the cell's result, unused
+    assert released == [1]
