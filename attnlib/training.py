@@ -5,6 +5,7 @@ The model is the notebook's: ``model(token_ids)`` ``(b, num_tokens)`` -> logits
 from __future__ import annotations
 
 import ctypes
+import gc
 import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -104,6 +105,13 @@ def _release_freed_memory() -> None:
     trim(0)
 
 
+def _collect_and_release() -> None:
+    """Free what only reference cycles hold (a figure shown and dropped is one), then hand
+    the freed memory back: Python's collector of cycles may otherwise wait many cells."""
+    gc.collect()
+    _release_freed_memory()
+
+
 def _release_after_each_cell() -> None:
     """In a Jupyter kernel, :func:`_release_freed_memory` after every cell, once per kernel:
     a figure drawn and shown frees about 10 MB, a training more, and glibc would keep it all,
@@ -112,7 +120,7 @@ def _release_after_each_cell() -> None:
     shell = ipython.get_ipython() if ipython is not None else None
     if shell is None or getattr(shell, "_attnlib_releases_memory", False):
         return
-    shell.events.register("post_run_cell", lambda result: _release_freed_memory())
+    shell.events.register("post_run_cell", lambda result: _collect_and_release())
     shell._attnlib_releases_memory = True
 
 

@@ -36,7 +36,10 @@ def saved_pictures() -> dict[str, str]:
     pictures taken when each explorer was first shown: a saved notebook's picture then
     shows the saved state (e.g. an explorer that a later cell moved).
     """
-    return {model_id: figures.png(explorer.figure()) for model_id, explorer in _SHOWN.items()}
+    return {
+        model_id: figures.png(explorer.figure(), explorer._picture_dpi)
+        for model_id, explorer in _SHOWN.items()
+    }
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,8 @@ class Explorer:
     """
 
     _css_class = "attnlib-explorer"
+    #: The pixels per inch of the picture shown where no widget runs.
+    _picture_dpi = figures.PNG_DPI
 
     def _assemble(self, rows: Sequence[widgets.Widget], controls: Sequence[Control]) -> None:
         """The root box (``rows``, the drawing, the status line); controls classed and linked."""
@@ -153,5 +158,5 @@ class Explorer:
             f"{type(self).__name__}: a live explorer. Run this cell in JupyterLab to use it."
         )
         # Where no widget code runs (GitHub), this picture of the current view is shown.
-        data["image/png"] = figures.png(self.figure())
+        data["image/png"] = figures.png(self.figure(), self._picture_dpi)
         return data

@@ -28,19 +28,20 @@ PNG_DPI = 144
 PNG_COLORS = 64
 
 
-def png(fig: Figure) -> str:
+def png(fig: Figure, dpi: int = PNG_DPI) -> str:
     """``fig`` as a base64 PNG, the form a notebook's ``image/png`` output holds.
 
-    Reduced to a palette of :data:`PNG_COLORS` colours (a quarter of the bytes of the
+    ``dpi``: pixels per inch (:data:`PNG_DPI`, twice a screen's, unless a picture must be
+    lighter). Reduced to a palette of :data:`PNG_COLORS` colours (a quarter of the bytes of the
     full-colour PNG, no visible loss for flat cells and text), so saved notebooks stay light.
     """
     rendered = io.BytesIO()
-    fig.savefig(rendered, format="png", dpi=PNG_DPI)
+    fig.savefig(rendered, format="png", dpi=dpi)
     image = Image.open(rendered).convert("RGB")
     image = image.quantize(PNG_COLORS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     out = io.BytesIO()
     # Pillow writes no date: same picture, same bytes. The dpi says it is drawn at 2x.
-    image.save(out, format="png", optimize=True, dpi=(PNG_DPI, PNG_DPI))
+    image.save(out, format="png", optimize=True, dpi=(dpi, dpi))
     return base64.b64encode(out.getvalue()).decode("ascii")
 
 
