@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -105,22 +106,49 @@ def _release_freed_memory() -> None:
     trim(0)
 
 
-def _collect_and_release() -> None:
-    """Free what only reference cycles hold (a figure shown and dropped is one), then hand
-    the freed memory back: Python's collector of cycles may otherwise wait many cells."""
-    gc.collect()
-    _release_freed_memory()
+#: A cell that grew the process by more than this (MB) is followed by a collection of cycles.
+GREW_MB = 4.0
+
+
+def _resident_mb() -> float:
+    """The process's resident memory in MB (Linux's /proc; 0 where there is none)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            pages = int(statm.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+class _AfterEachCell:
+    """Kernel hooks: after a cell that grew the process by more than :data:`GREW_MB` (a figure
+    shown and dropped, a training), free what only reference cycles hold (Python's collector
+    may otherwise wait many cells; a full collection takes about 0.1 s, so not after every
+    cell); then, after every cell, hand the freed memory back (:func:`_release_freed_memory`)."""
+
+    def __init__(self) -> None:
+        self.before = 0.0
+
+    def pre_run_cell(self, info: object = None) -> None:
+        self.before = _resident_mb()
+
+    def post_run_cell(self, result: object = None) -> None:
+        if _resident_mb() - self.before > GREW_MB:
+            gc.collect()
+        _release_freed_memory()
 
 
 def _release_after_each_cell() -> None:
-    """In a Jupyter kernel, :func:`_release_freed_memory` after every cell, once per kernel:
-    a figure drawn and shown frees about 10 MB, a training more, and glibc would keep it all,
-    so that notebook 10's kernel would grow by each figure's size until its limit."""
+    """In a Jupyter kernel, :class:`_AfterEachCell`'s hooks, once per kernel: a figure drawn
+    and shown frees about 10 MB, a training more, and glibc would keep it all, so that notebook
+    10's kernel would grow by each figure's size until its limit."""
     ipython = sys.modules.get("IPython")  # only where IPython runs already: nothing imported
     shell = ipython.get_ipython() if ipython is not None else None
     if shell is None or getattr(shell, "_attnlib_releases_memory", False):
         return
-    shell.events.register("post_run_cell", lambda result: _collect_and_release())
+    hooks = _AfterEachCell()
+    shell.events.register("pre_run_cell", hooks.pre_run_cell)
+    shell.events.register("post_run_cell", hooks.post_run_cell)
     shell._attnlib_releases_memory = True
 
 

@@ -240,20 +240,37 @@ def test_releasing_freed_memory_runs_on_this_platform():
 def test_in_a_kernel_freed_memory_is_handed_back_after_every_cell_hooked_once(monkeypatch):
     import types
 
-    registered = []
+    registered = {}
 
     class Events:
         def register(self, name, hook):
-            registered.append((name, hook))
+            registered.setdefault(name, []).append(hook)
 
     shell = types.SimpleNamespace(events=Events())
     fake = types.SimpleNamespace(get_ipython=lambda: shell)
     monkeypatch.setitem(__import__("sys").modules, "IPython", fake)
     training._release_after_each_cell()
     training._release_after_each_cell()  # a second import of the module: not twice
-    assert [name for name, _ in registered] == ["post_run_cell"]
-    released = []
-    monkeypatch.setattr(training, "_release_freed_memory", lambda: released.append(1))
-    monkeypatch.setattr(training.gc, "collect", lambda: released.append("cycles"))
-    registered[0][1](None)  # the cell's result, unused
-    assert released == ["cycles", 1]
+    assert {name: len(hooks) for name, hooks in registered.items()} == {
+        "pre_run_cell": 1,
+        "post_run_cell": 1,
+    }
+    done = []
+    monkeypatch.setattr(training, "_release_freed_memory", lambda: done.append("release"))
+    monkeypatch.setattr(training.gc, "collect", lambda: done.append("cycles"))
+    sizes = iter([300.0, 302.0, 300.0, 310.0])  # MB before and after two cells
+    monkeypatch.setattr(training, "_resident_mb", lambda: next(sizes))
+    for _ in range(2):
+        registered["pre_run_cell"][0](None)
+        registered["post_run_cell"][0](None)
+    # A cell that grew by 2 MB: released only; one that grew by 10 MB: collected, released.
+    assert done == ["release", "cycles", "release"]
+
+
+def test_the_resident_memory_is_read_on_linux():
+    import sys
+
+    if sys.platform.startswith("linux"):
+        assert 10 < training._resident_mb() < 100_000
+    else:
+        assert training._resident_mb() == 0.0
