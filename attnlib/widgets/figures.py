@@ -207,8 +207,12 @@ def training_figure(view: TrainingView, tokens: Sequence[str]) -> Figure:
     outlined, and that row as bars below. Small on purpose: notebook 10's kernel renders it
     (about 1.3 million pixels at 16 words) within the course's memory limit."""
     side = min(0.22 * len(tokens) + 2.4, MAX_INCHES)
-    fig = plots.new_figure((side + 0.8, side + 2.8))
+    fig = plots.new_figure((side + 1.2, side + 2.8))
+    # Fixed margins instead of the layout solver: it needs a second drawing to place the
+    # colour bar, and a drawing costs memory.
+    fig.set_layout_engine(None)
     left, right = fig.subplots(2, 1, height_ratios=[side, 2.6])
+    fig.subplots_adjust(left=0.17, right=0.95, top=0.93, bottom=0.115, hspace=0.36)
     title = view.caption
     _grid(
         view.attn_weights,
@@ -222,4 +226,5 @@ def training_figure(view: TrainingView, tokens: Sequence[str]) -> Figure:
     )
     plots.weights_bar(view.weights, tokens, ax=right, query=view.query)
     _headline(fig, view.text.splitlines()[-1], fontsize=9)
-    return _settled(fig)
+    # Not _settled: no colour bar is named here, and a second drawing would cost memory.
+    return fig

@@ -67,9 +67,9 @@ class TrainingExplorer(Explorer):
     """
 
     _css_class = "attnlib-training-explorer"
-    # Its picture at 1.5 times a screen's pixels, not 2: rendered in notebook 10's kernel,
-    # next to two trained models, it must stay within the course's memory limit.
-    _picture_dpi = 108
+    # Its picture at 1.4 times a screen's pixels, not 2: rendered in notebook 10's kernel,
+    # next to four trained models, it must stay within the course's memory limit.
+    _picture_dpi = 100
 
     def __init__(
         self,
