@@ -4,7 +4,10 @@ The model is the notebook's: ``model(token_ids)`` ``(b, num_tokens)`` -> logits
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -89,11 +92,75 @@ def _set_deterministic(mode: bool) -> None:
         torch._C._set_deterministic_algorithms(mode, warn_only=False)
 
 
+def _release_freed_memory() -> None:
+    """Hand the memory a training freed back to the system. glibc's malloc keeps freed heap
+    pages for reuse: after 600 steps, about 14 MB of logits and gradients that no object holds
+    stay in the process, and a notebook's kernel has a memory limit. Other C libraries (macOS,
+    Windows, musl) have no ``malloc_trim``: nothing to do there."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        trim = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return
+    trim(0)
+
+
+#: A cell that grew the process by more than this (MB) is followed by a collection of cycles.
+GREW_MB = 4.0
+
+
+def _resident_mb() -> float:
+    """The process's resident memory in MB (Linux's /proc; 0 where there is none)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            pages = int(statm.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+class _AfterEachCell:
+    """Kernel hooks: after a cell that grew the process by more than :data:`GREW_MB` (a figure
+    shown and dropped, a training), free what only reference cycles hold (Python's collector
+    may otherwise wait many cells; a full collection takes about 0.1 s, so not after every
+    cell); then, after every cell, hand the freed memory back (:func:`_release_freed_memory`)."""
+
+    def __init__(self) -> None:
+        self.before = 0.0
+
+    def pre_run_cell(self, info: object = None) -> None:
+        self.before = _resident_mb()
+
+    def post_run_cell(self, result: object = None) -> None:
+        if _resident_mb() - self.before > GREW_MB:
+            gc.collect()
+        _release_freed_memory()
+
+
+def _release_after_each_cell() -> None:
+    """In a Jupyter kernel, :class:`_AfterEachCell`'s hooks, once per kernel: a figure drawn
+    and shown frees about 10 MB, a training more, and glibc would keep it all, so that notebook
+    10's kernel would grow by each figure's size until its limit."""
+    ipython = sys.modules.get("IPython")  # only where IPython runs already: nothing imported
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None or getattr(shell, "_attnlib_releases_memory", False):
+        return
+    hooks = _AfterEachCell()
+    shell.events.register("pre_run_cell", hooks.pre_run_cell)
+    shell.events.register("post_run_cell", hooks.post_run_cell)
+    shell._attnlib_releases_memory = True
+
+
+_release_after_each_cell()
+
+
 @contextmanager
 def repeatable(seed: int) -> Iterator[None]:
     """Inside ``with repeatable(seed):`` torch is seeded, runs on one thread and picks
     deterministic algorithms, so the same code gives the same numbers on the same machine;
-    the thread count and the algorithm setting are restored afterwards."""
+    the thread count and the algorithm setting are restored afterwards, and the memory the
+    block freed is handed back to the system (glibc keeps it otherwise)."""
     seed = validate.integer(seed, "seed", 0, 2**63 - 1)
     threads, deterministic = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
     torch.set_num_threads(1)  # several threads add partial sums in an order that varies
@@ -104,6 +171,7 @@ def repeatable(seed: int) -> Iterator[None]:
     finally:
         torch.set_num_threads(threads)
         _set_deterministic(deterministic)
+        _release_freed_memory()
 
 
 def _attention_layers(model: object) -> list[MultiHeadAttention]:
@@ -164,10 +232,13 @@ def train(
     batches: Sequence[tuple[torch.Tensor, torch.Tensor]],
     probe: torch.Tensor,
     snapshot_every: int = 30,
+    progress: Callable[[int], object] | None = None,
 ) -> TrainingRun:
     """One ``training_step(model, optimizer, inputs, targets)`` (returning the loss) per batch
     of ``batches``, each ``(inputs, targets)`` of shape ``(b, num_tokens)``; every
-    ``snapshot_every`` steps, and after the last, the :func:`attention_maps` over ``probe``."""
+    ``snapshot_every`` steps, and after the last, the :func:`attention_maps` over ``probe``.
+    ``progress(done)``, if given, is called with the steps done, from 0 to ``len(batches)``
+    (e.g. an :class:`attnlib.progress_bar.ProgressBar`)."""
     _attention_layers(model)
     steps = callable(getattr(optimizer, "zero_grad", None)) and callable(
         getattr(optimizer, "step", None)
@@ -182,13 +253,19 @@ def train(
         )
     probe = _token_ids(probe, "probe", 1)
     snapshot_every = validate.integer(snapshot_every, "snapshot_every", 1)
+    if progress is not None and not callable(progress):
+        expected = "None or a function of the steps done, e.g. a ProgressBar"
+        raise validate.invalid("progress", expected, validate.describe(progress))
+    tell = progress if progress is not None else (lambda done: None)
     losses, snapshot_steps, snapshots = [], [], []
+    tell(0)
     for step, (inputs, targets) in enumerate(batches):
         if step % snapshot_every == 0:
             snapshot_steps.append(step)
             snapshots.append(attention_maps(model, probe))
         loss = training_step(model, optimizer, inputs, targets)
         losses.append(float(loss.detach() if isinstance(loss, torch.Tensor) else loss))
+        tell(step + 1)
     snapshot_steps.append(len(batches))
     snapshots.append(attention_maps(model, probe))
     return TrainingRun(losses, snapshot_steps, torch.stack(snapshots))

@@ -317,6 +317,10 @@ EDITS = [
     ("hidden", r"even_weight = 1 / 4", "even_weight = 0"),
     ("rounded", r"even_weight = 1 / 4", "even_weight = 0.3"),
     ("in quotes", r"even_weight = 1 / 4", "even_weight = '0.25'"),
+    ("a head forms", r"forms = 'no'", "forms = 'yes'"),
+    ("on the next word", r"forms = 'no'", "forms = 'next'"),
+    ("a boolean", r"forms = 'no'", "forms = False"),
+    ("not a choice", r"forms = 'no'", "forms = 'weaker'"),
 ]
 
 

@@ -273,6 +273,7 @@ def _cases(rng: random.Random) -> tuple[list[dict], list[list[dict]]]:
                 "caption": v.caption,
                 "bars": v.bars,
                 "formula": v.text,
+                "headline": v.headline,
             }
             pairs.append((state, want))
         add("training", explorer.frontend.data, pairs)

@@ -185,3 +185,92 @@ def test_bad_arguments_are_refused_in_words(call, message):
     with pytest.raises(ValueError) as err:
         call()
     assert str(err.value).startswith(message)
+
+
+def test_train_tells_its_progress_from_zero_to_the_last_step():
+    told = []
+    training.train(
+        little(),
+        training.AdamW(little().parameters()),
+        step,
+        batches(5),
+        PROBE,
+        progress=told.append,
+    )
+    assert told == [0, 1, 2, 3, 4, 5]
+
+
+def test_train_refuses_a_progress_that_is_not_a_function():
+    with pytest.raises(ValueError, match="progress: expected None or a function"):
+        training.train(
+            little(), training.AdamW(little().parameters()), step, batches(2), PROBE, progress=3
+        )
+
+
+def test_a_progress_bar_outside_a_kernel_keeps_one_fixed_line():
+    from attnlib.progress_bar import ProgressBar
+
+    bar = ProgressBar(600, "training with the mask", "about 10 s on a laptop")
+    for done in range(601):
+        bar(done)
+    assert bar.done == 600
+    assert bar._repr_mimebundle_() == {
+        "text/plain": "training with the mask: 600 steps (about 10 s on a laptop)"
+    }
+    with pytest.raises(ValueError, match="done"):
+        bar(601)
+    with pytest.raises(ValueError, match="total"):
+        ProgressBar(0, "nothing")
+
+
+def test_repeatable_hands_freed_memory_back_even_when_its_block_fails(monkeypatch):
+    calls = []
+    monkeypatch.setattr(training, "_release_freed_memory", lambda: calls.append("trim"))
+    with pytest.raises(RuntimeError), training.repeatable(seed=1):
+        raise RuntimeError("a failing step")
+    with training.repeatable(seed=1):
+        pass
+    assert calls == ["trim", "trim"]
+
+
+def test_releasing_freed_memory_runs_on_this_platform():
+    training._release_freed_memory()  # glibc's malloc_trim on Linux, nothing elsewhere
+
+
+def test_in_a_kernel_freed_memory_is_handed_back_after_every_cell_hooked_once(monkeypatch):
+    import types
+
+    registered = {}
+
+    class Events:
+        def register(self, name, hook):
+            registered.setdefault(name, []).append(hook)
+
+    shell = types.SimpleNamespace(events=Events())
+    fake = types.SimpleNamespace(get_ipython=lambda: shell)
+    monkeypatch.setitem(__import__("sys").modules, "IPython", fake)
+    training._release_after_each_cell()
+    training._release_after_each_cell()  # a second import of the module: not twice
+    assert {name: len(hooks) for name, hooks in registered.items()} == {
+        "pre_run_cell": 1,
+        "post_run_cell": 1,
+    }
+    done = []
+    monkeypatch.setattr(training, "_release_freed_memory", lambda: done.append("release"))
+    monkeypatch.setattr(training.gc, "collect", lambda: done.append("cycles"))
+    sizes = iter([300.0, 302.0, 300.0, 310.0])  # MB before and after two cells
+    monkeypatch.setattr(training, "_resident_mb", lambda: next(sizes))
+    for _ in range(2):
+        registered["pre_run_cell"][0](None)
+        registered["post_run_cell"][0](None)
+    # A cell that grew by 2 MB: released only; one that grew by 10 MB: collected, released.
+    assert done == ["release", "cycles", "release"]
+
+
+def test_the_resident_memory_is_read_on_linux():
+    import sys
+
+    if sys.platform.startswith("linux"):
+        assert 10 < training._resident_mb() < 100_000
+    else:
+        assert training._resident_mb() == 0.0

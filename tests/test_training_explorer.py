@@ -105,3 +105,42 @@ def test_the_data_is_sent_once_with_every_snapshot():
 def test_the_explorer_shows_a_picture_where_no_widget_runs():
     bundle = TrainingExplorer(_snapshots(), TOKENS, STEPS)._repr_mimebundle_()
     assert bundle["image/png"] and "TrainingExplorer" in bundle["text/plain"]
+
+
+def test_snapshots_are_counted_from_one_as_the_slider_speaks_them():
+    view = training_view(_snapshots(), TOKENS, STEPS, snapshot=0, head=0, query=1)
+    assert view.text.startswith("step 0 (snapshot 1 of 3),")
+    last = training_view(_snapshots(), TOKENS, STEPS, snapshot=2, head=0, query=1)
+    assert last.text.startswith("step 60 (snapshot 3 of 3),")
+
+
+def test_the_picture_is_colour_only_at_sixteen_words():
+    tokens = [f"w{k}" for k in range(16)]
+    snapshots = torch.full((2, 1, 1, 16, 16), 1 / 16)
+    fig = TrainingExplorer(snapshots, tokens, [0, 30]).figure()
+    grid = fig.axes[0]
+    # No number drawn in a cell: 256 four-decimal numbers are not read at this size.
+    assert not [t for t in grid.texts if t.get_text().startswith("0.")]
+    width, height = fig.get_size_inches()
+    assert width * height < 70  # small: the kernel renders it within the course's memory
+
+
+def test_the_slider_reads_snapshots_from_one_and_play_runs_it():
+    explorer = TrainingExplorer(_snapshots(), TOKENS, STEPS, snapshot=1)
+    labels = [label for label, _ in explorer.snapshot.options]
+    assert labels == ["1 of 3", "2 of 3", "3 of 3"]
+    assert explorer.snapshot.value == 1 and explorer.snapshot.index == 1
+    assert (explorer.play.min, explorer.play.max) == (0, 2)
+    assert explorer.view.headline.startswith("snapshot 2 of 3 (step 30): block 0, head 0 puts ")
+
+
+def test_the_loss_curve_is_sent_averaged_to_at_most_150_points():
+    losses = [float(k % 2) for k in range(600)]  # 0, 1, 0, 1, ...: each pair averages 0.5
+    explorer = TrainingExplorer(_snapshots(), TOKENS, STEPS, losses=losses)
+    curve = explorer.frontend.data["losses"]
+    assert len(curve) == 150
+    assert curve[0] == [1.5, 0.5] and curve[-1] == [597.5, 0.5]  # steps 0-3 and 596-599
+    assert TrainingExplorer(_snapshots(), TOKENS, STEPS).frontend.data["losses"] == []
+    for bad in ([], [1.0, float("nan")], "0.5", [-1.0]):
+        with pytest.raises(ValueError, match="losses"):
+            TrainingExplorer(_snapshots(), TOKENS, STEPS, losses=bad)

@@ -24,6 +24,8 @@ STEP_CASES = ((1157, 4, 16), (11, 2, 5), (23, 3, 8))
 #: The vocabulary sizes of the uniform guess: the notebook's, then small ones and GPT-2's.
 VOCAB_SIZES = (1157, 2, 50, 50257)
 PATTERNS = ("previous", "itself", "next", "first", "even")
+#: The answers to "without position embeddings, does a previous-token head form?".
+NO_POSITION = ("yes", "no", "next")
 
 
 def _rows(*names: str) -> dict:
@@ -181,5 +183,25 @@ register(
         },
         praise="Each word looks at the word before it: with it, the layer above can tell which "
         "word came before which.",
+    )
+)
+
+
+# --- 10.no_position: predict the ablation (no position embeddings) ----------------------------
+
+register(
+    ValueExercise(
+        name="10.no_position",
+        task="set forms to 'yes' (a previous-token head forms as before), 'no' (no head "
+        "rises far above the even spread) or 'next' (a head on the next word instead)",
+        answer_names=("forms",),
+        accept=word(*NO_POSITION),
+        expected=lambda: "no",
+        mistakes={
+            "no_position_head_forms": lambda: "yes",
+            "no_position_next_word": lambda: "next",
+        },
+        praise="Without positions, nothing in the first block's vectors says which word came "
+        "just before: attention alone sees a set of words, the mask aside.",
     )
 )

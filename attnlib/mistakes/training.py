@@ -187,4 +187,15 @@ TABLE: dict[str, Mistake] = {
         "evenly spread rows fade from left to right with no line; the head asked about has one "
         "bright cell per row, just below the diagonal.",
     ),
+    "no_position_head_forms": Mistake(
+        "a previous-token head without positions",
+        "without pos_emb, a word's vector in the first block is the same wherever the word "
+        "stands: its query cannot ask for 'the key one place before me', only for keys with "
+        "some content. Which word came just before is not in the vectors.",
+    ),
+    "no_position_next_word": Mistake(
+        "a head reading the next word",
+        "taking away the position embeddings leaves the causal mask as it was: every key after "
+        "a query stays hidden, so no head can weigh the next word.",
+    ),
 }

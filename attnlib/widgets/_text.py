@@ -252,8 +252,17 @@ TEXTS: dict[str, dict[str, Any]] = {
         "caption": (
             "block {block}, head {head} after {step} training steps: rows = queries, columns = keys"
         ),
+        # The line beside the controls: where training is, and the head's one number.
+        "headline": (
+            "snapshot {number} of {count} (step {step}): block {block}, head {head} puts "
+            "{share:f2} on the previous word on average (spread evenly: {even:f2})"
+        ),
+        "cell": "query {i} \u201c{token_i}\u201d, key {j} \u201c{token_j}\u201d: weight {value:f4}",
+        "loss_title": "loss over training",
+        "loss_axis": "training step",
+        "loss_label": "loss over training; the snapshot shown is at step {step}, loss {loss:f2}",
         "formula": [
-            ("", "step {step} (snapshot {snapshot} of {last}), block {block}, head {head}\n"),
+            ("", "step {step} (snapshot {number} of {count}), block {block}, head {head}\n"),
             ("", "query {query} {token_repr}: its largest weight, {top:f4}, is on {top_repr}"),
             ("first", "; the first word has no word before it"),
             ("!first", "; on the word before, {before_repr}: {before:f4}"),

@@ -72,6 +72,8 @@ class Explorer:
     """
 
     _css_class = "attnlib-explorer"
+    #: The pixels per inch of the picture shown where no widget runs.
+    _picture_dpi = figures.PNG_DPI
 
     def _assemble(self, rows: Sequence[widgets.Widget], controls: Sequence[Control]) -> None:
         """The root box (``rows``, the drawing, the status line); controls classed and linked.
@@ -171,4 +173,4 @@ class Explorer:
     def _still(self) -> str:
         """The picture shown where the widget is not live: the view now, and how to make it
         live (base64 PNG)."""
-        return figures.png(figures.with_hint(self.figure()))
+        return figures.png(figures.with_hint(self.figure()), self._picture_dpi)

@@ -29,19 +29,20 @@ PNG_DPI = 144
 PNG_COLORS = 64
 
 
-def png(fig: Figure) -> str:
+def png(fig: Figure, dpi: int = PNG_DPI) -> str:
     """``fig`` as a base64 PNG, the form a notebook's ``image/png`` output holds.
 
-    Reduced to a palette of :data:`PNG_COLORS` colours (a quarter of the bytes of the
+    ``dpi``: pixels per inch (:data:`PNG_DPI`, twice a screen's, unless a picture must be
+    lighter). Reduced to a palette of :data:`PNG_COLORS` colours (a quarter of the bytes of the
     full-colour PNG, no visible loss for flat cells and text), so saved notebooks stay light.
     """
     rendered = io.BytesIO()
-    fig.savefig(rendered, format="png", dpi=PNG_DPI)
+    fig.savefig(rendered, format="png", dpi=dpi)
     image = Image.open(rendered).convert("RGB")
     image = image.quantize(PNG_COLORS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     out = io.BytesIO()
     # Pillow writes no date: same picture, same bytes. The dpi says it is drawn at 2x.
-    image.save(out, format="png", optimize=True, dpi=(PNG_DPI, PNG_DPI))
+    image.save(out, format="png", optimize=True, dpi=(dpi, dpi))
     return base64.b64encode(out.getvalue()).decode("ascii")
 
 
@@ -231,7 +232,29 @@ def attention_figure(view: AttentionView) -> Figure:
 
 
 def training_figure(view: TrainingView, tokens: Sequence[str]) -> Figure:
-    """The TrainingExplorer's view: the head's weights (0 to 1) and the query's bars."""
-    fig = _with_bars(view.attn_weights, tokens, view.weights, view.query, view.caption, (0.0, 1.0))
+    """The TrainingExplorer's view, as the explorer draws it: the head's weights as colours
+    only (0 to 1; a grid of four-decimal numbers is not read at 16 words), the query's row
+    outlined, and that row as bars below. Small on purpose: notebook 10's kernel renders it
+    (about 1.3 million pixels at 16 words) within the course's memory limit."""
+    side = min(0.22 * len(tokens) + 2.4, MAX_INCHES)
+    fig = plots.new_figure((side + 1.2, side + 2.8))
+    # Fixed margins instead of the layout solver: it needs a second drawing to place the
+    # colour bar, and a drawing costs memory.
+    fig.set_layout_engine(None)
+    left, right = fig.subplots(2, 1, height_ratios=[side, 2.6])
+    fig.subplots_adjust(left=0.17, right=0.95, top=0.93, bottom=0.115, hspace=0.36)
+    title = view.caption
+    _grid(
+        view.attn_weights,
+        tokens,
+        (0.0, 1.0),
+        "",
+        ax=left,
+        highlight_row=view.query,
+        title=title,
+        fmt="",
+    )
+    plots.weights_bar(view.weights, tokens, ax=right, query=view.query)
     _headline(fig, view.text.splitlines()[-1], fontsize=9)
-    return _settled(fig)
+    # Not _settled: no colour bar is named here, and a second drawing would cost memory.
+    return fig

@@ -31,8 +31,10 @@ def module_source() -> str:
 
 
 def stylesheet() -> str:
-    """The explorers' CSS (``static/explorer.css``)."""
-    return (STATIC / "explorer.css").read_text(encoding="utf-8")
+    """The explorers' CSS: ``static/explorer.css``, then the TrainingExplorer's ``training.css``."""
+    return "\n".join(
+        (STATIC / name).read_text(encoding="utf-8") for name in ("explorer.css", "training.css")
+    )
 
 
 def _ours(model: dict) -> bool:

@@ -27,7 +27,8 @@ class TrainingView:
     snapshot ``snapshot`` (training step ``step``); ``weights``: row ``query`` of it,
     ``(num_tokens,)``; ``before``: the query's weight on the word before it (``None`` for
     the first word); ``share``: the mean weight on the previous word over the sentence;
-    ``even``: that mean for weights spread evenly over what each word may see.
+    ``even``: that mean for weights spread evenly over what each word may see;
+    ``headline``: the line beside the controls (snapshot k of N, counted from 1, and ``share``).
     """
 
     snapshot: int
@@ -43,6 +44,7 @@ class TrainingView:
     caption: str
     bars: str
     text: str
+    headline: str
 
 
 #: The decimals the weights are kept to (and shown with).
@@ -107,7 +109,9 @@ def training_view(
     fields = {
         "step": int(steps[snapshot]),
         "snapshot": snapshot,
-        "last": num_snapshots - 1,
+        # Counted from 1, as the slider's spoken value and the notebook count them.
+        "number": snapshot + 1,
+        "count": num_snapshots,
         "block": block,
         "head": in_block,
         "query": query,
@@ -125,6 +129,7 @@ def training_view(
         _text.TEXTS["panels"]["bars"], {"query": query, "total": weights.sum().item()}
     )
     text = _text.compose(texts["formula"], fields, {"first": query == 0})
+    headline = _text.fill(texts["headline"], fields)
     return TrainingView(
         snapshot,
         int(steps[snapshot]),
@@ -139,4 +144,5 @@ def training_view(
         caption,
         bars,
         text,
+        headline,
     )

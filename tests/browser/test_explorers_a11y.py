@@ -39,14 +39,17 @@ CELLS = [
     "QueryExplorer()",
     "AttentionExplorer(num_heads=4, d_out=16, causal=True)",
     f"AttentionExplorer({LONG_SENTENCE!r}, num_heads=16, d_out=64)",
-    # Notebook 10's explorer (its head a drop-down) on made-up snapshots of 2 heads.
+    # Notebook 10's explorer (its head a drop-down) on made-up snapshots of 2 heads, at
+    # notebook 10's 16 words, with a loss curve.
     "import torch\n"
     "from attnlib.attention import causal_mask\n"
     "from attnlib.widgets import TrainingExplorer\n"
     "torch.manual_seed(0)\n"
-    "scores = 3 * torch.randn(3, 1, 2, 6, 6)\n"
-    "snapshots = torch.softmax(scores.masked_fill(causal_mask(6), -torch.inf), dim=-1)\n"
-    "TrainingExplorer(snapshots, 'Your journey starts with one step'.split(), [0, 10, 20])",
+    "scores = 3 * torch.randn(3, 1, 2, 16, 16)\n"
+    "snapshots = torch.softmax(scores.masked_fill(causal_mask(16), -torch.inf), dim=-1)\n"
+    "words = 'I HAD always thought Jack Gisburn rather a cheap genius -- though a good fellow "
+    "enough'.split()\n"
+    "TrainingExplorer(snapshots, words, [0, 10, 20], losses=[7 / (1 + k / 5) for k in range(21)])",
 ]
 # The smallest track a slider may have, and the phone's width.
 MIN_TRACK_PX = 120
@@ -743,3 +746,69 @@ def test_dropout_drops_the_modules_weights_and_resample_draws_again(
         timeout=5_000,
     )
     assert root.locator("button.attnlib-resample").is_disabled()
+
+
+@pytest.mark.browser
+def test_the_training_explorer_fits_plays_and_counts_from_one(
+    shown: tuple[WatchedPage, int, bool],
+) -> None:
+    """Notebook 10's explorer at 16 words: the whole grid in view (no scrolling), colour-only
+    cells whose number is in the details line on hover (nothing moves), snapshot k of N
+    alike in the slider, its spoken value and the line beside it, Play named, and the loss
+    curve's marker following the snapshot."""
+    page, width = shown[0].page, shown[1]
+    root = page.locator(".attnlib-training-explorer")
+    root.scroll_into_view_if_needed()
+    grid = root.locator("table.attnlib-colour-grid")
+    box, view = grid.bounding_box(), root.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= min(width, view["x"] + view["width"]) + 1, (
+        f"at {width} px the grid spans {box['x']:.0f}..{box['x'] + box['width']:.0f}"
+    )
+    assert grid.locator("td").count() == 256
+    # Colour only: no number is visible in a cell; each is named by its number.
+    visible = grid.evaluate(
+        """(t) => [...t.querySelectorAll('td *')].filter((n) => {
+            const r = n.getBoundingClientRect();
+            return n.textContent.trim() && r.width > 1 && r.height > 1;
+        }).length"""
+    )
+    assert visible == 0, f"{visible} cells show their number"
+    cell = grid.locator('td[data-row="3"][data-col="2"]')
+    named = cell.get_attribute("aria-label")
+    assert named and named.startswith("0."), named
+    curve = root.locator("svg.attnlib-loss-curve")
+
+    def placed() -> list[float]:
+        # Relative to the explorer: hovering may scroll the page, but must move nothing in it.
+        a, b = curve.bounding_box(), root.bounding_box()
+        return [a["x"] - b["x"], a["y"] - b["y"], a["width"], a["height"], b["height"]]
+
+    before = placed()
+    cell.hover()
+    details = root.locator(".attnlib-training-details")
+    assert details.text_content() == (
+        f"query 4 \u201cthought\u201d, key 3 \u201calways\u201d: weight {named}"
+    )
+    assert placed() == before, "hovering a cell moved the loss curve or resized the explorer"
+    handle = root.locator(".attnlib-control-snapshot .noUi-handle")
+    handle.focus()
+    page.keyboard.press("Home")
+    marker = root.locator("line.attnlib-loss-marker")
+    page.wait_for_function(
+        "el => el.textContent.startsWith('snapshot 1 of 3 (step 0)')",
+        arg=root.locator(".attnlib-training-share").element_handle(),
+        timeout=5_000,
+    )
+    at_start = marker.get_attribute("x1")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "el => el.textContent.startsWith('snapshot 2 of 3 (step 10)')",
+        arg=root.locator(".attnlib-training-share").element_handle(),
+        timeout=5_000,
+    )
+    assert handle.get_attribute("aria-valuetext") == "snapshot 2 of 3"
+    readout = root.locator(".attnlib-control-snapshot .widget-readout").text_content()
+    assert readout.strip() == "2 of 3", readout
+    assert marker.get_attribute("x1") != at_start, "the loss curve's marker did not move"
+    play = root.locator(".attnlib-control-play button").first
+    assert play.get_attribute("aria-label") == "play"

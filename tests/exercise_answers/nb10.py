@@ -43,6 +43,10 @@ MISTAKES = {
         "pattern_first": "pattern = 'first'",
         "pattern_even": "pattern = 'even'",
     },
+    "10.no_position": {
+        "no_position_head_forms": "forms = 'yes'",
+        "no_position_next_word": "forms = 'next'",
+    },
     "10.even_weight": {
         "even_over_all_words": "even_weight = 1 / 16",
         "even_without_itself": "even_weight = 1 / 3",

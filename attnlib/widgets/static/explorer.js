@@ -1100,6 +1100,214 @@ function paintText(node, text) {
   setText(node, text);
 }
 
+// attnlib/widgets/static/src/training.js
+var SVG = "http://www.w3.org/2000/svg";
+var WIDTH = 300;
+var HEIGHT = 170;
+var PAD = { left: 34, right: 8, top: 10, bottom: 28 };
+function svg(tag, attrs = {}, text = "") {
+  const node = document.createElementNS(SVG, tag);
+  Object.entries(attrs).forEach(([k, v]) => node.setAttribute(k, String(v)));
+  if (text) node.textContent = text;
+  return node;
+}
+function buildGrid(tokens, texts) {
+  const table = make("table", "attnlib-heatmap attnlib-colour-grid");
+  table.setAttribute("role", "grid");
+  const caption = captionFor(table);
+  const head = make("tr");
+  const corner = make("th", "attnlib-corner", texts.corner);
+  corner.scope = "col";
+  head.append(corner);
+  tokens.forEach((token, j) => {
+    const th = make("th", "", String(j + 1));
+    th.scope = "col";
+    th.title = token;
+    th.setAttribute("aria-label", `${j + 1} ${token}`);
+    head.append(th);
+  });
+  table.append(head);
+  const rows = [];
+  const cells = tokens.map((token, i) => {
+    const tr = make("tr");
+    tr.dataset.row = i;
+    const th = make("th", "", token);
+    th.scope = "row";
+    th.title = token;
+    tr.append(th);
+    const row = tokens.map((_, j) => {
+      const td = make("td");
+      td.dataset.row = i;
+      td.dataset.col = j;
+      td.tabIndex = -1;
+      const number2 = make("span", "attnlib-visually-hidden");
+      td.append(number2);
+      td.attnlibNumber = number2;
+      tr.append(td);
+      return td;
+    });
+    rows.push(tr);
+    table.append(tr);
+    return row;
+  });
+  return { table, caption, rows, cells };
+}
+function legend2(label) {
+  const box = make("div", "attnlib-legend");
+  const bar = make("span", "attnlib-legend-bar");
+  bar.style.background = gradient();
+  box.append(make("span", "", `${label}:`), make("span", "", "0"), bar, make("span", "", "1"));
+  return box;
+}
+function wireGrid2(grid, details, describe) {
+  const n = grid.cells.length;
+  const at = (node) => {
+    const td = node?.closest?.("td[data-row]");
+    return td ? [Number(td.dataset.row), Number(td.dataset.col)] : null;
+  };
+  grid.active = [0, 0];
+  grid.cells[0][0].tabIndex = 0;
+  grid.cells[0][0].setAttribute("aria-describedby", details.id);
+  const activate = (i, j) => {
+    const [a, b] = grid.active;
+    grid.cells[a][b].tabIndex = -1;
+    grid.cells[a][b].removeAttribute("aria-describedby");
+    grid.cells[i][j].tabIndex = 0;
+    grid.cells[i][j].setAttribute("aria-describedby", details.id);
+    grid.active = [i, j];
+  };
+  const show = (i, j) => {
+    grid.shown = [i, j];
+    setText(details, describe(i, j));
+  };
+  grid.table.addEventListener("keydown", (event) => {
+    const here = at(event.target);
+    const to = here && moved(event.key, here[0], here[1], n);
+    if (!to) return;
+    event.preventDefault();
+    activate(...to);
+    show(...to);
+    grid.cells[to[0]][to[1]].focus();
+  });
+  grid.table.addEventListener("focusin", (event) => {
+    const here = at(event.target);
+    if (!here) return;
+    activate(...here);
+    show(...here);
+  });
+  grid.table.addEventListener("mouseover", (event) => {
+    const here = at(event.target);
+    if (here) show(...here);
+  });
+  grid.show = show;
+}
+function buildLossCurve(parent, data, texts) {
+  const box = make("div", "attnlib-loss-panel");
+  const title = make("div", "attnlib-panel-title", texts.loss_title);
+  const chart = svg("svg", {
+    viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
+    class: "attnlib-loss-curve",
+    role: "img"
+  });
+  box.append(title, chart);
+  parent.append(box);
+  const points = data.losses ?? [];
+  if (!points.length) {
+    box.classList.add("attnlib-off");
+    return null;
+  }
+  const last = Math.max(points[points.length - 1][0], ...data.steps);
+  const top = Math.max(...points.map(([, l]) => l));
+  const x = (s) => PAD.left + (WIDTH - PAD.left - PAD.right) * s / (last || 1);
+  const y = (l) => PAD.top + (HEIGHT - PAD.top - PAD.bottom) * (1 - l / (top || 1));
+  const axis = { class: "attnlib-loss-axis" };
+  chart.append(
+    svg("line", { ...axis, x1: x(0), x2: x(last), y1: y(0), y2: y(0) }),
+    svg("line", { ...axis, x1: x(0), x2: x(0), y1: y(0), y2: y(top) }),
+    svg("text", { x: x(0) - 4, y: y(0), "text-anchor": "end", class: "attnlib-loss-tick" }, "0"),
+    svg("text", { x: x(0) - 4, y: y(top) + 8, "text-anchor": "end", class: "attnlib-loss-tick" }, top.toFixed(1)),
+    svg("text", { x: x(0), y: HEIGHT - 14, "text-anchor": "start", class: "attnlib-loss-tick" }, "0"),
+    svg("text", { x: x(last), y: HEIGHT - 14, "text-anchor": "end", class: "attnlib-loss-tick" }, String(last)),
+    svg("text", { x: (x(0) + x(last)) / 2, y: HEIGHT - 2, "text-anchor": "middle", class: "attnlib-loss-tick" }, texts.loss_axis)
+  );
+  const line = points.map(([s, l]) => `${x(s).toFixed(1)},${y(l).toFixed(1)}`).join(" ");
+  chart.append(svg("polyline", { points: line, class: "attnlib-loss-line" }));
+  const marker = svg("line", { class: "attnlib-loss-marker", y1: y(0), y2: y(top) });
+  const dot = svg("circle", { class: "attnlib-loss-dot", r: 4 });
+  chart.append(marker, dot);
+  const lossAt = (step) => points.reduce((best, p) => Math.abs(p[0] - step) < Math.abs(best[0] - step) ? p : best)[1];
+  return { chart, marker, dot, x, y, lossAt, shown: null };
+}
+function paintLossCurve(curve, step, label) {
+  if (!curve || curve.shown === step) return;
+  curve.shown = step;
+  const loss = curve.lossAt(step);
+  const [cx, cy] = [curve.x(step).toFixed(1), curve.y(loss).toFixed(1)];
+  curve.marker.setAttribute("x1", cx);
+  curve.marker.setAttribute("x2", cx);
+  curve.dot.setAttribute("cx", cx);
+  curve.dot.setAttribute("cy", cy);
+  curve.chart.setAttribute("aria-label", fill(label, { step, loss }));
+}
+var TRAINING = {
+  build(root, data) {
+    const { panels, training } = data.texts;
+    const share = make("div", "attnlib-training-share");
+    const row = make("div", "attnlib-row attnlib-training-row");
+    const wrap = make("div", "attnlib-heatmap-wrap");
+    const grid = buildGrid(data.tokens, panels);
+    const details = make("div", "attnlib-cell-details attnlib-training-details");
+    details.id = uniqueId("attnlib-cell-details");
+    details.setAttribute("aria-live", "off");
+    wrap.append(grid.caption, grid.table, legend2(training.legend), details);
+    row.append(wrap);
+    const curve = buildLossCurve(row, data, training);
+    const formula = make("div", "attnlib-formula");
+    root.append(share, row, formula);
+    const parts = { share, grid, details, curve, formula, painted: null, row: -1, describe: null };
+    wireGrid2(grid, details, (i, j) => parts.describe ? parts.describe(i, j) : "");
+    parts.heatmap = { activate: () => {
+    }, onCell: null };
+    return parts;
+  },
+  draw(parts, data, view, { query, step }) {
+    const { grid } = parts;
+    setText(grid.caption, view.caption);
+    if (parts.painted !== view.weights) {
+      parts.painted = view.weights;
+      view.weights.forEach(
+        (r, i) => r.forEach((w, j) => {
+          const td = grid.cells[i][j];
+          const text = fixed(w);
+          if (td.attnlibNumber.textContent === text) return;
+          td.attnlibNumber.textContent = text;
+          td.setAttribute("aria-label", text);
+          td.style.background = LEVEL_COLORS[levelOf(w, 0, 1)].background;
+        })
+      );
+    }
+    if (parts.row !== query) {
+      grid.rows[parts.row]?.classList.remove("attnlib-highlight-row");
+      grid.rows[parts.row]?.removeAttribute("aria-current");
+      grid.rows[query].classList.add("attnlib-highlight-row");
+      grid.rows[query].setAttribute("aria-current", "true");
+      parts.row = query;
+    }
+    const texts = data.texts.training;
+    parts.describe = (i, j) => fill(texts.cell, {
+      i: i + 1,
+      j: j + 1,
+      token_i: data.tokens[i],
+      token_j: data.tokens[j],
+      value: view.weights[i][j]
+    });
+    if (grid.shown) setText(parts.details, parts.describe(...grid.shown));
+    setText(parts.share, view.headline);
+    paintLossCurve(parts.curve, data.steps[step], texts.loss_label);
+    paintText(parts.formula, view.formula);
+  }
+};
+
 // attnlib/widgets/static/src/views.js
 var WEIGHT_LIMITS = [0, 1];
 var prepared = /* @__PURE__ */ new WeakMap();
@@ -1301,7 +1509,9 @@ function trainingView(data, { step: snapshot, head, query }) {
   const fields = {
     step: data.steps[snapshot],
     snapshot,
-    last: data.steps.length - 1,
+    // Counted from 1, as the slider's spoken value and the notebook count them.
+    number: snapshot + 1,
+    count: data.steps.length,
     block: Math.floor(head / data.num_heads),
     head: head % data.num_heads,
     query,
@@ -1320,7 +1530,8 @@ function trainingView(data, { step: snapshot, head, query }) {
     row,
     caption: fill(texts.caption, fields),
     bars: fill(data.texts.panels.bars, { query, total: total2 }),
-    formula: compose(texts.formula, fields, { first: query === 0 })
+    formula: compose(texts.formula, fields, { first: query === 0 }),
+    headline: fill(texts.headline, fields)
   };
 }
 function spoken(data, state) {
@@ -1386,13 +1597,13 @@ function formulaBlock(root, texts) {
   root.append(math, folded);
   return { math, formula };
 }
-function queryLayout(root, data, legend2, totals, values) {
+function queryLayout(root, data, legend3, totals, values) {
   const head = make("div", "attnlib-head");
   const token = make("b", "attnlib-token");
   head.append(token);
   const row = make("div", "attnlib-row");
   const { panels } = data.texts;
-  const heatmap = buildHeatmap(row, data.tokens, { texts: panels, label: legend2, totals });
+  const heatmap = buildHeatmap(row, data.tokens, { texts: panels, label: legend3, totals });
   const barsBox = make("div", "attnlib-bars");
   const blendBox = make("div", "attnlib-blend-panel");
   row.append(barsBox, blendBox);
@@ -1500,24 +1711,6 @@ function paintDropout(bar, data, view, state) {
   if (bar.button.getAttribute("aria-label") !== label) bar.button.setAttribute("aria-label", label);
   paintText(bar.line, on ? fill(texts.dropout_on, fields) : texts.dropout_off);
 }
-var TRAINING = {
-  build(root, data) {
-    const row = make("div", "attnlib-row");
-    const { panels, training } = data.texts;
-    const heatmap = buildHeatmap(row, data.tokens, { texts: panels, label: training.legend });
-    const barsBox = make("div", "attnlib-bars");
-    row.append(barsBox);
-    const formula = make("div", "attnlib-formula");
-    root.append(row, formula);
-    return { heatmap, bars: buildBars(barsBox, data.tokens), formula };
-  },
-  draw(parts, data, view, { query }) {
-    const [vmin, vmax] = view.limits;
-    paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
-    paintBars(parts.bars, view.row, query, view.bars);
-    paintText(parts.formula, view.formula);
-  }
-};
 var KINDS = { query: QUERY, softmax: SOFTMAX, loop: LOOP, attention: ATTENTION, training: TRAINING };
 var NAMED = {
   query: () => ["query"],

@@ -10,6 +10,7 @@ import { mathView } from "./formulas.js";
 import { buildHeatmap, paintHeatmap } from "./heatmap.js";
 import { paintMath } from "./mathml.js";
 import { buildBars, buildBlend, paintBars, paintBlend, paintText, paintToken } from "./panels.js";
+import { TRAINING } from "./training.js";
 import { VIEWS, dropoutFields, spoken } from "./views.js";
 
 /** A weights cell's description: its value, its tokens, the score it came from; with
@@ -188,25 +189,6 @@ function paintDropout(bar, data, view, state) {
   if (bar.button.getAttribute("aria-label") !== label) bar.button.setAttribute("aria-label", label);
   paintText(bar.line, on ? fill(texts.dropout_on, fields) : texts.dropout_off);
 }
-
-const TRAINING = {
-  build(root, data) {
-    const row = make("div", "attnlib-row");
-    const { panels, training } = data.texts;
-    const heatmap = buildHeatmap(row, data.tokens, { texts: panels, label: training.legend });
-    const barsBox = make("div", "attnlib-bars");
-    row.append(barsBox);
-    const formula = make("div", "attnlib-formula");
-    root.append(row, formula);
-    return { heatmap, bars: buildBars(barsBox, data.tokens), formula };
-  },
-  draw(parts, data, view, { query }) {
-    const [vmin, vmax] = view.limits;
-    paintHeatmap(parts.heatmap, view.weights, { vmin, vmax, row: query, caption: view.caption });
-    paintBars(parts.bars, view.row, query, view.bars);
-    paintText(parts.formula, view.formula);
-  },
-};
 
 const KINDS = { query: QUERY, softmax: SOFTMAX, loop: LOOP, attention: ATTENTION, training: TRAINING };
 // The controls each kind follows, by the names controls.js knows them.

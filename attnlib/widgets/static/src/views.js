@@ -244,7 +244,9 @@ export function trainingView(data, { step: snapshot, head, query }) {
   const fields = {
     step: data.steps[snapshot],
     snapshot,
-    last: data.steps.length - 1,
+    // Counted from 1, as the slider's spoken value and the notebook count them.
+    number: snapshot + 1,
+    count: data.steps.length,
     block: Math.floor(head / data.num_heads),
     head: head % data.num_heads,
     query,
@@ -264,6 +266,7 @@ export function trainingView(data, { step: snapshot, head, query }) {
     caption: fill(texts.caption, fields),
     bars: fill(data.texts.panels.bars, { query, total }),
     formula: compose(texts.formula, fields, { first: query === 0 }),
+    headline: fill(texts.headline, fields),
   };
 }
 
