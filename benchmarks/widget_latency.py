@@ -198,7 +198,6 @@ CONTROLS = (
         "attention-explorer", "causal", ".attnlib-control-causal input", ("Space",), (), "keyup"
     ),
     _slider("attention-explorer", "temperature"),
-    _slider("attention-explorer", "head"),
 )
 FULL_CONTROLS = CONTROLS + (
     _slider("training-explorer", "snapshot"),

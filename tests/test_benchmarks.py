@@ -43,7 +43,7 @@ def _latency_module():
 def test_the_latency_benchmark_times_every_explorer_at_its_largest():
     """The benchmark's notebook, run here without a browser: its full-size explorers are
     every kind at the largest size allowed, and every control they have is timed (but Play,
-    on a timer, and the training head's drop-down, whose keys are the platform's)."""
+    on a timer, and the drop-downs, whose keys are the platform's: the heads and dropout)."""
     latency = _latency_module()
     namespace = {"display": lambda *shown: None}
     for source in latency.CELLS[:-1]:  # the last cell displays them
@@ -61,7 +61,8 @@ def test_the_latency_benchmark_times_every_explorer_at_its_largest():
     assert query.inputs.shape[1] == validate.MAX_D
     timed = {(c.kind, c.name) for c in latency.FULL_CONTROLS}
     untimed = {("loop-stepper", "play"), ("attention-explorer", "sentence")}
-    untimed.add(("training-explorer", "head"))
+    untimed |= {("training-explorer", "head"), ("training-explorer", "play")}
+    untimed |= {("attention-explorer", "head"), ("attention-explorer", "dropout")}
     for explorer in made:
         kind = explorer._css_class.removeprefix("attnlib-")
         for control in explorer._controls:

@@ -324,7 +324,7 @@ def test_the_module_is_stripped_on_save_and_put_back_for_pages():
     assert saved["b"] == state["b"]  # another widget's code is its own business
     page = frontend.with_module(saved)
     assert page["a"]["state"]["_esm"] == frontend.BUNDLE.read_text()
-    assert page["a"]["state"]["_css"] == (frontend.STATIC / "explorer.css").read_text()
+    assert page["a"]["state"]["_css"] == frontend.stylesheet()
     assert page["b"] == state["b"]
 
 

@@ -376,12 +376,17 @@ def wrappable(page: str) -> str:
     return LONG_CODE_WORD.sub(lambda m: m[1] + WRAP_AFTER.sub(r"\1<wbr>", m[2]) + m[3], page)
 
 
+#: A link to a notebook written by an output (the progress table's), not by MyST: its page.
+OUTPUT_NOTEBOOK_LINK = re.compile(r'href="(\d\d_[\w-]+)\.ipynb(#[^"]*)?"')
+
+
 def trim(html_dir: Path) -> None:
     """Leave out of the built site what its pages do not use: the theme's Font Awesome
     script, and the source maps (read by a browser's developer tools only); mark where long
     code words may wrap."""
     for page in html_dir.rglob("*.html"):
         text = FONT_AWESOME_SCRIPT.sub("", page.read_text(encoding="utf-8"))
+        text = OUTPUT_NOTEBOOK_LINK.sub(lambda m: f'href="{m[1]}.html{m[2] or ""}"', text)
         page.write_text(wrappable(text), encoding="utf-8")
     for unused in (html_dir / "_static").rglob("*"):
         if unused.name.startswith("fontawesome.js") or unused.suffix == ".map":

@@ -28,7 +28,9 @@ QUERY_COLOR, OTHER_COLOR, ARC_COLOR = "#f2a541", "#dfe7f2", "#2f6db5"
 def sentence_weights(path: Path) -> None:
     """The query above, the six tokens below; a band from one to each, as wide as its weight."""
     inputs = attnlib.example_inputs()
-    weights = attnlib.softmax(attnlib.attention_scores(inputs), dim=-1)[QUERY].tolist()
+    # Rounded to the printed 4 decimals: float32's last bits differ between CPUs, bytes must not.
+    row = attnlib.softmax(attnlib.attention_scores(inputs))[QUERY]
+    weights = [round(w, 4) for w in row.tolist()]
     tokens = attnlib.TOKENS
     xs = [1.5 * i for i in range(len(tokens))]
     top = (xs[0] + xs[-1]) / 2

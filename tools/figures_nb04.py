@@ -30,7 +30,8 @@ def running_total(path: Path) -> None:
     """Three stacked bars, one per coordinate; segment i is weights[i] * inputs[i, k]."""
     inputs = attnlib.example_inputs()
     weights = attnlib.softmax(attnlib.attention_scores(inputs), dim=-1)[QUERY]
-    parts = (weights[:, None] * inputs).tolist()  # (6, 3): one weighted input per row
+    # (6, 3): one weighted input per row, rounded: float32's last bits differ between CPUs
+    parts = [[round(v, 5) for v in row] for row in (weights[:, None] * inputs).tolist()]
     context = attnlib.context_vector(inputs, weights).tolist()
     tokens = attnlib.TOKENS
 

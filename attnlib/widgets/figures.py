@@ -65,7 +65,8 @@ def with_hint(fig: Figure) -> Figure:
     else:
         fig.subplots_adjust(bottom=strip + 0.05)
     fig.text(0.5, strip / 2, RUN_HINT, ha="center", va="center", fontsize=9, style="italic")
-    return _settled(fig)
+    # Only a layout engine needs its pass settled; a second draw costs memory (notebook 10).
+    return fig if engine is None else _settled(fig)
 
 
 #: The most tokens whose heatmap and bars fit side by side; more are drawn one above the other.
