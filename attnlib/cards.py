@@ -29,6 +29,9 @@ STATUSES = {
 
 #: The card's stylesheet, scoped to its class; the same in every card, so many cards in one
 #: page agree. The text keeps the theme's ink: only the border and the mark carry the status.
+#: The table's cells name the class twice: as specific as JupyterLab's rule for output tables
+#: (``:not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon td``, right-aligned) and later, so
+#: words read from the left.
 STYLE = """<style>
 .attnlib-card {
   box-sizing: border-box; max-width: 46em; margin: 4px 0; padding: 6px 10px 6px 12px;
@@ -56,7 +59,7 @@ STYLE = """<style>
 .attnlib-card table {
   border-collapse: collapse; margin: 4px 0; max-width: 100%; color: inherit; font-size: inherit;
 }
-.attnlib-card th, .attnlib-card td {
+.attnlib-card.attnlib-card th, .attnlib-card.attnlib-card td {
   text-align: left; vertical-align: top; padding: 2px 10px 2px 0;
   border-bottom: 1px solid var(--jp-border-color2, rgba(128, 128, 128, 0.4));
 }

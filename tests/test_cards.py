@@ -232,3 +232,35 @@ def test_a_checkpoint_shows_as_a_card_of_its_own_never_a_bare_correct():
     assert "Checkpoint passed" in passed and ">Correct<" not in passed
     failed = verdict_card(checkpoint("05.forward", object(), "an object"))
     assert "Checkpoint failed" in failed and "attnlib-card-wrong" in failed
+
+
+def test_a_failed_checkpoints_named_mistake_reads_like_an_exercises_card():
+    """What was judged, the mistake's name and its hint on lines of their own (the run-on
+    message cut apart); the text stays the one line nbval compares."""
+    from attnlib.attention import attention_scores, softmax
+    from attnlib.data import example_inputs
+    from attnlib.exercises import checkpoint
+
+    inputs = example_inputs()
+    weights = softmax(attention_scores(inputs))
+    verdict = checkpoint("04.running_sum", weights[2] @ inputs, "the context vector")
+    assert verdict._repr_mimebundle_()["text/plain"] == verdict.message
+    assert verdict.message.startswith(
+        "✗ checkpoint failed: the context vector (judged as exercise 04.running_sum): Not quite."
+    )
+    body = verdict._repr_mimebundle_()["text/html"].split("</style>")[1]
+    lines = re.findall(r"<p>(.*?)</p>", body)
+    assert lines[0] == "the context vector (judged as exercise 04.running_sum)", lines
+    assert lines[1] == (
+        '<span class="attnlib-card-label">Likely mistake:</span> the wrong query index '
+        "(off by one?)"
+    ), lines
+    assert lines[2].startswith('<span class="attnlib-card-label">Hint:</span> this is the')
+    assert lines[2].endswith("use attn_weights[1] (and inputs[1] as the query).")
+    # Without a named mistake, the reason is its own line, as said.
+    plain = checkpoint("07.d_out", (4, 2), "the sizes")
+    body = plain._repr_mimebundle_()["text/html"].split("</style>")[1]
+    assert re.findall(r"<p>(.*?)</p>", body) == [
+        "the sizes (judged as exercise 07.d_out)",
+        "Not quite: (4, 2) is not the answer.",
+    ]

@@ -51,7 +51,22 @@ def verdict_card(verdict: Verdict) -> str:
         return card(status, "Not quite", [Part("", rest[:1].upper() + rest[1:])])
     if verdict.status in (CHECKPOINT, CHECKPOINT_FAILED):  # "✓ checkpoint passed: what ..."
         title, _, rest = message.partition(": ")
-        return card(status, title.lstrip("✓✗ ").capitalize(), [Part("", rest)])
+        return card(status, title.lstrip("✓✗ ").capitalize(), _checkpoint_parts(verdict, rest))
     title = _TITLE.get(verdict.status, "")
     rest = message.removeprefix(title).lstrip(":. ") if title else message
     return card(status, title or verdict.status, [Part("", rest)] if rest else [])
+
+
+def _checkpoint_parts(verdict: Verdict, rest: str) -> list[Part]:
+    """What was judged, then (failed) why: a named mistake and its hint as labelled lines,
+    like an exercise's card, rather than one run-on paragraph; else the message as it is."""
+    judged = f" (judged as exercise {verdict.exercise})"
+    said, found, why = rest.partition(judged + ": ")
+    if not found:
+        return [Part("", rest)]
+    parts = [Part("", said + judged)]
+    label = MISTAKES[verdict.mistake].label if verdict.mistake in MISTAKES else None
+    lead = f"Not quite. Likely mistake: {label}. Hint: "
+    if label and why.startswith(lead):  # the checked object is the notebook's: fix in sight
+        return [*parts, Part("Likely mistake", label), Part("Hint", why[len(lead) :])]
+    return [*parts, Part("", why)]
