@@ -546,7 +546,8 @@ def test_a_renamed_a_misplaced_and_a_copied_notebook_are_graded_by_their_folder(
     root, out = tmp_path / "submitted", tmp_path / "grading"
     first, second = COURSE[0], COURSE[1]
     mistake = next(iter(TYPED[second]))
-    # Untitled.ipynb in 01's folder: the first check cell deleted, a named mistake in the second.
+    # Untitled.ipynb in 01's folder: the first check cell deleted (an edit outside the exercise
+    # cells: ignored, the release's check runs, and the deletion is reported), a named mistake.
     untitled = submissions.make(STEM, {first: SOLUTIONS[first], second: TYPED[second][mistake]})
     check_cell = next(
         i for i, n in verdicts.checks_in(untitled) if n == first and i > PLACES[first]["cell"]
@@ -563,7 +564,8 @@ def test_a_renamed_a_misplaced_and_a_copied_notebook_are_graded_by_their_folder(
     assert sorted(rows) == ["copied", "misplaced", "renamed"]
     assert not any(name.startswith("02.") for name in rows["misplaced"])
     assert rows["renamed"]["status"] == "ok"
-    assert (rows["renamed"][first], rows["renamed"][second]) == ("no check", mistake)
+    assert (rows["renamed"][first], rows["renamed"][second]) == ("correct", mistake)
+    assert rows["renamed"]["ignored cells"], "the deleted check cell is not reported"
     assert rows["misplaced"]["status"] == "wrong notebook"
     assert {rows["misplaced"][name] for name in COURSE} == {"no check"}
     assert (rows["copied"]["notebook"], rows["copied"]["ignored"]) == (STEM, f"{STEM}-Copy1.ipynb")

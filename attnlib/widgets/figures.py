@@ -232,11 +232,22 @@ def attention_figure(view: AttentionView) -> Figure:
     return _settled(fig)
 
 
+#: The longest word the TrainingExplorer's fixed margins hold (notebook 10's are at most 9).
+FIXED_MARGIN_TOKEN = 10
+
+
 def training_figure(view: TrainingView, tokens: Sequence[str]) -> Figure:
     """The TrainingExplorer's view, as the explorer draws it: the head's weights as colours
     only (0 to 1; a grid of four-decimal numbers is not read at 16 words), the query's row
     outlined, and that row as bars below. Small on purpose: notebook 10's kernel renders it
-    (about 1.3 million pixels at 16 words) within the course's memory limit."""
+    (about 1.3 million pixels at 16 words) within the course's memory limit. Words longer than
+    fixed margins hold get the other explorers' layout (numbers, a layout pass) instead."""
+    if max(map(len, tokens), default=0) > FIXED_MARGIN_TOKEN:
+        fig = _with_bars(
+            view.attn_weights, tokens, view.weights, view.query, view.caption, (0.0, 1.0)
+        )
+        _headline(fig, view.text.splitlines()[-1], fontsize=9)
+        return _settled(fig)
     side = min(0.22 * len(tokens) + 2.4, MAX_INCHES)
     fig = plots.new_figure((side + 1.2, side + 2.8))
     # Fixed margins instead of the layout solver: it needs a second drawing to place the
@@ -244,7 +255,6 @@ def training_figure(view: TrainingView, tokens: Sequence[str]) -> Figure:
     fig.set_layout_engine(None)
     left, right = fig.subplots(2, 1, height_ratios=[side, 2.6])
     fig.subplots_adjust(left=0.17, right=0.95, top=0.93, bottom=0.115, hspace=0.36)
-    title = view.caption
     _grid(
         view.attn_weights,
         tokens,
@@ -252,10 +262,9 @@ def training_figure(view: TrainingView, tokens: Sequence[str]) -> Figure:
         "",
         ax=left,
         highlight_row=view.query,
-        title=title,
+        title=view.caption,
         fmt="",
     )
     plots.weights_bar(view.weights, tokens, ax=right, query=view.query)
     _headline(fig, view.text.splitlines()[-1], fontsize=9)
-    # Not _settled: no colour bar is named here, and a second drawing would cost memory.
-    return fig
+    return fig  # not settled: fixed margins need no second drawing, which costs memory
