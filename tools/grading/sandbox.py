@@ -222,7 +222,10 @@ class RunGroup:
         and killing is caught by the next round; pids.max bounds how many there can be)."""
         if self.version == "cgroup v2" and (self.dirs[""] / "cgroup.kill").exists():
             self._write("", "cgroup.kill", 1, optional=True)
-        for _ in range(200):
+        # A killed process leaves the cgroup only once it has exited, which under memory
+        # pressure (a run at its cap) can take seconds: wait for that, not a fixed count.
+        deadline = time.monotonic() + KILL_SECONDS
+        while time.monotonic() < deadline:
             pids = self.pids()
             if not pids:
                 return
@@ -589,6 +592,10 @@ def _overtime(proc: subprocess.Popen, group: RunGroup | None, scratch: Path | No
         log = _read_log(str(scratch / "verdicts.jsonl")) or ""
     _kill(proc, group)
     return json.dumps({"verdicts": log}).encode()
+
+
+#: How long ending a run may wait for its killed processes to exit.
+KILL_SECONDS = 60.0
 
 
 def _kill(proc: subprocess.Popen, group: RunGroup | None) -> None:
