@@ -16,6 +16,7 @@ from attnlib.attention import attention_scores, softmax
 from attnlib.data import TOKENS, example_inputs
 from attnlib.mistakes import MISTAKES, hint
 
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 TOLERANCE = 1e-4  #: below the 4 printed decimals, so a value typed from the printout passes
 
 _STAGES = {  # stage: (its name in a wrong-stage hint, the note after its shape, the reference)
@@ -63,9 +64,15 @@ def _reference(inputs: Any, tokens: Any) -> tuple[torch.Tensor, list[str]]:
         tokens = TOKENS if tokens is None else tokens
     arguments.checkpoint_inputs(inputs)
     tokens = None if tokens is None else validate.tokens(tokens, inputs.shape[0])
-    names = [str(i) if tokens is None else f"{i} ({tokens[i]!r})" for i in range(len(inputs))]
+    names = [_name(i, tokens) for i in range(len(inputs))]
     reference = inputs.detach().cpu().float()  # float32, as the reader's cells compute
     return validate.finite(reference, "inputs", validate.UNREADABLE_INPUTS), names
+
+
+def _name(index: int, tokens: Sequence[str] | None) -> str:
+    """How messages name a token: "index 1 ('journey', x⁽²⁾)", Python's index and the book's x."""
+    book = f"x⁽{index + 1}⁾".translate(_SUPERSCRIPT)
+    return f"index {index} ({book if tokens is None else f'{tokens[index]!r}, {book}'})"
 
 
 def _no_values(x: Any) -> str:
@@ -115,7 +122,7 @@ def diagnose(
 def _identify(result: torch.Tensor, inputs: torch.Tensor, names, query: int | None) -> Diagnosis:
     """:func:`diagnose` for arguments already checked; ``names`` as :func:`_reference` gives."""
     (t, d), index = inputs.shape, query or 0
-    fill = {"query": names[index], "number": index + 1, "index": index, "t": t, "d": d}
+    fill = {"query": names[index], "index": index, "t": t, "d": d}
     for stage, mistake, expected, q in _candidates(inputs, query):
         if close(result, expected):  # only wrong_query_index says {got}, and it has a q
             text = "" if mistake is None else hint(mistake, got=names[q or 0], **fill)
@@ -202,7 +209,7 @@ def check_context(
         passed = f"shape ({t}, {d}), row i blends every input for query i"
     else:
         query = validate.index(query, "query", t)
-        what = f"Context vector of query {names[query]}"
+        what = f"Context vector of {names[query]}"
         _judge(what, "context_vec", result, weights[query] @ inputs, inputs, names, query)
-        passed = f"query {names[query]} -> [{', '.join(f'{v:.4f}' for v in result.tolist())}]"
+        passed = f"{names[query]} -> [{', '.join(f'{v:.4f}' for v in result.tolist())}]"
     print(f"✓ context checkpoint passed: {passed}")

@@ -71,7 +71,7 @@ def test_correct_tensors_pass_with_one_line(capsys):
         f"[0, 1] == [1, 0] == {SCORE_0_1:.4f}",
         "✓ weights checkpoint passed: shape (6, 6), every row sums to 1, "
         f"[0, 1] = {WEIGHT_0_1:.4f}, [1, 0] = {WEIGHT_1_0:.4f}",
-        f"✓ context checkpoint passed: query 1 ('journey') -> [{journey}]",
+        f"✓ context checkpoint passed: index 1 ('journey', x⁽²⁾) -> [{journey}]",
         "✓ context checkpoint passed: shape (6, 3), row i blends every input for query i",
     ]
 
@@ -126,8 +126,8 @@ def test_checks_accept_the_readers_own_inputs(capsys):
     attn_weights = torch.softmax(inputs @ inputs.T, dim=-1)
     check_weights(attn_weights, inputs=inputs, tokens=["a", "b", "c"])
     check_context(attn_weights[2] @ inputs, query=2, inputs=inputs, tokens=["a", "b", "c"])
-    assert "query 2 ('c')" in capsys.readouterr().out
-    with pytest.raises(CheckpointError, match="query 1 \\('b'\\), not of query 2"):
+    assert "index 2 ('c', x⁽³⁾)" in capsys.readouterr().out
+    with pytest.raises(CheckpointError, match="index 1 \\('b', x⁽²⁾\\), not of index 2"):
         check_context(attn_weights[1] @ inputs, query=2, inputs=inputs, tokens=["a", "b", "c"])
 
 
@@ -180,10 +180,12 @@ FAILING = [
     failing("wrong_query_index-2-for-1", check_context,
             lambda: reader_context(reader_weights()[2]), {"query": 1},
             "wrong_query_index",
-            "context vector of query 2 ('starts'), not of query 1 ('journey')"),
+            "context vector of index 2 ('starts', x⁽³⁾), not of index 1 ('journey', x⁽²⁾)"),
     failing("wrong_query_index-off-by-one", check_context,
             lambda: reader_context(reader_weights()[0]), {"query": 1},
-            "wrong_query_index", "token number 2 is index 1"),
+            "wrong_query_index",
+            "of index 0 ('Your', x⁽¹⁾), not of index 1 ('journey', x⁽²⁾). Python counts from 0, "
+            "the book from 1: use attn_weights[1]"),
     failing("softmax_dim0-weights", check_weights, lambda: reader_weights(dim=0), {},
             "softmax_dim0", "softmax(attn_scores, dim=-1)"),
     failing("softmax_dim0-contexts", check_context, lambda: reader_weights(dim=0) @ INPUTS, {},

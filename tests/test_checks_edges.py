@@ -72,10 +72,11 @@ WRONG_SHAPE = [
                  "Context vectors checkpoint failed: expected shape (6, 3), one row per query, "
                  "got (6, 2)", id="context-vectors"),
     pytest.param(lambda: check_context(torch.ones(2), query=1),
-                 "Context vector of query 1 ('journey') checkpoint failed: expected shape (3,), "
-                 "got (2,)", id="context-vector"),
+                 "Context vector of index 1 ('journey', x⁽²⁾) checkpoint failed: expected shape "
+                 "(3,), got (2,)", id="context-vector"),
     pytest.param(lambda: check_context(torch.ones(3), query=1, inputs=OWN),
-                 "Context vector of query 1 checkpoint failed: expected shape (2,), got (3,)",
+                 "Context vector of index 1 (x⁽²⁾) checkpoint failed: expected shape (2,), "
+                 "got (3,)",
                  id="context-vector-own-inputs-no-tokens"),
 ]  # fmt: skip
 
@@ -146,7 +147,8 @@ def test_one_and_two_token_sentences_pass_with_the_right_line(capsys):
 def test_one_token_with_a_query_is_judged_not_a_crash(capsys):
     # softmax over one token is [1.0]: the context vector is the input itself.
     check_context(ONE[0], query=0, inputs=ONE)
-    assert capsys.readouterr().out == "✓ context checkpoint passed: query 0 -> [0.5000, 2.0000]\n"
+    passed = "✓ context checkpoint passed: index 0 (x⁽¹⁾) -> [0.5000, 2.0000]\n"
+    assert capsys.readouterr().out == passed
     assert diagnose(ONE[0] + 1, inputs=ONE, query=0).mistake == "no_zero_start"
     assert failure(lambda: check_context(ONE[0] * 3, query=0, inputs=ONE)).mistake == "unknown"
 

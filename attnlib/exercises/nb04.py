@@ -7,7 +7,7 @@ from typing import Any
 import torch
 
 from attnlib.attention import attention_scores, context_vector, softmax
-from attnlib.checks import diagnose
+from attnlib.checks import _name, diagnose
 from attnlib.data import TOKENS, example_inputs
 from attnlib.exercises._cases import random_tensor, token_inputs
 from attnlib.exercises._core import Verdict, named, register
@@ -76,9 +76,8 @@ register(
         exact=False,
         praise="z(2) = [0.4419, 0.6515, 0.5683]: each input times its own weight, added to zeros.",
         hint_values={
-            "got": f"{QUERY_NUMBER} ({TOKENS[QUERY_NUMBER]!r})",
-            "query": f"{QUERY_INDEX} ({TOKENS[QUERY_INDEX]!r})",
-            "number": QUERY_NUMBER,
+            "got": _name(QUERY_NUMBER, TOKENS),  # the book's number of "journey", taken as an index
+            "query": _name(QUERY_INDEX, TOKENS),
             "index": QUERY_INDEX,
             "offset": "the row it started from, and more",
         },

@@ -22,9 +22,8 @@ TABLE: dict[str, Mistake] = {
     ),
     "wrong_query_index": Mistake(
         "the wrong query index (off by one?)",
-        "this is the context vector of query {got}, not of query {query}. Python counts from 0: "
-        "token number {number} is index {index}; use attn_weights[{index}] (and inputs[{index}] "
-        "as the query).",
+        "this is the context vector of {got}, not of {query}. Python counts from 0, the book "
+        "from 1: use attn_weights[{index}] (and inputs[{index}] as the query).",
     ),
     "column_not_row": Mistake(
         "the query's column of weights instead of its row (or softmax along dim=0)",

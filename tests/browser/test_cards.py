@@ -234,9 +234,9 @@ def test_the_named_mistake_folds_its_fix_and_the_nudge_keeps_the_answer(
     lines = cards["checkpoint-failed"].locator("p").all_inner_texts()
     assert lines[2:4] == [
         "Likely mistake: the wrong query index (off by one?)",
-        "Hint: this is the context vector of query 2 ('starts'), not of query 1 ('journey'). "
-        "Python counts from 0: token number 2 is index 1; use attn_weights[1] (and inputs[1] "
-        "as the query).",
+        "Hint: this is the context vector of index 2 ('starts', x⁽³⁾), not of index 1 "
+        "('journey', x⁽²⁾). Python counts from 0, the book from 1: use attn_weights[1] (and "
+        "inputs[1] as the query).",
     ], lines
 
 
