@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,11 @@ from .steps import open_and_run_all, shut_down_sessions
 GALLERY = "cards_gallery.ipynb"
 CARD = ".jp-OutputArea-output .attnlib-card"
 ARTIFACTS = ROOT / "tests" / "artifacts"
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+# axe-core as `make npm` fetches it (pinned in tools/build_site.py), which `make test` runs first.
+sys.path.insert(0, str(ROOT / "tools"))
+import build_site  # noqa: E402
+
+AXE = build_site.package_dir("axe-core") / "axe.min.js"
 PHONE = 390
 THEME_TIMEOUT_MS = 30_000
 
@@ -92,7 +97,7 @@ def _notebook(folder: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def axe_script() -> str:
-    """axe-core's script (npm, pinned in package-lock.json; `make npm` installs it)."""
+    """axe-core's script (an npm package pinned in tools/build_site.py; `make npm` fetches it)."""
     if not AXE.exists():
         if os.environ.get("CI"):
             pytest.fail(f"axe-core is not installed ({AXE}): run `make npm`")
