@@ -12,9 +12,12 @@ from __future__ import annotations
 import getpass
 import importlib.util
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from importlib.metadata import version
 from pathlib import Path
 from types import ModuleType
@@ -153,25 +156,32 @@ def _changed_copy(tmp_path: Path, source: Path, old: str, new: str) -> Path:
 
 
 def _nbval(*paths: Path) -> subprocess.CompletedProcess:
-    """pytest --nbval over ``paths`` with the project's settings, in a process of its own."""
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--nbval",
-            "-q",
-            "-c",
-            str(ROOT / "pyproject.toml"),
-            "--rootdir",
-            str(ROOT),
-            *map(str, paths),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    """pytest --nbval over ``paths`` with the project's settings, in a process of its own, and
+    an empty progress record of its own (the notebooks were saved with an empty one; this
+    session's record holds what other tests' kernels checked)."""
+    record = tempfile.mkdtemp(prefix="attnlib-progress-")
+    try:
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "--nbval",
+                "-q",
+                "-c",
+                str(ROOT / "pyproject.toml"),
+                "--rootdir",
+                str(ROOT),
+                *map(str, paths),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "ATTNLIB_PROGRESS_DIR": record},
+        )
+    finally:
+        shutil.rmtree(record, ignore_errors=True)
 
 
 def _printing_notebook(path: Path, compared: str, ignored: str) -> Path:
