@@ -142,14 +142,15 @@ def _rows_equal() -> tuple[bool, bool]:
 
 @dataclass(frozen=True)
 class _Pair(ValueExercise):
-    """Both names still ``...`` is not attempted; one of them is said by name."""
+    """Two answers: both names still ``...`` is not attempted; one of them is said by name."""
 
     def judge(self, answer: Any) -> Verdict:
-        values = [answer.get(n) for n in _PAIR] if isinstance(answer, dict) else answer
+        names = self.answer_names
+        values = [answer.get(n) for n in names] if isinstance(answer, dict) else answer
         if isinstance(values, (tuple, list)) and len(values) == 2:
             if all(v is Ellipsis for v in values):
                 return not_attempted(self.name, self.task)
-            for name, value in zip(_PAIR, values, strict=True):
+            for name, value in zip(names, values, strict=True):
                 if value is Ellipsis:
                     return Verdict(self.name, "refused", not_quite(f"`{name}` is still `...`"))
         return super().judge(answer)
@@ -263,23 +264,8 @@ def _swap_mistake(without: tuple[int, ...], with_mask: tuple[int, ...]) -> Any:
     )
 
 
-@dataclass(frozen=True)
-class _Moved(ValueExercise):
-    """Both names still ``...`` is not attempted; one of them is said by name."""
-
-    def judge(self, answer: Any) -> Verdict:
-        values = [answer.get(n) for n in _MOVED] if isinstance(answer, dict) else answer
-        if isinstance(values, (tuple, list)) and len(values) == 2:
-            if all(v is Ellipsis for v in values):
-                return not_attempted(self.name, self.task)
-            for name, value in zip(_MOVED, values, strict=True):
-                if value is Ellipsis:
-                    return Verdict(self.name, "refused", not_quite(f"`{name}` is still `...`"))
-        return super().judge(answer)
-
-
 register(
-    _Moved(
+    _Pair(
         name="08.swap_rows",
         task="set changed_without_mask and changed_with_mask to the words whose context vector "
         "changes when 'journey' and 'starts' swap places",
