@@ -5,7 +5,9 @@ vector z⁽²⁾ = [0.4419, 0.6515, 0.5683]; Python calls it ``inputs[1]``. Each
 formula, labels and spoken lines for that query are read here, from the Python views and
 from the front end's own modules in node, and compared with the book's names, typed in
 below (not produced by the code under test). The LoopStepper's slider, its line and its
-spoken value count iterations the same way: at 8, "iteration 8 of 36".
+spoken value count iterations the same way: at 8, "iteration 8 of 36". Heads (and blocks) are
+counted from 1 in words too, in the menus, captions, formulas and spoken lines: Python's
+head 2 of four is "head 3 of 4", with its index where code is shown (``projections.W_query[2]``).
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import torch
 
-from attnlib.widgets import AttentionExplorer, LoopStepper, QueryExplorer, _text
+from attnlib.widgets import AttentionExplorer, LoopStepper, QueryExplorer, TrainingExplorer, _text
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "attnlib" / "widgets" / "static" / "src"
@@ -40,12 +43,13 @@ import { fill } from "SRC/format.js";
 const cases = JSON.parse(readFileSync(0, "utf8"));
 const out = cases.map(({ kind, data, state, cell }) => {
   const view = VIEWS[kind](data, state);
-  const math = mathView(kind, data, view, state, cell).map(mathText);
+  const math = kind === "training" ? [] : mathView(kind, data, view, state, cell).map(mathText);
   const values = spoken(data, state);
   const controls = data.texts.controls;
   const name = kind === "loop" ? "step" : "query";
   const { filled, how, ...rest } = view;
-  return { ...rest, math, aria: fill(controls[`${name}_value`], values) };
+  const head = fill(controls.head_value, values);
+  return { ...rest, math, aria: fill(controls[`${name}_value`], values), head };
 });
 process.stdout.write(JSON.stringify(out, (_, v) => (v === -Infinity ? null : v)));
 """
@@ -140,3 +144,72 @@ def test_the_texts_name_tokens_from_one():
     """The number formats themselves: Python's index 0 is the book's 1, 11 its 12."""
     assert _text.fill("x{i:book} α{i:sub}", {"i": 0}) == "x⁽¹⁾ α₁"
     assert _text.fill("x{i:book} α{i:sub}", {"i": 11}) == "x⁽¹²⁾ α₁₂"
+
+
+# ------------------------------------------------------------------------- heads, from 1
+
+# Four heads: Python's head 2 is the third, "head 3 of 4"; its queries use projections.W_query[2].
+HEAD_MENU = ["head 1 of 4", "head 2 of 4", "head 3 of 4", "head 4 of 4"]
+HEAD_THIRD = "head 3 of 4 (queries = inputs @ projections.W_query[2]): attn_weights = softmax("
+CAPTION_THIRD = "attn_weights = softmax(head 3's attn_scores / sqrt(2) / 1, dim=-1)"
+# Two blocks of two heads: the menu's value 2 is block 1, head 0 in Python.
+TRAINING_MENU = ["block 1, head 1", "block 1, head 2", "block 2, head 1", "block 2, head 2"]
+WORDS = ["a", "b", "c"]
+
+
+def _four_heads() -> AttentionExplorer:
+    explorer = AttentionExplorer(num_heads=4, d_out=8)
+    explorer.head.value = 2
+    return explorer
+
+
+def _training() -> TrainingExplorer:
+    even = torch.tril(torch.ones(3, 3))
+    snapshots = (even / even.sum(-1, keepdim=True)).expand(2, 2, 2, 3, 3).clone()
+    return TrainingExplorer(snapshots, WORDS, [0, 10], snapshot=1, head=2, query=2)
+
+
+def test_the_attention_explorers_head_menu_and_formula_count_heads_from_1():
+    explorer = _four_heads()
+    assert [label for label, _ in explorer.head.options] == HEAD_MENU
+    assert [value for _, value in explorer.head.options] == [0, 1, 2, 3]
+    assert explorer.head.label == "head 3 of 4"
+    assert HEAD_THIRD in explorer.view.text
+    for head in range(4):
+        explorer.head.value = head
+        assert "head 0" not in explorer.view.text, explorer.view.text
+
+
+def test_the_training_explorers_head_menu_and_lines_count_blocks_and_heads_from_1():
+    explorer = _training()
+    assert [label for label, _ in explorer.head.options] == TRAINING_MENU
+    view = explorer.view
+    assert (view.block, view.head) == (1, 0)  # Python's indices stay in the view's fields
+    assert view.caption.startswith("block 2, head 1 after 10 training steps")
+    assert view.headline.startswith("snapshot 2 of 2 (step 10): block 2, head 1 puts ")
+    first = view.text.splitlines()[0]
+    assert first == "step 10 (snapshot 2 of 2), block 2, head 1 (snapshots[1, 1, 0])"
+
+
+def test_the_front_end_counts_heads_from_1_as_python_does():
+    attention, training = _four_heads(), _training()
+    state = {**BASE, "head": 2}
+    cases = [
+        {"kind": "attention", "data": attention.frontend.data, "state": state, "cell": [1, 1]},
+        {
+            "kind": "training",
+            "data": training.frontend.data,
+            "state": {**BASE, "query": 2, "head": 2, "step": 1},
+            "cell": [0, 0],
+        },
+    ]
+    heads, blocks = _node_views(cases)
+    assert HEAD_THIRD in heads["formula"] and heads["formula"] == attention.view.text
+    assert heads["caption"].startswith(CAPTION_THIRD), heads["caption"]
+    assert ", head 3 of 4: weights" in heads["announce"], heads["announce"]
+    assert heads["head"] == "3 of 4"  # a head slider's spoken value, as the menu reads
+    assert "head 0" not in json.dumps(heads, ensure_ascii=False)
+    view = training.view
+    assert blocks["caption"] == view.caption and blocks["caption"].startswith("block 2, head 1 ")
+    assert blocks["headline"] == view.headline and blocks["formula"] == view.text
+    assert training.frontend.data["heads"] == TRAINING_MENU

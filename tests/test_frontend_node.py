@@ -232,6 +232,7 @@ def _cases(rng: random.Random) -> tuple[list[dict], list[list[dict]]]:
                             v,
                             {"many": heads > 1, "causal": state["causal"], "drop": v.dropout > 0},
                             head=state["head"],
+                            num_heads=heads,
                             **dropout_fields(
                                 v.dropout, v.draw, v.seed, v.dropped, v.query, v.weights.sum()
                             ),

@@ -98,7 +98,7 @@ def test_the_data_is_sent_once_with_every_snapshot():
     assert counts[2, 1].tolist() == (10_000 * _previous_token_head()).int().tolist()
     assert counts[0, 0, 1].tolist() == [5000, 5000, 0, 0]
     assert "\n" not in data["snapshots"]  # one line in a saved notebook
-    assert data["heads"] == ["block 0, head 0", "block 0, head 1"]
+    assert data["heads"] == ["block 1, head 1", "block 1, head 2"]  # counted from 1
     assert data["steps"] == STEPS and "training" in data["texts"]
 
 
@@ -131,7 +131,7 @@ def test_the_slider_reads_snapshots_from_one_and_play_runs_it():
     assert labels == ["1 of 3", "2 of 3", "3 of 3"]
     assert explorer.snapshot.value == 1 and explorer.snapshot.index == 1
     assert (explorer.play.min, explorer.play.max) == (0, 2)
-    assert explorer.view.headline.startswith("snapshot 2 of 3 (step 30): block 0, head 0 puts ")
+    assert explorer.view.headline.startswith("snapshot 2 of 3 (step 30): block 1, head 1 puts ")
 
 
 def test_the_loss_curve_is_sent_averaged_to_at_most_150_points():

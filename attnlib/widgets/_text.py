@@ -60,6 +60,8 @@ SPECS: dict[str, Callable[[Any], str]] = {
     # The book counts tokens from 1: Python's index 1 is x⁽²⁾, its weights α₂,ⱼ.
     "book": book,
     "sub": book_sub,
+    # Heads and blocks are counted from 1 in words ("head 1 of 4"), as tokens are.
+    "one": lambda i: str(i + 1),
     "sum": total,
     # Parenthesised when negative, so that 0.5×(-0.2) is not read as a minus.
     "factor": lambda x: f"({short(x)})" if x < 0 else short(x),
@@ -142,7 +144,9 @@ TEXTS: dict[str, dict[str, Any]] = {
         "temperature": "temperature",
         "temperature_value": "{temperature:f2}",
         "head": "head",
-        "head_value": "{head} of heads 0 to {last_head}",
+        "head_value": "{head:one} of {heads}",
+        # A head menu's entries: "head 1 of 4" is Python's head 0.
+        "head_option": "head {head:one} of {num_heads}",
         "step": "iteration",
         "step_value": "{iteration} of {iterations}: i = {i} ({token_i}), j = {j} ({token_j})",
         "dim": "softmax axis",
@@ -197,7 +201,7 @@ TEXTS: dict[str, dict[str, Any]] = {
         "legend": "attention weight",
         "caption": [
             ("!many", "attn_weights = softmax(attn_scores / {temperature:g}, dim={dim})"),
-            ("many", "attn_weights = softmax(head {head}'s attn_scores / sqrt({head_dim}) / "),
+            ("many", "attn_weights = softmax(head {head:one}'s attn_scores / sqrt({head_dim}) / "),
             ("many", "{temperature:g}, dim={dim})"),
             ("causal", ", causal"),
             ("", ": rows = queries, columns = keys"),
@@ -211,7 +215,9 @@ TEXTS: dict[str, dict[str, Any]] = {
             ("!causal", "off"),
             ("", " | temperature {temperature:g}\n"),
             ("!many", "attn_weights = softmax(attn_scores / temperature, dim={dim})\n"),
-            ("many", "head {head} of {num_heads}: attn_weights = softmax(queries @ keys.T / "),
+            ("many", "head {head:one} of {num_heads} "),
+            ("many", "(queries = inputs @ projections.W_query[{head}]): "),
+            ("many", "attn_weights = softmax(queries @ keys.T / "),
             ("many", "sqrt({head_dim}) / temperature, dim={dim})\n"),
             ("", "attn_scores[{query}] = {scores:vec}\n"),
             ("changed", "into softmax: {scaled:vec}\n"),
@@ -237,24 +243,27 @@ TEXTS: dict[str, dict[str, Any]] = {
         ],
         "announce": [
             ("", "query {token_repr}, x{query:book}, inputs[{query}]"),
-            ("many", ", head {head}"),
+            ("many", ", head {head:one} of {num_heads}"),
             ("", ": weights {row:row}; sum {row_sum:f2}"),
             ("causal", "; later tokens masked"),
             ("drop", "; dropout {dropout:g}: {row_dropped} of this row's weights dropped"),
         ],
     },
     "training": {
+        # The head menu's entries, every block's heads counted from 1.
+        "head_option": "block {block:one}, head {head:one}",
         "controls": {
             "step": "training snapshot",
             "step_value": "snapshot {iteration} of {snapshots}",
         },
         "legend": "attention weight",
         "caption": (
-            "block {block}, head {head} after {step} training steps: rows = queries, columns = keys"
+            "block {block:one}, head {head:one} after {step} training steps: "
+            "rows = queries, columns = keys"
         ),
         # The line beside the controls: where training is, and the head's one number.
         "headline": (
-            "snapshot {number} of {count} (step {step}): block {block}, head {head} puts "
+            "snapshot {number} of {count} (step {step}): block {block:one}, head {head:one} puts "
             "{share:f2} on the previous word on average (spread evenly: {even:f2})"
         ),
         "cell": "query {i} \u201c{token_i}\u201d, key {j} \u201c{token_j}\u201d: weight {value:f4}",
@@ -262,7 +271,8 @@ TEXTS: dict[str, dict[str, Any]] = {
         "loss_axis": "training step",
         "loss_label": "loss over training; the snapshot shown is at step {step}, loss {loss:f2}",
         "formula": [
-            ("", "step {step} (snapshot {number} of {count}), block {block}, head {head}\n"),
+            ("", "step {step} (snapshot {number} of {count}), block {block:one}, head {head:one} "),
+            ("", "(snapshots[{snapshot}, {block}, {head}])\n"),
             ("", "query {query} {token_repr}: its largest weight, {top:f4}, is on {top_repr}"),
             ("first", "; the first word has no word before it"),
             ("!first", "; on the word before, {before_repr}: {before:f4}"),

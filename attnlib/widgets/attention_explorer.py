@@ -235,7 +235,7 @@ class AttentionExplorer(Explorer):
         if num_heads > 1:
             # A menu naming each head, not a slider of two or three positions.
             self.head = widgets.Dropdown(
-                options=[(f"head {h} of {num_heads}", h) for h in range(num_heads)],
+                options=[(head_label(h, num_heads), h) for h in range(num_heads)],
                 value=0,
                 description="head",
                 layout=widgets.Layout(width="14em"),
@@ -304,6 +304,12 @@ class AttentionExplorer(Explorer):
     def figure(self) -> Figure:
         """The current view as a matplotlib Figure (weights heatmap and the query's bars)."""
         return figures.attention_figure(self.view)
+
+
+def head_label(head: int, num_heads: int) -> str:
+    """The head menu's entry for Python's head ``head``: "head 1 of 4" is head 0."""
+    template = _text.TEXTS["controls"]["head_option"]
+    return _text.fill(template, {"head": head, "num_heads": num_heads})
 
 
 def _check_query(query: object, num_tokens: int) -> None:

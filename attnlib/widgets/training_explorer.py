@@ -96,8 +96,10 @@ class TrainingExplorer(Explorer):
         self.play = widgets.Play(
             value=snapshot, min=0, max=num_snapshots - 1, interval=700, description="play"
         )
+        # Counted from 1, as the line beside the controls counts them: "block 1, head 1".
+        option = _text.TEXTS["training"]["head_option"]
         labels = [
-            (f"block {b}, head {h}", b * num_heads + h)
+            (_text.fill(option, {"block": b, "head": h}), b * num_heads + h)
             for b in range(num_blocks)
             for h in range(num_heads)
         ]

@@ -119,6 +119,8 @@ var SPECS = {
   // The book counts tokens from 1: Python's index 1 is x⁽²⁾, its weights α₂,ⱼ.
   book: (i) => `\u207D${digits(i + 1, SUPERSCRIPT)}\u207E`,
   sub: (i) => digits(i + 1, SUBSCRIPT),
+  // Heads and blocks are counted from 1 in words ("head 1 of 4"), as tokens are.
+  one: (i) => String(i + 1),
   sum: total,
   factor: (x) => x < 0 ? `(${short(x)})` : short(x),
   // Python's f"{x:g}" for the temperatures a slider gives: 1.0 -> "1", 0.30000000000000004 -> "0.3".
@@ -1541,7 +1543,7 @@ function spoken(data, state) {
   return {
     ...state,
     token: data.tokens[state.query] ?? "",
-    last_head: (data.heads?.length ?? 1) - 1,
+    heads: data.heads?.length ?? 1,
     iteration: done + 1,
     snapshots: data.steps?.length ?? 0,
     iterations: n * n,

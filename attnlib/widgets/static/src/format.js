@@ -32,6 +32,8 @@ export const SPECS = {
   // The book counts tokens from 1: Python's index 1 is x⁽²⁾, its weights α₂,ⱼ.
   book: (i) => `⁽${digits(i + 1, SUPERSCRIPT)}⁾`,
   sub: (i) => digits(i + 1, SUBSCRIPT),
+  // Heads and blocks are counted from 1 in words ("head 1 of 4"), as tokens are.
+  one: (i) => String(i + 1),
   sum: total,
   factor: (x) => (x < 0 ? `(${short(x)})` : short(x)),
   // Python's f"{x:g}" for the temperatures a slider gives: 1.0 -> "1", 0.30000000000000004 -> "0.3".

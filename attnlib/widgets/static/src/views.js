@@ -279,7 +279,7 @@ export function spoken(data, state) {
   return {
     ...state,
     token: data.tokens[state.query] ?? "",
-    last_head: (data.heads?.length ?? 1) - 1,
+    heads: data.heads?.length ?? 1,
     iteration: done + 1,
     snapshots: data.steps?.length ?? 0,
     iterations: n * n,
