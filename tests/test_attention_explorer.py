@@ -87,7 +87,7 @@ def test_each_control_moves_the_view(query, causal, dim):
     explorer.dim.value = dim
     assert_shows(explorer, INPUTS, query=query, dim=dim, causal=causal)
     assert explorer.view.masked.sum() == (15 if causal else 0)
-    assert explorer.status.value == ""
+    assert explorer.messages == ""
 
 
 @pytest.mark.parametrize("temperature", [0.1, 0.5, 2.0, 5.0])
@@ -140,7 +140,7 @@ def test_a_shorter_sentence_moves_the_query_to_its_last_token():
     explorer.query.value = 5
     explorer.sentence.value = "short one"
     assert explorer.query.value == 1 and explorer.query.max == 1
-    assert explorer.view.token == "one" and explorer.status.value == ""
+    assert explorer.view.token == "one" and explorer.messages == ""
 
 
 @pytest.mark.parametrize(
@@ -163,7 +163,7 @@ def test_a_bad_sentence_names_the_sentence_and_keeps_the_last_good_one(sentence,
     said = explorer.sentence_status.value
     assert re.search(message, said), said
     assert "attnlib-error" in said and "Error" not in said
-    assert explorer.status.value == ""
+    assert explorer.messages == said
     explorer.query.value = 3  # another control moving leaves the sentence's error up
     assert "sentence:" in explorer.sentence_status.value
     explorer.sentence.value = "all good now"  # fixing it clears it
@@ -240,11 +240,14 @@ def test_a_refused_value_is_put_back_and_named():
     explorer.temperature.min = 0.0  # only code can do this; a reader's slider cannot
     explorer.temperature.value = 0.0
     assert explorer.temperature.value == 1.0
-    assert explorer.status.value.count("attnlib-error") == 1
-    assert "temperature:" in explorer.status.value and "scale" not in explorer.status.value
-    assert "Error" not in explorer.status.value
-    explorer.query.value = 2  # the next good move clears it
-    assert explorer.status.value == ""
+    said = explorer.status_of("temperature").value
+    assert said.count("attnlib-error") == 1 and explorer.messages == said
+    assert "temperature:" in said and "scale" not in said
+    assert "Error" not in said
+    explorer.query.value = 2  # another control's good move leaves it beside the temperature
+    assert explorer.messages == said
+    explorer.temperature.value = 2.0  # the temperature's own good move clears it
+    assert explorer.messages == ""
 
 
 def test_a_query_beyond_the_sentence_is_refused_naming_the_query():
@@ -252,8 +255,10 @@ def test_a_query_beyond_the_sentence_is_refused_naming_the_query():
     explorer.query.max = 40
     explorer.query.value = 30
     assert explorer.query.value == 1
-    assert "query:" in explorer.status.value and "highlight_row" not in explorer.status.value
-    assert "IndexError" not in explorer.status.value
+    said = explorer.status_of("query").value
+    assert explorer.messages == said  # under the query slider, nowhere else
+    assert "query:" in said and "highlight_row" not in said
+    assert "IndexError" not in said
 
 
 def test_a_temperature_that_would_overflow_the_scores_is_refused():
@@ -261,7 +266,8 @@ def test_a_temperature_that_would_overflow_the_scores_is_refused():
     explorer.temperature.min = 1e-300
     explorer.temperature.value = 1e-300
     assert explorer.temperature.value == 1.0
-    assert "temperature:" in explorer.status.value and "raise it" in explorer.status.value
+    said = explorer.status_of("temperature").value
+    assert "temperature:" in said and "raise it" in said
 
 
 def test_the_figure_is_a_snapshot_of_the_current_view():

@@ -124,7 +124,9 @@ class Spec:
         self.values = {"query": 1, "dim": -1, "causal": False, "temperature": 1.0, "head": 0}
         self.values["step"] = 1  # the LoopStepper counts iterations from 1
         self.sentence_error = False
-        self.refused: str | None = None
+        # The controls whose last value was refused: each says so under itself until it
+        # takes a good value (or a new sentence comes).
+        self.refused: set[str] = set()
         self.tokens, self.inputs = book.TOKENS, INPUTS
 
 
@@ -161,9 +163,9 @@ class ExplorerMachine(RuleBasedStateMachine):
             return  # no change, no event: nothing else changes either
         if valid(kept):
             spec.values[name] = kept
-            spec.refused = None
+            spec.refused.discard(name)
         else:
-            spec.refused = name
+            spec.refused.add(name)
 
     @rule(
         which=st.sampled_from(["query", "attention", "heads"]),
@@ -213,9 +215,9 @@ class ExplorerMachine(RuleBasedStateMachine):
             spec.tokens, spec.inputs = sentence_inputs(sentence)
         except ValueError:
             # The latest event is the sentence's: an earlier refusal is no longer news.
-            spec.sentence_error, spec.refused = True, None
+            spec.sentence_error, spec.refused = True, set()
             return
-        spec.sentence_error, spec.refused = False, None
+        spec.sentence_error, spec.refused = False, set()
         spec.values["query"] = min(spec.values["query"], len(spec.tokens) - 1)
 
     def _temperature_ok(self, spec: Spec, t: float) -> bool:
@@ -238,14 +240,20 @@ class ExplorerMachine(RuleBasedStateMachine):
     @invariant()
     def status_names_the_control_at_fault(self):
         for which, spec in self.specs.items():
-            # A sentence's error is said under its box, the others' under the drawing.
-            beside = getattr(spec.explorer, "sentence_status", None)
-            status = spec.explorer.status.value + (beside.value if beside else "")
+            # Each control's messages are said right under it, none under the drawing.
+            status = spec.explorer.messages
+            assert spec.explorer.status.value == "", (which, status)
             assert not RAW.search(status), (which, status)
-            if spec.refused:
-                assert f"{spec.refused}:" in status, (which, spec.refused, status)
+            for name in ("query", "dim", "causal", "temperature", "head", "step"):
+                if getattr(spec.explorer, name, None) is None:
+                    continue
+                own = spec.explorer.status_of(name).value
+                if name in spec.refused:
+                    assert f"{name}:" in own, (which, name, status)
+                else:
+                    assert own == "", (which, name, status)
             if spec.sentence_error:
-                assert "sentence:" in status, (which, status)
+                assert "sentence:" in spec.explorer.status_of("sentence").value, (which, status)
             if not spec.refused and not spec.sentence_error:
                 assert status == "", (which, status)
 

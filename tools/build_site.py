@@ -142,7 +142,7 @@ def copy_scripts(static: Path, npm_dir: Path = NPM_DIR) -> None:
 
 
 def fix_kernel_only_controls(nb: nbformat.NotebookNode) -> None:
-    """Disable the controls a page cannot act on, and say why in their explorer's status line.
+    """Disable the controls a page cannot act on, and say why right under them.
 
     Without this a reader could type a sentence on a page and see nothing happen.
     """
@@ -164,7 +164,12 @@ def fix_kernel_only_controls(nb: nbformat.NotebookNode) -> None:
         boxes = [m for m in parts if NEEDS_KERNEL in m.get("_dom_classes", ())]
         for box in boxes:
             box["disabled"] = True
-        for status in (m for m in parts if boxes and "attnlib-status" in m.get("_dom_classes", ())):
+        if not boxes:
+            continue
+        # Said right under the disabled box (its own message line), else under the drawing.
+        lines = [m for m in parts if "attnlib-status-sentence" in m.get("_dom_classes", ())]
+        lines = lines or [m for m in parts if "attnlib-status" in m.get("_dom_classes", ())]
+        for status in lines:
             status["value"] += f'<div class="attnlib-note">{html.escape(KERNEL_NOTE)}</div>'
 
 

@@ -128,7 +128,8 @@ class AttentionExplorer(Explorer):
     ``view``: an :class:`~attnlib.widgets.attention_view.AttentionView`; ``module``:
     the MultiHeadAttention or ``None``. A bad sentence shows its error in
     ``sentence_status``, right under the box (and ``last_error``), while the last good
-    sentence stays shown; bad constructor arguments raise ``ValueError``.
+    sentence stays shown; a refused value of another control is said right under that
+    control (:meth:`status_of`); bad constructor arguments raise ``ValueError``.
     """
 
     _css_class = "attnlib-attention-explorer"
@@ -171,14 +172,11 @@ class AttentionExplorer(Explorer):
         )
         knobs = [self.query, self.temperature] + ([self.head] if self.head else [])
         switches = widgets.HBox([self.dim, self.causal, self.dropout])
-        # A sentence's error right under its box, not under the whole explorer (the status
-        # line under the drawing keeps the other controls' messages).
-        self.sentence_status = widgets.HTML(value="")
-        self.sentence_status.add_class("attnlib-status-sentence")
-        self._status_beside = {"sentence": self.sentence_status}
-        rows = [self.sentence, self.sentence_status, widgets.HBox(knobs), switches]
+        rows = [self.sentence, widgets.HBox(knobs), switches]
         controls = self._controls_linked()
         self._assemble(rows, [Control("sentence", self.sentence, needs_kernel=True), *controls])
+        # A sentence's error right under its box (each control's messages are said under it).
+        self.sentence_status = self.status_of("sentence")
         for control in controls:
             self._guard(control)
         self.sentence.observe(self._on_sentence, names="value")

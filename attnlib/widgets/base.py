@@ -4,8 +4,8 @@ An explorer's controls are standard ipywidgets (keyboard, screen readers). Each
 is linked to the :class:`~attnlib.widgets.frontend.ExplorerView` in the browser
 (``jsdlink``), so moving it redraws with no kernel round trip. In the kernel,
 each control's new value is checked by computing the explorer's ``view`` with
-it: a value the view refuses is put back, and the status line says why, naming
-the control.
+it: a value the view refuses is put back, and a line right under that control says
+why, naming it.
 """
 
 from __future__ import annotations
@@ -64,6 +64,22 @@ def message_for(name: str, exc: Exception) -> str:
     return text if text.startswith(f"{name}:") else f"{name}: {text}"
 
 
+def _placed(
+    rows: Sequence[widgets.Widget], wrapped: dict[int, widgets.Widget]
+) -> list[widgets.Widget]:
+    """``rows`` with each control of ``wrapped`` (by ``id``) replaced, where it stands (in a
+    row or inside a box of one), by its box of the control and its message line."""
+
+    def place(widget: widgets.Widget) -> widgets.Widget:
+        if id(widget) in wrapped:
+            return wrapped[id(widget)]
+        if isinstance(widget, widgets.Box):
+            widget.children = tuple(place(child) for child in widget.children)
+        return widget
+
+    return [place(row) for row in rows]
+
+
 class Explorer:
     """Shared wiring: the root box, the status line, checks of new values, Jupyter display.
 
@@ -78,29 +94,46 @@ class Explorer:
     def _assemble(self, rows: Sequence[widgets.Widget], controls: Sequence[Control]) -> None:
         """The root box (``rows``, the drawing, the status line); controls classed and linked.
 
-        A control with a line of its own in ``self._status_beside`` (name -> HTML widget, put
-        in ``rows`` by the subclass, right under the control) has its messages said there,
-        next to what caused them; the others' in the status line under the drawing."""
+        Each control the view follows (or only the kernel reads) gets a line of its own, right
+        under it: its messages are said there, next to what caused them (:meth:`status_of`).
+        The status line under the drawing is left for messages of no control."""
         self.status = widgets.HTML(value="")
         self.status.add_class("attnlib-status")
-        if not hasattr(self, "_status_beside"):
-            self._status_beside: dict[str, widgets.HTML] = {}
         self.last_error: Exception | None = None
         self._errors: dict[str, str] = {}
         self._muted = False
-        self.widget = widgets.VBox([*rows, self.frontend, self.status])
-        self.widget.add_class("attnlib-explorer")
-        self.widget.add_class(self._css_class)
         self._controls = tuple(controls)
+        self._status_beside: dict[str, widgets.HTML] = {}
+        wrapped: dict[int, widgets.Widget] = {}
         for control in self._controls:
             control.widget.add_class(f"attnlib-control-{control.name}")
             if control.needs_kernel:
                 control.widget.add_class(NEEDS_KERNEL)
+            if control.trait or control.needs_kernel:
+                line = widgets.HTML(value="")
+                line.add_class("attnlib-status-beside")
+                line.add_class(f"attnlib-status-{control.name}")
+                self._status_beside[control.name] = line
+                pair = widgets.VBox([control.widget, line])
+                pair.add_class("attnlib-with-status")
+                wrapped[id(control.widget)] = pair
+        self.widget = widgets.VBox([*_placed(rows, wrapped), self.frontend, self.status])
+        self.widget.add_class("attnlib-explorer")
+        self.widget.add_class(self._css_class)
         self._links: list[Any] = [
             widgets.jsdlink((c.widget, c.attr), (self.frontend, c.trait))
             for c in self._controls
             if c.trait
         ]
+
+    def status_of(self, name: str) -> widgets.HTML:
+        """The line where control ``name``'s messages are said: right under that control."""
+        return self._status_beside.get(name, self.status)
+
+    @property
+    def messages(self) -> str:
+        """Every message shown now (HTML), the lines beside the controls first."""
+        return "".join(line.value for line in (*self._status_beside.values(), self.status))
 
     def _guard(self, control: Control) -> None:
         """Check each new ``value`` of ``control`` against the view; refuse it if the view does."""
@@ -110,10 +143,12 @@ class Explorer:
                 return
             try:
                 self.view  # noqa: B018  (computing it is the check)
-            except Exception as exc:  # shown in the status line, never raised
+            except Exception as exc:  # said under the control, never raised
                 self._refuse(control, change["old"], exc)
                 return
-            self._errors = {k: v for k, v in self._errors.items() if k == "sentence"}
+            # A good value clears its own control's message; the others' stay beside them
+            # (a slider snapping to its step as it is drawn must not wipe another's news).
+            self._errors.pop(control.name, None)
             self.last_error = None
             self._show_status()
 
@@ -125,7 +160,6 @@ class Explorer:
         with self._muting():
             control.widget.value = old
         self.last_error = exc
-        self._errors = {k: v for k, v in self._errors.items() if k == "sentence"}
         self._errors[control.name] = f"{message_for(control.name, exc)} (kept {old!r}, not {new!r})"
         self._show_status()
 

@@ -7,6 +7,8 @@ Controls are found by their CSS class ``attnlib-control-<attribute>`` (see
 
 from __future__ import annotations
 
+from typing import Any
+
 
 def control(name: str, inner: str = "") -> str:
     """The explorer control held in attribute ``name`` (class ``attnlib-control-<name>``).
@@ -44,7 +46,7 @@ COLUMN_SUMS = f'{HEATMAP} td[data-row="sum"]'
 COLUMN_TOKENS = f"{HEATMAP} tr:first-of-type th:not(:first-child):not(.attnlib-total)"
 MASKED = f"{HEATMAP} td.attnlib-masked"
 BARS = ".attnlib-bars div[data-col] > span:last-child"
-ERROR = ".attnlib-status .attnlib-error, .attnlib-status-sentence .attnlib-error"
+ERROR = ".attnlib-status .attnlib-error, .attnlib-status-beside .attnlib-error"
 FORMULA = ".attnlib-formula"
 TOKEN = ".attnlib-token"
 
@@ -80,3 +82,18 @@ def highlighted_cell(i: int, j: int) -> str:
 def masked_cells(cells: list[tuple[int, int]]) -> str:
     """Any of ``cells``, each ``(row, col)``, that is masked."""
     return ", ".join(f'{MASKED}[data-row="{i}"][data-col="{j}"]' for i, j in cells)
+
+
+# A message is beside its control when its box starts under (or over) the control's columns
+# and at most this far above or below it: in sight with the control, not under the drawing.
+BESIDE_PX = 80
+
+
+def assert_beside(control: Any, message: Any, where: str) -> None:
+    """The visible ``message`` (a Playwright locator) is right beside ``control``: their boxes
+    share some columns and the vertical gap between them is under :data:`BESIDE_PX`."""
+    c, m = control.bounding_box(), message.bounding_box()
+    assert c and m and m["height"] > 0, f"{where}: not shown ({c}, {m})"
+    gap = max(m["y"] - (c["y"] + c["height"]), c["y"] - (m["y"] + m["height"]), 0)
+    shared = min(c["x"] + c["width"], m["x"] + m["width"]) - max(c["x"], m["x"])
+    assert gap < BESIDE_PX and shared > 0, f"{where}: {gap:.0f} px away, control {c}, message {m}"

@@ -28,7 +28,7 @@ import pytest
 from attnlib.widgets.base import NEEDS_KERNEL
 from attnlib.widgets.frontend import ExplorerView
 
-from .dom import SHOWN_TEXT, slider
+from .dom import SHOWN_TEXT, assert_beside, slider
 from .gate import browser_gate
 from .pages import ROOT
 from .plans import explorers
@@ -124,7 +124,8 @@ def test_a_page_fixes_the_sentence_and_says_why_but_leaves_other_controls_alone(
     others = [c for c in controls if c not in sentences]
     assert others and not any(c["disabled"] for c in others)
     notes = [m for m in models if build_site.KERNEL_NOTE in str(m.get("value"))]
-    assert len(notes) == 3 and all("attnlib-status" in m["_dom_classes"] for m in notes)
+    # Said right under the sentence box, not under the whole explorer.
+    assert len(notes) == 3 and all("attnlib-status-sentence" in m["_dom_classes"] for m in notes)
 
 
 # ----------------------------------------------------------------------------- the built site
@@ -444,8 +445,9 @@ def _explorers_alive(page, errors: list, refused: list, name: str, every_control
         # A sentence needs the kernel: its box cannot be typed in, and the explorer says so.
         for box in root.locator(".attnlib-control-sentence input").all():
             assert box.is_disabled(), f"{where} #{k}: the sentence box takes input it ignores"
-            note = root.locator(".attnlib-status .attnlib-note")
+            note = root.locator(".attnlib-status-sentence .attnlib-note")
             assert note.inner_text() == build_site.KERNEL_NOTE, f"{where} #{k}"
+            assert_beside(box, note, f"{where} #{k}: the sentence box's note")
     if name in LIVE:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         roots[0].scroll_into_view_if_needed()

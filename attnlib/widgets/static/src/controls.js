@@ -18,6 +18,25 @@ function setAttr(node, name, value) {
   if (node && node.getAttribute(name) !== value) node.setAttribute(name, value);
 }
 
+// Ids for the message lines under the controls, unique on the page.
+let lines = 0;
+
+/** Each control of `box` described by the line of its messages right under it (base.py puts
+ * the pair in a box of class attnlib-with-status): a screen reader on the control reads them. */
+function describeControls(box) {
+  box.querySelectorAll(".attnlib-with-status").forEach((pair) => {
+    const line = pair.querySelector(".attnlib-status-beside");
+    if (!line) return;
+    if (!line.id) {
+      lines += 1;
+      line.id = `attnlib-said-${lines}`;
+    }
+    pair
+      .querySelectorAll("input, select, textarea, button, .noUi-handle")
+      .forEach((target) => setAttr(target, "aria-describedby", line.id));
+  });
+}
+
 /** The controls of the explorer box `box`, by the class the kernel gave them. */
 function controlsOf(box) {
   const one = (name, selector) => box.querySelector(`.attnlib-control-${name} ${selector}`);
@@ -102,6 +121,7 @@ export function watchControls(el, root, names, getTexts) {
       const controls = controlsOf(box);
       if (ready(controls) || tries >= FIND_TRIES) {
         found = controls;
+        describeControls(box);
         if (found.play && !observer) {
           // Play and Repeat change their own state on a click, outside any model we see.
           observer = new MutationObserver(paintPlay);
