@@ -147,10 +147,6 @@ def test_the_theme_is_the_one_asked(shown: tuple[WatchedPage, int, bool]) -> Non
     watched, width, dark = shown
     light = watched.page.evaluate("document.body.dataset.jpThemeLight")
     assert light == ("false" if dark else "true"), f"theme: jpThemeLight={light!r}"
-    name = f"explorers-{width}-{'dark' if dark else 'light'}"
-    _shot(watched, name)
-    for k, box in enumerate(watched.page.locator(EXPLORER).all()):
-        box.screenshot(path=ARTIFACTS / f"{name}-{k}.png")
     assert_healthy(watched, "gallery")
 
 
@@ -480,10 +476,27 @@ def test_each_grid_and_blend_is_named_by_its_own_caption(
 
 
 @pytest.mark.browser
-def test_axe_finds_nothing_critical_or_serious(
+def test_axe_finds_nothing_critical_or_serious_and_nothing_overflows(
     shown: tuple[WatchedPage, int, bool], axe_source: str
 ) -> None:
-    _assert_axe_clean(shown[0].page, axe_source)
+    """Every explorer photographed in this look (the page, then each explorer), then checked:
+    axe-core finds nothing critical or serious, and the page does not scroll sideways."""
+    watched, width, dark = shown
+    name = f"explorers-{width}-{'dark' if dark else 'light'}"
+    _shot(watched, name)
+    for k, box in enumerate(watched.page.locator(EXPLORER).all()):
+        box.screenshot(path=ARTIFACTS / f"{name}-{k}.png")
+    _assert_axe_clean(watched.page, axe_source)
+    _assert_no_sideways_scroll(watched.page, width)
+
+
+def _assert_no_sideways_scroll(page: Any, width: int) -> None:
+    """The page is no wider than the window: a reader never scrolls it sideways (a wide grid
+    scrolls inside its own box)."""
+    wide = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert wide[0] <= wide[1] + 1, f"at {width} px the page is {wide[0]} px wide"
 
 
 def _assert_axe_clean(page: Any, axe_source: str) -> None:
@@ -624,8 +637,9 @@ def test_the_explorers_in_jupyterlab_pass_axe_and_fit_a_phone(
     watched_page: WatchedPage,
     axe_source: str,
 ) -> None:
-    """Run All in JupyterLab (light or dark theme): axe-core over the explorers, then at 390 px
-    no control is clipped or narrower than 120 px (JupyterLab's own interface is not checked)."""
+    """Run All in JupyterLab (light or dark theme): at 1280 px, a screenshot of Lab and of each
+    explorer, axe-core over the explorers, no control clipped; then the same at 390 px, where no
+    control is clipped or narrower than 120 px (JupyterLab's own interface is not checked)."""
     page = watched_page.page
     try:
         open_and_run_all(page, lab_server, gallery, len(CELLS))
@@ -643,18 +657,28 @@ def test_the_explorers_in_jupyterlab_pass_axe_and_fit_a_phone(
             arg=3,
             timeout=30_000,
         )
+        theme = "dark" if dark else "light"
+        page.set_viewport_size({"width": 1280, "height": 900})
+        _lab_shots(page, f"lab-1280-{theme}")
         _assert_axe_clean(page, axe_source)
+        _assert_fits(page, 1280)
         page.set_viewport_size({"width": PHONE, "height": 900})
         # Lab's side panels take room a phone does not have: close them.
         page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
         page.wait_for_timeout(500)
-        shot = ARTIFACTS / f"lab-{PHONE}-{'dark' if dark else 'light'}.png"
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=shot)
+        _lab_shots(page, f"lab-{PHONE}-{theme}")
         _assert_fits(page, PHONE)
         assert_healthy(watched_page, "gallery in JupyterLab")
     finally:
         shut_down_sessions(lab_server)
+
+
+def _lab_shots(page: Any, name: str) -> None:
+    """JupyterLab as seen (it scrolls inside its notebook panel), then each explorer in it."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=ARTIFACTS / f"{name}.png")
+    for k, box in enumerate(page.locator(EXPLORER).all()):
+        box.screenshot(path=ARTIFACTS / f"{name}-{k}.png")
 
 
 # The boxes of an explorer's parts, [x, y, width, height] each from the explorer's corner,
