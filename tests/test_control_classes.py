@@ -3,7 +3,7 @@
 The browser tests find controls by their class ``attnlib-control-<attribute>``.
 :class:`ExplorerMachine` drives every explorer through random moves of its
 controls, bad values included, and checks after each: no exception escapes, the
-status line names the control at fault (and nothing else), the controls hold
+line under the control at fault names it (and nothing else), the controls hold
 what they should, and ``view`` shows what plain torch computes from them.
 """
 

@@ -18,7 +18,7 @@ The kernel sends the data once (per sentence), with the texts to fill
 ``static/src/``) draws heatmap, bars, blend and formula from it, and the
 controls reach it in the browser (``jsdlink``): moving them needs no kernel, so
 the explorers stay alive on exported pages. A value the view refuses is put
-back, and the status line says why, naming the control.
+back, and a line right under that control says why, naming it.
 
 Package layout: ``views.py`` and ``attention_view.py`` (pure views), ``_text.py``
 (their sentences), ``static/`` and ``frontend.py`` (the front end), ``base.py``,

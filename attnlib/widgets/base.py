@@ -1,4 +1,4 @@
-"""The wiring every explorer shares: controls linked to the view, a status line, display.
+"""The wiring every explorer shares: controls linked to the view, their messages, display.
 
 An explorer's controls are standard ipywidgets (keyboard, screen readers). Each
 is linked to the :class:`~attnlib.widgets.frontend.ExplorerView` in the browser
@@ -52,7 +52,7 @@ class Control:
 
 
 def message_for(name: str, exc: Exception) -> str:
-    """What the status line says about ``exc``, raised by control ``name``'s new value.
+    """What is said under control ``name`` about ``exc``, raised by its new value.
 
     Only messages that name what was expected (the ValueErrors of the checks) are
     shown as they are, prefixed by the control's name if they name something else;
@@ -81,7 +81,7 @@ def _placed(
 
 
 class Explorer:
-    """Shared wiring: the root box, the status line, checks of new values, Jupyter display.
+    """Shared wiring: the root box, message lines, checks of new values, Jupyter display.
 
     Subclasses build ``self.frontend`` and their controls, call :meth:`_assemble`,
     and define ``view`` and ``figure()``.
