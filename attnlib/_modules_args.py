@@ -3,14 +3,13 @@ each approved before anything is allocated."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import torch
 
+from attnlib._attention_args import expanded, grid_work
 from attnlib._validate import (
-    MAX_BYTES,
     MAX_DIM,
     MAX_NUM_TOKENS,
     describe,
@@ -55,16 +54,11 @@ def layer_memory(
 ) -> None:
     """Refuse to build ``layer`` if its weights (their shapes, in torch's default dtype) and its
     causal mask (``context_length ** 2`` bools), ``copies`` times over, need over ``MAX_BYTES``."""
-    itemsize = torch.get_default_dtype().itemsize
-    one = sum(math.prod(shape) for shape in weights) * itemsize + context_length**2
-    if copies * one > MAX_BYTES:
-        parts = " + ".join(f"weights {shape}" for shape in weights)
-        mask_part = f" + mask ({context_length}, {context_length})" if context_length else ""
-        times = f", {copies} times" if copies > 1 else ""
-        limit = f"the limit of {MAX_BYTES:,} bytes (2 GiB)"
-        raise ValueError(
-            f"{layer}: {parts}{mask_part}{times} need {copies * one:,} bytes, over {limit}"
-        )
+    itemsize, times = torch.get_default_dtype().itemsize, (copies,) if copies > 1 else ()
+    parts = [("weights", (*times, *shape), itemsize) for shape in weights]
+    if context_length:
+        parts.append(("mask", (*times, context_length, context_length), 1))
+    memory(layer, parts)
 
 
 def layer_input(
@@ -72,8 +66,8 @@ def layer_input(
 ) -> None:
     """``x`` for a layer of width ``d_in`` whose parameters are like ``weight``: one sequence
     ``(num_tokens, d_in)`` if ``context_length`` is ``None``, else a batch ``(b, num_tokens,
-    d_in)`` of at most ``context_length`` tokens; its scores, ``num_heads`` grids of
-    ``(num_tokens, num_tokens)`` per sequence, must fit in ``MAX_BYTES``."""
+    d_in)`` of at most ``context_length`` tokens; what its forward pass builds (projections,
+    ``num_heads`` grids of scores per sequence) and does within ``MAX_BYTES`` and ``MAX_WORK``."""
     rank = 2 if context_length is None else 3
     shape = "(num_tokens, d_in)" if rank == 2 else "(b, num_tokens, d_in)"
     try:
@@ -85,8 +79,14 @@ def layer_input(
         got = f"num_tokens ({x.shape[1]}) exceeds context_length ({context_length})"
         raise ValueError(f"x: {got}; the causal mask was built for at most context_length tokens")
     like(x, "x", weight, "the module's parameters")
-    num_tokens = x.shape[-2]
-    memory(x.shape[:-2] + (num_heads, num_tokens, num_tokens), x.element_size(), "attn_scores")
+    # What the forward pass builds and does: projections, a grid of scores per head, context.
+    (*batch, num_tokens, _), itemsize = x.shape, x.element_size()
+    d_out, batch = weight.numel() // d_in, tuple(batch)
+    grid, context = (*batch, num_heads, num_tokens, num_tokens), (*batch, num_tokens, d_out)
+    parts = [*expanded(batch, x=x), ("queries, keys, values", (3, *context), itemsize)]
+    parts += [("attn_scores", grid, itemsize), ("attn_weights", grid, itemsize)]
+    work = 3 * x.numel() * d_out + grid_work(grid, d_out // num_heads)
+    memory("the forward pass", parts, work + grid_work(context, num_tokens, axis=None))
 
 
 def heads_of(x: Any, heads: Any) -> int:

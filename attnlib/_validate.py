@@ -16,7 +16,11 @@ import torch
 MAX_NUM_TOKENS = 16_384
 MAX_DIM = 65_536  #: the widest embedding or projection anything here creates
 MAX_TEXT = 100  #: the longest text drawn or sent as one label (a token, a title, a format)
-MAX_BYTES = 2 * 1024**3  #: the most memory one call or constructor may ask for: 2 GiB
+MAX_BYTES = 2 * 1024**3  #: the most memory one call or constructor may build at once: 2 GiB
+#: The most steps of work one call may take, a few seconds on one busy core: a step is one
+#: multiply-add; an entry computed elementwise (a score, a weight) counts ``ENTRY`` steps and a
+#: row of softmax ``ROW`` (torch's cost per row, measured), so a huge batch of tiny grids counts.
+MAX_WORK, ENTRY, ROW = 2**33, 128, 1024
 MAX_LOOP_TOKENS = 256  #: the loops' limit: num_tokens**2 Python steps, about 2 s at 256
 MAX_ELEMENTWISE_AXES = 64  #: torch's elementwise operations (exp, amax) take at most 64 axes
 
@@ -36,7 +40,8 @@ def invalid(name: str, expected: str, got: Any) -> ValueError:
     return ValueError(f"{name}: expected {expected}, got {got}")
 
 
-def _is_int(value: Any) -> bool:
+def is_int(value: Any) -> bool:
+    """An int (numpy's too), never a bool."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
@@ -53,10 +58,7 @@ def tensor(
     names the expected shape in the course's words for messages, e.g. ``"(num_tokens, d_in)"``."""
     if not isinstance(x, torch.Tensor):
         raise invalid(name, "a torch.Tensor of floats", describe(x))
-    if x.layout != torch.strided or x.is_nested:
-        got = "a nested tensor" if x.is_nested else f"layout {x.layout}; use {name}.to_dense()"
-        raise invalid(name, "a dense tensor (layout torch.strided)", got)
-    if not x.is_floating_point():
+    if not dense(x, name).is_floating_point():
         fix = f"; convert with {name}.float()"
         raise invalid(name, "a floating-point dtype (e.g. torch.float32)", f"{x.dtype}{fix}")
     if (x.dim() not in ranks) if ranks else x.dim() < min_rank:
@@ -66,6 +68,14 @@ def tensor(
         tokens_empty = x.dim() >= 2 and x.shape[-2] == 0
         what = "at least one of the tokens" if tokens_empty else f"no empty axis in {shape}"
         raise invalid(name, what, f"shape {tuple(x.shape)}")
+    return x
+
+
+def dense(x: torch.Tensor, name: str) -> torch.Tensor:
+    """``x`` if a plain strided tensor: a sparse or nested one has no ``shape`` or numpy copy."""
+    if x.layout != torch.strided or x.is_nested:
+        got = "a nested tensor" if x.is_nested else f"layout {x.layout}; use {name}.to_dense()"
+        raise invalid(name, "a dense tensor (layout torch.strided)", got)
     return x
 
 
@@ -135,8 +145,8 @@ def device(value: Any, name: str = "device") -> torch.device | None:
 
 def integer(value: Any, name: str, minimum: int = 0, maximum: int | None = None) -> int:
     """``value`` as an int in ``[minimum, maximum]``; numpy integers pass, bools do not."""
-    if not _is_int(value) or value < minimum:
-        got = int(value) if _is_int(value) else describe(value)
+    if not is_int(value) or value < minimum:
+        got = int(value) if is_int(value) else describe(value)
         raise invalid(name, f"an int >= {minimum}", got)
     if maximum is not None and value > maximum:
         raise invalid(name, f"an int <= {maximum} (the limit)", int(value))
@@ -152,8 +162,8 @@ def index(value: Any, name: str, size: int) -> int:
 
 def optional_index(value: Any, name: str, size: int) -> int | None:
     """``None``, or ``value`` as an index into ``size`` items."""
-    if value is not None and not (_is_int(value) and 0 <= value < size):
-        got = int(value) if _is_int(value) else describe(value)
+    if value is not None and not (is_int(value) and 0 <= value < size):
+        got = int(value) if is_int(value) else describe(value)
         raise invalid(name, f"None or an int in [0, {size - 1}]", got)
     return None if value is None else int(value)
 
@@ -181,18 +191,11 @@ positive = functools.partial(real, low=0.0, high=math.inf, closed_low=False)  #:
 probability = functools.partial(real, low=0.0, high=1.0)  #: dropout: 1 would drop all, / by 0
 
 
-def tensor_axis(value: Any, ndim: int, name: str = "dim") -> int:
-    """``value`` if it indexes an axis of a tensor with ``ndim`` dimensions (or counts back)."""
-    if not (_is_int(value) and -ndim <= value < ndim):
-        raise invalid(name, f"an int in [{-ndim}, {ndim - 1}]", describe(value))
-    return int(value)
-
-
 def softmax_axis(value: Any, ndim: int, name: str = "dim") -> int:
     """``value`` as ``-1`` or ``-2``, the axis softmax normalises in a grid of scores with ``ndim``
     dimensions. The course's convention: a grid's row is one query's weights, so ``dim=-1``
     normalises each query over the keys; ``dim=-2`` (``dim=0`` of a 2-d grid) each key's column."""
-    if not (_is_int(value) and value in (-1, -2, ndim - 1, ndim - 2) and -ndim <= value < ndim):
+    if not (is_int(value) and value in (-1, -2, ndim - 1, ndim - 2) and -ndim <= value < ndim):
         allowed = "-1 (rows)" if ndim == 1 else f"-1 (rows) or -2 (columns; {ndim - 2} here)"
         raise invalid(name, allowed, describe(value))
     return int(value) - ndim if value >= 0 else int(value)
@@ -232,7 +235,7 @@ def array(x: Any, name: str, ndim: int, shape: str) -> np.ndarray:
     """``x`` (tensor, array or nested list of numbers) as a non-empty float64 numpy array."""
     if isinstance(x, torch.Tensor):
         # numpy has no bfloat16; float64 holds every torch float exactly.
-        x = readable(x, name).detach().cpu()
+        x = readable(dense(x, name), name).detach().cpu()
         x = x.double().numpy() if x.is_floating_point() else x
     try:
         values = np.asarray(x)
@@ -264,27 +267,25 @@ def finite_array(values: np.ndarray, name: str) -> np.ndarray:
 OVERFLOW = "the numbers overflowed; use smaller inputs (or scale)"
 BAD_VALUES = "the values hold inf or NaN, or their blend overflowed; use finite, smaller values"
 EXP_OVERFLOW = "exp overflowed (scores above ~88 in float32); use softmax, which subtracts the max"
-NO_FINITE_ENTRY = (
-    "every slice needs a finite entry and no +inf or NaN (is a mask hiding everything?)"
-)
+NO_FINITE_ENTRY = "no +inf or NaN: softmax needs finite scores, or -inf where masked"
 ALL_HIDDEN = f"either {OVERFLOW}, or a mask hides every key of a query (an inverted mask?)"
 UNREADABLE_INPUTS = "a checkpoint needs finite inputs that float32 holds (|x| < 3.4e38)"
 
 
-def memory(shape: Sequence[int], itemsize: int, what: str) -> None:
-    """Refuse to build ``what``, a tensor of ``shape`` with ``itemsize``-byte entries (or as many
-    bytes in all), if it needs more than ``MAX_BYTES``: checked before anything is allocated."""
-    num_bytes = math.prod(shape) * itemsize
+def memory(what: str, parts: Sequence[tuple[str, Sequence[int], int]], work: int = 0) -> None:
+    """Refuse ``what`` before anything is allocated if ``parts``, the tensors it builds at once as
+    ``(label, shape, itemsize)`` (torch's copy of an expanded input at its logical size, not its
+    storage), need over ``MAX_BYTES`` in all, or if its ``work`` is over ``MAX_WORK`` steps."""
+    num_bytes = sum(math.prod(shape) * itemsize for _, shape, itemsize in parts)
+    listed = " + ".join(f"{label} {tuple(shape)}" for label, shape, _ in parts)
     if num_bytes > MAX_BYTES:
+        need = "needs" if len(parts) == 1 else "need"
         limit = f"the limit of {MAX_BYTES:,} bytes (2 GiB)"
-        raise ValueError(f"{what}: shape {tuple(shape)} needs {num_bytes:,} bytes, over {limit}")
-
-
-def at_most_axes(x: torch.Tensor, name: str, limit: int = MAX_ELEMENTWISE_AXES) -> None:
-    """``x`` if it has at most ``limit`` axes."""
-    if x.dim() > limit:
-        why = "torch's elementwise operations take no more"
-        raise invalid(name, f"at most {limit} axes ({why})", f"{x.dim()}-d shape {tuple(x.shape)}")
+        raise ValueError(f"{what}: {listed} {need} {num_bytes:,} bytes, over {limit}")
+    if work > MAX_WORK:
+        steps = f"a multiply-add is 1 step, an entry {ENTRY}, a row of softmax {ROW}"
+        limit = f"the limit of {MAX_WORK:,} (a few seconds; {steps})"
+        raise ValueError(f"{what}: {listed} take about {work:,} steps of work, over {limit}")
 
 
 # --- the explorers' arguments: an explorer draws every token and every coordinate ------------

@@ -90,11 +90,8 @@ def new_figure(figsize: tuple[float, float]) -> Figure:
         expected = f"{limit} at most, matplotlib's limit)"
         raise validate.invalid("figsize", expected, f"{(width, height)}: {pixels}")
     # Saving draws into an RGBA buffer: 4 bytes a pixel, under the memory rule of every call.
-    validate.memory(
-        (math.ceil(height * SAVE_DPI), math.ceil(width * SAVE_DPI), 4),
-        1,
-        f"figsize {(width, height)} ({pixels})",
-    )
+    rgba = (math.ceil(height * SAVE_DPI), math.ceil(width * SAVE_DPI), 4)
+    validate.memory(f"figsize {(width, height)} ({pixels})", [("shape", rgba, 1)])
     import matplotlib.pyplot as plt
 
     fig = plt.figure(figsize=(width, height), layout="constrained")

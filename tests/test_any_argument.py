@@ -199,6 +199,18 @@ FOUND = [
      "matrix: expected a tensor with values, got one on the meta device"),
     ("weights_bar", [torch.ones(2, device="meta"), ["a", "b"]],
      "weights: expected a tensor with values, got one on the meta device"),
+    ("weights_bar", [torch.tensor(0.5).to_sparse(), ["a"]],
+     "weights: expected a dense tensor (layout torch.strided), got layout torch.sparse_coo; "
+     "use weights.to_dense()"),
+    ("heatmap", [torch.ones(2, 2).to_sparse(), ["a", "b"], ["a", "b"]],
+     "matrix: expected a dense tensor (layout torch.strided), got layout torch.sparse_coo; "
+     "use matrix.to_dense()"),
+    ("softmax", [torch.tensor([[0.0, 1.0], [-float("inf"), -float("inf")]])],
+     "x: expected a score above -inf in every slice along dim=-1 (is a mask hiding all?), "
+     "got only -inf in x[1, :]"),
+    ("context_vector", [torch.zeros(1, 3).expand(10**6, 3), torch.zeros(1).expand(10**6)],
+     "inputs: expected at most 65536 tokens (the loop takes one Python step per token; use "
+     "context_vectors), got 1000000"),
 ]  # fmt: skip
 
 

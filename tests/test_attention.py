@@ -412,7 +412,8 @@ BAD_INPUTS = [
 # A result that would hold inf or NaN is refused, with what to do about it, not returned.
 NON_FINITE = [
     refused("softmax-row-of-minus-inf", lambda: A.softmax(torch.tensor([[-INF] * 3, [0, 1, 2]])),
-            "every slice needs a finite entry"),
+            "x: expected a score above -inf in every slice along dim=-1 (is a mask hiding all?), "
+            "got only -inf in x[0, :]"),
     refused("softmax-plus-inf", lambda: A.softmax(torch.tensor([0.0, INF, 1.0])),
             "no +inf or NaN"),
     refused("softmax-nan", lambda: A.softmax(torch.tensor([0.0, NAN, 1.0])), "no +inf or NaN"),

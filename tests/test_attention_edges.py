@@ -8,14 +8,21 @@ are written out by hand, never from attnlib.
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import resource
+import signal
+import time
 
 import pytest
 import torch
 import torch.nn.functional as F
 
 from attnlib import attention as A
+from attnlib.checks import check_scores
 from attnlib.modules import CausalAttention
+from attnlib.plots import weights_bar
 
 F32 = torch.ones(4, 3)
 F64 = torch.ones(4, 3, dtype=torch.float64)
@@ -53,8 +60,8 @@ REFUSALS = [
     refusal("softmax-empty", lambda: A.softmax(torch.ones(0)),
             "x: expected no empty axis in (..., n), got shape (0,)"),
     refusal("softmax-nan", lambda: A.softmax(torch.tensor([0.0, NAN, 1.0])),
-            "softmax(x): got inf or NaN; every slice needs a finite entry and no +inf or NaN "
-            "(is a mask hiding everything?)"),
+            "softmax(x): got inf or NaN; no +inf or NaN: softmax needs finite scores, or -inf "
+            "where masked"),
     # one context vector
     refusal("context_vector-1d-inputs", lambda: A.context_vector(torch.ones(3), torch.ones(3)),
             "inputs: expected shape (num_tokens, d_in) (2-d), got 1-d shape (3,)"),
@@ -239,37 +246,48 @@ BIG = torch.zeros(1, 1).expand(100_000, 1)  # 100,000 tokens in 4 bytes of stora
     [
         pytest.param(
             lambda: A.attention_scores(torch.zeros(1, 1).expand(200_000, 1)),
-            f"attn_scores: shape (200000, 200000) needs 160,000,000,000 bytes, {LIMIT}",
+            "attention_scores: inputs (copied) (200000, 1) + attn_scores (200000, 200000) need "
+            f"160,000,800,000 bytes, {LIMIT}",
             id="scores-200000-tokens",
         ),
         pytest.param(
             lambda: A.softmax(torch.zeros(1).expand(100_000, 100_000)),
-            f"softmax(x): shape (100000, 100000) needs 40,000,000,000 bytes, {LIMIT}",
+            "softmax(x): exps (100000, 100000) + weights (100000, 100000) need "
+            f"80,000,000,000 bytes, {LIMIT}",
             id="softmax-expanded",
         ),
         pytest.param(
             lambda: A.softmax_naive(torch.zeros(1, dtype=torch.float64).expand(30_000, 10_000)),
-            f"softmax(x): shape (30000, 10000) needs 2,400,000,000 bytes, {LIMIT}",
+            "softmax(x): exps (30000, 10000) + weights (30000, 10000) need 4,800,000,000 bytes, "
+            f"{LIMIT}",
             id="softmax_naive-float64",
         ),
         pytest.param(
             lambda: A.attention_weights(BIG, BIG),
-            f"attn_scores: shape (100000, 100000) needs 40,000,000,000 bytes, {LIMIT}",
+            "attention_weights: queries (copied) (100000, 1) + keys (copied) (100000, 1) + "
+            "attn_scores (100000, 100000) + attn_weights (100000, 100000) need "
+            f"80,000,800,000 bytes, {LIMIT}",
             id="weights",
         ),
         pytest.param(
             lambda: A.scaled_dot_product_attention(BIG, BIG, BIG),
-            f"attn_scores: shape (100000, 100000) needs 40,000,000,000 bytes, {LIMIT}",
+            "scaled_dot_product_attention: queries (copied) (100000, 1) + keys (copied) "
+            "(100000, 1) + values (copied) (100000, 1) + attn_scores (100000, 100000) + "
+            "attn_weights (100000, 100000) + context_vecs (100000, 1) need 80,001,600,000 bytes, "
+            f"{LIMIT}",
             id="sdpa",
         ),
         pytest.param(
             lambda: A.blockwise_attention(BIG, BIG, BIG, block_size=10**5),
-            f"a block of attn_scores: shape (100000, 100000) needs 40,000,000,000 bytes, {LIMIT}",
+            "blockwise_attention: queries (copied) (100000, 1) + keys (copied) (100000, 1) + "
+            "values (copied) (100000, 1) + a block of attn_scores (100000, 100000) + its exps "
+            f"(100000, 100000) + context_vecs (100000, 1) need 80,001,600,000 bytes, {LIMIT}",
             id="blockwise-one-big-block",
         ),
         pytest.param(
             lambda: A.context_vectors(BIG, torch.zeros(1, 1).expand(1, 100_000)),
-            f"context_vecs: shape (100000, 100000) needs 40,000,000,000 bytes, {LIMIT}",
+            "context_vectors: attn_weights (copied) (100000, 1) + inputs (copied) (1, 100000) + "
+            f"context_vecs (100000, 100000) need 40,000,800,000 bytes, {LIMIT}",
             id="context_vectors",
         ),
     ],
@@ -284,6 +302,121 @@ def test_blockwise_attention_in_small_blocks_is_not_held_to_the_whole_grid():
     queries = torch.zeros(1, 1).expand(3_000, 1)
     # 3,000 x 3,000 scores would be 36 MB; blocks of 16 keys hold 192 KB at a time.
     assert A.blockwise_attention(queries, queries, queries[:, :1], block_size=16).shape == (3000, 1)
+
+
+# --- the odd calls issue 32 found: each refused in words at once, in a child as they were run -----
+
+WORK = (
+    "over the limit of 8,589,934,592 (a few seconds; a multiply-add is 1 step, an entry 128, "
+    "a row of softmax 1024)"
+)
+BATCH = torch.zeros(1, 1, 1).expand(30_000_000, 2, 1)  # 30 million sequences of 2 tokens
+
+
+def in_a_child(call, seconds: int = 10, memory: int = 4 * 1024**3) -> tuple[str, str]:
+    """What ``call()`` does in a forked child with ``memory`` bytes of address space and
+    ``seconds`` of time, as the odd calls were run: ``(exception's name, message)``,
+    ``("returned", "")`` or ``("hang", "")``; so a regression fails here instead of hanging."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        os.close(read)
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+            signal.alarm(seconds)
+            call()
+            outcome = ["returned", ""]
+        except BaseException as err:  # noqa: BLE001  what it raised is the answer
+            outcome = [type(err).__name__, str(err)]
+        os.write(write, json.dumps(outcome).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    return tuple(json.loads(data)) if data and not os.WIFSIGNALED(status) else ("hang", "")
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        pytest.param(
+            lambda: A.attention_weights(BATCH, BATCH),
+            "attention_weights: queries (copied) (30000000, 2, 1) + keys (copied) (30000000, 2, 1)"
+            " + attn_scores (30000000, 2, 2) + attn_weights (30000000, 2, 2) take about "
+            f"76,920,000,000 steps of work, {WORK}",
+            id="weights-huge-batch",
+        ),
+        pytest.param(
+            lambda: A.scaled_dot_product_attention(BATCH, BATCH, BATCH),
+            "scaled_dot_product_attention: queries (copied) (30000000, 2, 1) + keys (copied) "
+            "(30000000, 2, 1) + values (copied) (30000000, 2, 1) + attn_scores (30000000, 2, 2) + "
+            "attn_weights (30000000, 2, 2) + context_vecs (30000000, 2, 1) take about "
+            f"84,720,000,000 steps of work, {WORK}",
+            id="sdpa-huge-batch",
+        ),
+        pytest.param(
+            lambda: A.blockwise_attention(BATCH, BATCH, BATCH),
+            "blockwise_attention: queries (copied) (30000000, 2, 1) + keys (copied) "
+            "(30000000, 2, 1) + values (copied) (30000000, 2, 1) + a block of attn_scores "
+            "(30000000, 2, 2) + its exps (30000000, 2, 2) + context_vecs (30000000, 2, 1) take "
+            f"about 77,040,000,000 steps of work, {WORK}",
+            id="blockwise-huge-batch",
+        ),
+        pytest.param(
+            lambda: A.context_vector(
+                torch.zeros(1, 3).expand(10**6, 3), torch.zeros(1).expand(10**6)
+            ),
+            "inputs: expected at most 65536 tokens (the loop takes one Python step per token; use "
+            "context_vectors), got 1000000",
+            id="context_vector-a-million-tokens",
+        ),
+        pytest.param(
+            lambda: A.context_vectors(
+                torch.zeros(1, 1).expand(10**5, 10**5), torch.zeros(1, 1).expand(10**5, 1)
+            ),
+            "context_vectors: attn_weights (copied) (100000, 100000) + inputs (copied) (100000, 1) "
+            f"+ context_vecs (100000, 1) need 40,000,800,000 bytes, {LIMIT}",
+            id="context_vectors-expanded",
+        ),
+        pytest.param(
+            lambda: check_scores(torch.zeros(6, 6), inputs=torch.zeros(1, 3).expand(23_000, 3)),
+            "attention_scores: inputs (copied) (23000, 3) + attn_scores (23000, 23000) take about "
+            f"69,299,000,000 steps of work, {WORK}",
+            id="check_scores-expanded-inputs",
+        ),
+        pytest.param(
+            lambda: weights_bar(torch.tensor(0.5).to_sparse(), ["a"]),
+            "weights: expected a dense tensor (layout torch.strided), got layout torch.sparse_coo; "
+            "use weights.to_dense()",
+            id="weights_bar-sparse-0-d",
+        ),
+        pytest.param(
+            lambda: A.softmax(torch.tensor([[0.0, 1.0], [-math.inf, -math.inf]])),
+            "x: expected a score above -inf in every slice along dim=-1 (is a mask hiding all?), "
+            "got only -inf in x[1, :]",
+            id="softmax-a-row-of-only-minus-inf",
+        ),
+        pytest.param(
+            lambda: A.softmax_naive(torch.full((2, 3), -math.inf), dim=0),
+            "x: expected a score above -inf in every slice along dim=0 (is a mask hiding all?), "
+            "got only -inf in x[:, 0]",
+            id="softmax_naive-a-column-of-only-minus-inf",
+        ),
+    ],
+)
+def test_an_odd_call_is_refused_in_words_at_once(call, message):
+    start = time.monotonic()
+    kind, said = in_a_child(call)
+    assert (kind, said) == ("ValueError", message)
+    assert time.monotonic() - start < 5, "refused, but only after the work it refuses"
+
+
+def test_the_child_tells_a_hang_and_a_raw_error_from_a_refusal():
+    assert in_a_child(lambda: time.sleep(5), seconds=1) == ("hang", "")
+    assert in_a_child(lambda: torch.ones(2) @ torch.ones(3))[0] == "RuntimeError"
+    too_big = in_a_child(lambda: torch.empty(2**31), memory=2**30)
+    assert too_big[0] == "RuntimeError" and "alloc" in too_big[1]
 
 
 def test_the_loop_has_its_own_limit_on_tokens():

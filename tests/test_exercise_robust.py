@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 
 import attnlib
 from attnlib.exercises import EXERCISES, NOT_RUN, check
@@ -366,3 +367,108 @@ def test_a_wrong_value_is_described_with_its_likely_mistake(name: str, answer, s
             answer += weights[i] * x_i
     verdict = check(name, answer)
     assert not verdict.correct and says in verdict.message, verdict.message
+
+
+# --- issue 32's rough edges: what a learner met, told in the learner's terms -------------------
+
+# dim=0 written every way a learner writes it: right on the 1-D row of "journey" (one axis,
+# as notebook 04 teaches), wrong on the grids the exercise says it also feeds.
+DIM0 = [
+    "torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=0)",
+    "torch.softmax(attn_scores / math.sqrt(keys.shape[-1]), 0)",
+    "F.softmax(attn_scores / keys.size(-1) ** 0.5, dim=0)",
+    "(attn_scores / keys.shape[1] ** 0.5).softmax(dim=0)",
+    "torch.exp(attn_scores / keys.shape[-1] ** 0.5) / "
+    "torch.exp(attn_scores / keys.shape[-1] ** 0.5).sum(dim=0)",
+]
+
+
+@pytest.mark.parametrize("body", DIM0)
+def test_dim0_on_05_scale_is_told_right_on_the_row_and_wrong_on_the_grids(body: str) -> None:
+    namespace: dict = {}
+    exec(f"{NAMESPACE}import math\ndef scaled_weights(attn_scores, keys):\n    return {body}",
+         namespace)  # fmt: skip
+    verdict = check("05.scale", namespace["scaled_weights"])
+    assert verdict.mistake == "softmax_dim0", verdict.message
+    assert "on the row of 'journey' alone it was right" in verdict.message
+    assert "the check also feeds whole grids of scores" in verdict.message
+
+
+def _broadcast_failures(seed: int, count: int):
+    """Pairs of shapes (rank 1 to 3, sizes 1 to 5) that do not broadcast, drawn with ``seed``."""
+    rng = np.random.default_rng(seed)
+    found = []
+    while len(found) < count:
+        a = tuple(int(n) for n in rng.integers(1, 6, rng.integers(1, 4)))
+        b = tuple(int(n) for n in rng.integers(1, 6, rng.integers(1, 4)))
+        rank = max(len(a), len(b))
+        wide_a, wide_b = (1,) * (rank - len(a)) + a, (1,) * (rank - len(b)) + b
+        clashes = {i for i in range(rank) if 1 not in (wide_a[i], wide_b[i])
+                   and wide_a[i] != wide_b[i]}  # fmt: skip
+        if clashes:
+            found.append((a, b, wide_a, wide_b, clashes))
+    return found
+
+
+@pytest.mark.parametrize(("a", "b", "wide_a", "wide_b", "clashes"), _broadcast_failures(32, 12))
+def test_a_broadcast_error_is_explained_by_the_sizes_that_met(a, b, wide_a, wide_b, clashes):
+    from attnlib.exercises._raised import meaning
+
+    for op in ("+", "*", "/"):
+        try:
+            eval(f"x {op} y", {"x": torch.ones(a), "y": torch.ones(b)})
+        except RuntimeError as err:
+            said = meaning(f"RuntimeError: {err}")
+        else:
+            raise AssertionError(f"{a} {op} {b} broadcast")
+        axis = next(i for i in clashes if f" at axis {i} " in said)
+        assert f"met {wide_a[axis]} entries against {wide_b[axis]} at axis {axis}" in said, said
+        assert "keepdim" not in said and "`*` written for `@`" not in said
+
+
+def test_a_broadcast_error_in_an_answer_names_the_sizes_in_the_verdict():
+    def all_context_vectors(attn_weights, inputs):
+        return (attn_weights * inputs).sum(dim=0)  # (6, 6) * (6, 3): a product of entries
+
+    verdict = check("04.all_context", all_context_vectors)
+    assert "met 6 entries against 3 at axis 1" in verdict.message, verdict.message
+
+
+def _step(zero: bool = True, rate: float | None = None, loss_factor: float = 1.0):
+    def training_step(model, optimizer, inputs, targets):
+        if zero:
+            optimizer.zero_grad()
+        logits = model(inputs)
+        loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())
+        loss.backward()
+        if rate is None:
+            optimizer.step()
+        else:  # a hand-written update with another learning rate
+            with torch.no_grad():
+                for p in model.parameters():
+                    p -= rate * p.grad
+        return loss.item() * loss_factor
+
+    return training_step
+
+
+@pytest.mark.parametrize(
+    ("step", "says", "not_said"),
+    [
+        # the losses are right at step 1 only; the parameters move by another amount
+        (_step(rate=0.4), ["the losses at steps 2, 3 (of 3)", "parameters ", "(of 15,041)"],
+         ["entries "]),
+        # every loss doubled, the parameters right
+        (_step(loss_factor=2.0), ["the losses at steps 1, 2, 3 (of 3) differ",
+                                  "at the loss at step 1: expected 7.2973, got 14.5946"],
+         ["parameters", "entries "]),
+    ],
+)  # fmt: skip
+def test_a_training_step_s_difference_names_losses_and_parameters(step, says, not_said):
+    vocab = 1157  # the notebook's model: Embedding(vocab, 6) and Linear(6, vocab)
+    assert vocab * 6 + 6 * vocab + vocab == 15_041
+    verdict = check("10.training_step", step)
+    for text in says:
+        assert text in verdict.message, verdict.message
+    for text in not_said:
+        assert text not in verdict.message, verdict.message

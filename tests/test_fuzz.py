@@ -55,7 +55,8 @@ def public_names() -> dict[str, object]:
 
 def odd_tensor(rng: random.Random) -> torch.Tensor:
     """A tensor of rank 0 to 4 (axes of 0 to 7), any dtype and fill; sometimes one on the meta
-    device, sparse, of 65 axes, or a huge expanded view of 4 bytes."""
+    device, sparse, of 65 axes, a huge expanded view of 4 bytes (or a huge batch of them), or
+    only -inf."""
     kind = rng.randrange(20)
     if kind == 0:
         return torch.empty(rng.randrange(1, 5), 3, device="meta")
@@ -65,6 +66,10 @@ def odd_tensor(rng: random.Random) -> torch.Tensor:
         return torch.ones((1,) * 63 + (4, 3))
     if kind == 3:
         return torch.zeros(1, 1).expand(rng.choice([100_000, 3_000_000]), rng.choice([1, 100_000]))
+    if kind == 4:  # a huge batch of tiny sequences: little memory each, much work in all
+        return torch.zeros(1, 1, 1).expand(rng.choice([3_000_000, 30_000_000]), 2, 1)
+    if kind == 5:  # one query's only scores, all hidden: no softmax
+        return torch.full((rng.randrange(1, 4), 3), -torch.inf)
     shape = [rng.choice([0, 1, 2, 3, 4, 6, 7]) for _ in range(rng.randrange(5))]
     values = torch.full(shape, rng.choice(FILLS)) + torch.rand(shape)
     return values.to(rng.choice(DTYPES))

@@ -623,8 +623,9 @@ MODULE_LIMIT = "over the limit of 2,147,483,648 bytes (2 GiB)"
         ),
         pytest.param(
             lambda: MultiHeadAttentionWrapper(1, 1, 16384, 0.0, 65536),
-            "MultiHeadAttentionWrapper: weights (1, 1) + weights (1, 1) + weights (1, 1) + mask "
-            f"(16384, 16384), 65536 times need 17,592,186,830,848 bytes, {MODULE_LIMIT}",
+            "MultiHeadAttentionWrapper: weights (65536, 1, 1) + weights (65536, 1, 1) + weights "
+            "(65536, 1, 1) + mask (65536, 16384, 16384) need 17,592,186,830,848 bytes, "
+            f"{MODULE_LIMIT}",
             id="wrapper-65536-masks",
         ),
         pytest.param(
@@ -645,7 +646,11 @@ def test_a_batch_whose_scores_exceed_the_memory_limit_is_refused():
     x = torch.zeros(1, 64, 3).expand(100_000, 64, 3)  # 2 heads of 64 x 64 scores each: 3.3 GB
     with pytest.raises(ValueError) as info:
         module(x)
-    expected = f"attn_scores: shape (100000, 2, 64, 64) needs 3,276,800,000 bytes, {MODULE_LIMIT}"
+    expected = (  # x expanded: torch's projections copy it out, 100,000 x 64 x 3 floats
+        "the forward pass: x (copied) (100000, 64, 3) + queries, keys, values (3, 100000, 64, 4) "
+        "+ attn_scores (100000, 2, 64, 64) + attn_weights (100000, 2, 64, 64) need "
+        f"6,937,600,000 bytes, {MODULE_LIMIT}"
+    )
     assert str(info.value) == expected
 
 

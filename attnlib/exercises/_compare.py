@@ -106,15 +106,52 @@ def _number(x: Any) -> bool:
     return _real(x)
 
 
-def _entries(diff: torch.Tensor) -> str:
-    """Which rows (or entries) of an elementwise difference are off."""
+def named_entries(values: torch.Tensor, *parts: tuple[str, str, int]) -> torch.Tensor:
+    """``values``, a flat vector of consecutive runs, tagged with what each run holds as
+    ``(one, many, count)``, e.g. ``("the loss at step", "the losses at steps", 3)``: a
+    difference then names its entries run by run, counted from 1, not by a flat index."""
+    values.entry_parts = parts  # a plain attribute: torch keeps it through deepcopy
+    return values
+
+
+def _named(index: int, parts: tuple) -> tuple[str, str, int]:
+    """The run of ``parts`` that flat ``index`` falls in: (one, many, position from 1)."""
+    for one, many, count in parts:
+        if index < count:
+            return one, many, index + 1
+        index -= count
+    raise IndexError(index)
+
+
+def _entries(diff: torch.Tensor, parts: tuple = ()) -> str:
+    """Which rows (or entries) of an elementwise difference are off; with ``parts`` (see
+    :func:`named_entries`), which entries of each run."""
     off = (diff > TOLERANCE) | diff.isnan()
     if diff.dim() == 0:
         return ""
+    if parts and diff.dim() == 1:
+        runs: dict[str, list[int]] = {}
+        for i in off.nonzero().flatten().tolist():
+            _, many, k = _named(i, parts)
+            runs.setdefault(many, []).append(k)
+        counts = {many: count for _, many, count in parts}
+        said = [f"{many} {_listed(ks)} (of {counts[many]:,})" for many, ks in runs.items()]
+        return " and ".join(said) + " differ; "
     rows = off.reshape(off.shape[0], -1).any(dim=1).nonzero().flatten().tolist()
     where = "entries" if diff.dim() == 1 else "rows"
-    listed = ", ".join(map(str, rows[:8])) + (", ..." if len(rows) > 8 else "")
-    return f"{where} {listed} of {off.shape[0]} differ; "
+    return f"{where} {_listed(rows)} of {off.shape[0]} differ; "
+
+
+def _at(index: tuple[int, ...], parts: tuple) -> str:
+    """Where the largest gap is: `` at [i, j]``, or by name in a vector of named runs."""
+    if parts and len(index) == 1:
+        one, _, k = _named(index[0], parts)
+        return f" at {one} {k}"
+    return f" at {list(index)}" if index else ""
+
+
+def _listed(items: list[int]) -> str:
+    return ", ".join(map(str, items[:8])) + (", ..." if len(items) > 8 else "")
 
 
 def _not_a_value(result: type | None) -> str:
@@ -149,15 +186,16 @@ def describe(result: Any, expected: Any, nan_hint: str = NAN_HINT) -> str:
     if result.device.type == "meta" or result.is_complex() or result.dtype == torch.bool:
         return f"expected real numbers ({expected.dtype}), got {shown(result)}"
     got, want = result.detach().cpu().double(), expected.detach().cpu().double()
+    parts = getattr(expected, "entry_parts", ())  # what runs a flat vector holds, if named
     if got.isnan().any() and not want.isnan().any():
-        return f"{_entries(got.isnan().double())}they hold nan: {nan_hint}"
+        return f"{_entries(got.isnan().double(), parts)}they hold nan: {nan_hint}"
     diff = (got - want).abs()
     flat = int(diff.nan_to_num(nan=float("inf")).argmax())
     index = tuple(int(i) for i in np.unravel_index(flat, tuple(got.shape))) if got.dim() else ()
-    at = f" at {list(index)}" if index else ""
     digits = 4 if diff.nan_to_num(nan=1.0).max() >= PRINTED else 7  # show where they differ
     detail = (
-        f"the largest gap is{at}: expected {want[index]:.{digits}f}, got {got[index]:.{digits}f}"
+        f"the largest gap is{_at(index, parts)}: expected {want[index]:.{digits}f}, "
+        f"got {got[index]:.{digits}f}"
     )
     if want.dim() == 2 and want.shape[0] == want.shape[1] and torch.allclose(got, want.T):
         detail += " (the transpose of the answer)"
@@ -171,7 +209,7 @@ def describe(result: Any, expected: Any, nan_hint: str = NAN_HINT) -> str:
             "; the values agree to 4 decimals only: rounded, or typed from a printout? "
             "Keep every digit the computation gives; round only when printing"
         )
-    return _entries(diff) + detail + _sums(got, want)
+    return _entries(diff, parts) + detail + _sums(got, want)
 
 
 def rounded(result: Any, expected: Any) -> bool:

@@ -102,11 +102,17 @@ def register(exercise: Judged) -> Judged:
 
 
 def named(
-    exercise: str, mistake: str, values: Mapping[str, Any], hint: str = "", case: str = ""
+    exercise: str,
+    mistake: str,
+    values: Mapping[str, Any],
+    hint: str = "",
+    case: str = "",
+    row: Any = None,
 ) -> Verdict:
     """The verdict for a named mistake, its hint filled from ``values`` (or ``hint`` as given);
-    ``case`` is the case it was seen on, for the card."""
-    row = MISTAKES[mistake]
+    ``case`` is the case it was seen on, for the card; ``row``, the exercise's own copy of the
+    mistake if its hint speaks of that exercise, else ``MISTAKES``' row."""
+    row = row or MISTAKES[mistake]
     hint = hint or row.hint.format_map(_Keep(values))
     text = f"Not quite. Likely mistake: {row.label}. Hint: {hint}"
     return Verdict(exercise, "mistake", text, mistake, hint, case)

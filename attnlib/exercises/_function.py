@@ -157,7 +157,7 @@ class FunctionExercise:
             if any(self._made(form, cases, results, expected) for form in row.variants()):
                 fits = next(c for c in cases if row.fits(c.args))
                 values = {**shape_values(fits.args), **self.hint_values}
-                return named(self.name, mistake, values, case=fits.label)
+                return named(self.name, mistake, values, case=fits.label, row=row)
         differs = self._differs(cases, results, expected, self.nan_hint)
         return Verdict(self.name, "wrong", not_quite(differs))
 

@@ -26,11 +26,6 @@ MEANINGS = (
         "whole numbers, written with `//`",
     ),
     (
-        r"The size of tensor a \(\d+\) must match the size of tensor b",
-        "two tensors of different shapes met in an elementwise operation (+, *, /): is a sum "
-        "missing keepdim=True, an axis (dim) wrong, or `*` written for `@`?",
-    ),
-    (
         r"Dimension out of range",
         "an axis the tensor does not have: dim=1 or .T on a tensor with fewer axes than expected?",
     ),
@@ -90,6 +85,23 @@ MEANINGS = (
 )
 
 
+#: torch's words when two shapes do not broadcast: the sizes that met and the axis, counted in
+#: the shape of the result (the shapes lined up from the right).
+BROADCAST = (
+    r"The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+    r"non-singleton dimension (\d+)"
+)
+
+
+def broadcast_meaning(size_a: int, size_b: int, axis: int) -> str:
+    """What met in an elementwise operation that failed to broadcast, in the reader's words."""
+    return (
+        f"an elementwise operation (+, -, *, /) met {size_a} entries against {size_b} at axis "
+        f"{axis} of the shape they broadcast to (shapes line up from the right; two sizes that "
+        "meet must be equal, or one of them 1): print each operand's .shape"
+    )
+
+
 #: The short names a notebook imports under, and the line that imports each.
 IMPORTS = {
     "np": "import numpy as np",
@@ -141,6 +153,8 @@ def meaning(text: str) -> str:
     unknown = re.match(r"NameError: name '(\w+)' is not defined", text)
     if unknown and (line := import_line(unknown.group(1))):
         return f": import it in your cell ({line})"
+    if met := re.search(BROADCAST, text):
+        return ": " + broadcast_meaning(*map(int, met.groups()))
     for pattern, what in MEANINGS:
         if re.search(pattern, text):
             return f": {what}"

@@ -10,6 +10,7 @@ attnlib's reference, never from the reader's code.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import torch
@@ -126,6 +127,15 @@ def _scale_cases() -> list[Case]:
     ]
 
 
+#: dim=0 is right on the row of "journey" (one axis: notebook 04) and wrong on the grids the
+#: exercise also feeds, so the hint says both instead of only "the columns sum to 1".
+_ONE_ROW_AND_GRIDS = (
+    "on the row of 'journey' alone it was right (a 1-D row has one axis, so dim=0 and dim=-1 "
+    "agree), but the check also feeds whole grids of scores, one row per query, as the layers "
+    "below call it, and there dim=0 normalises each key's column. Write dim=-1: the last axis "
+    "is a row's entries in a grid and in a single row alike."
+)
+
 register(
     FunctionExercise(
         name="05.scale",
@@ -153,7 +163,7 @@ register(
                     "scale_hardcoded",
                 )
             },
-            "softmax_dim0": weights.TABLE["softmax_dim0"],
+            "softmax_dim0": replace(weights.TABLE["softmax_dim0"], hint=_ONE_ROW_AND_GRIDS),
         },
         praise="Checked with d_out = 2, 3 and 4, on one query and on whole grids: the scale "
         "follows the keys' size, and each row sums to 1.",

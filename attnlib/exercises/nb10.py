@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from attnlib.exercises._compare import named_entries
 from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise
 from attnlib.exercises._value import Refused, ValueExercise, number, word
@@ -82,6 +83,14 @@ def _step_cases() -> list[Case]:
     return cases
 
 
+def _losses_then_parameters(values: torch.Tensor) -> torch.Tensor:
+    """``after_steps``' vector named run by run, so a difference says which losses and which
+    parameters differ, not which entries of one long vector."""
+    steps = training.NUM_STEPS
+    losses = ("the loss at step", "the losses at steps", steps)
+    return named_entries(values, losses, ("parameter", "parameters", len(values) - steps))
+
+
 def _returns_a_number(step: Callable[..., Any], case: Case) -> str | None:
     """The rule: the step returns the loss as a Python number (``loss.item()``)."""
     returned = []
@@ -107,7 +116,7 @@ register(
         answer_names=("training_step",),
         cases=_step_cases,
         call=lambda step, a: after_steps(step, **a),
-        reference=lambda a: after_steps(training.step_with(), **a),
+        reference=lambda a: _losses_then_parameters(after_steps(training.step_with(), **a)),
         mistakes=_rows("grads_not_zeroed", "no_update"),
         rules=(_returns_a_number,),
         praise=f"{training.NUM_STEPS} steps on little models gave the same losses and parameters "
