@@ -6,10 +6,10 @@ import torch
 
 from attnlib.attention import attention_scores
 from attnlib.data import TOKENS, example_inputs
+from attnlib.exercises._calls import SCORES, Forbid, no_product
 from attnlib.exercises._cases import random_tensor, token_inputs
 from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise
-from attnlib.exercises._products import no_product
 from attnlib.exercises._value import ValueExercise, tensor, token, whole
 from attnlib.mistakes import MISTAKES, scores
 
@@ -42,13 +42,10 @@ register(
         call=lambda dot, args: dot(args["a"], args["b"]),
         reference=lambda args: torch.dot(args["a"], args["b"]),
         mistakes={k: scores.TABLE[k] for k in ("products_not_summed", "sums_multiplied")},
+        forbids=Forbid(attnlib=(*SCORES, "context_vector"), how="with * and .sum()"),
         # literally the rule stated: torch.dot (or its aliases) is refused; `@` and einsum are
         # other ways to write the formula, and are taken
-        rules=(
-            no_product(
-                lambda dot, args: dot(args["a"], args["b"]), "torch.dot", ("dot", "vdot", "inner")
-            ),
-        ),
+        rules=(no_product("torch.dot", ("dot", "vdot", "inner")),),
         praise="dot(x_0, x_1) = 0.9544, the score of 'Your' with 'journey'.",
     )
 )
@@ -82,6 +79,7 @@ register(
         call=lambda scores_loop, args: scores_loop(args["inputs"]),
         reference=lambda args: attention_scores(args["inputs"]),
         mistakes=scores.TABLE,
+        forbids=Forbid(attnlib=SCORES, how="with torch.dot, one cell at a time"),
         stub_gives_zeros=True,
         praise="Every cell is the dot product of token i's vector with token j's.",
     )

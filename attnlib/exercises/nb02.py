@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from attnlib.attention import attention_scores
 from attnlib.data import example_inputs
+from attnlib.exercises._calls import SCORES, Forbid, no_whole_grid, one_product
 from attnlib.exercises._cases import token_inputs
 from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise
-from attnlib.exercises._products import one_product, product_shapes
 from attnlib.exercises._value import ValueExercise, number, shape
 from attnlib.mistakes import scores
 
@@ -17,17 +17,6 @@ NUM_ASKING = 3
 
 def _grid(scores_of, args):
     return scores_of(args["inputs"])
-
-
-def _not_whole_grid(function, case: Case) -> str | None:
-    num_tokens = len(case.args["inputs"])
-    grid = (num_tokens, num_tokens)
-    if grid in product_shapes(function, case.args, _grid):
-        return (
-            f"the right rows, but cut from the whole {grid} grid; the exercise asks for "
-            "the 3 rows alone: put only the asking tokens on the left"
-        )
-    return None
 
 
 def _cases(asking: int | None) -> list[Case]:
@@ -72,7 +61,8 @@ register(
         call=_grid,
         reference=lambda args: attention_scores(args["inputs"]),
         mistakes=scores.TABLE,
-        rules=(one_product(_grid, "inputs @ inputs.T"),),
+        forbids=Forbid(attnlib=SCORES, how="with @"),
+        rules=(one_product("inputs @ inputs.T"),),
         praise="inputs @ inputs.T: row i of inputs times column j of inputs.T, token i · token j.",
     )
 )
@@ -86,7 +76,14 @@ register(
         call=_grid,
         reference=lambda args: args["asking"] @ args["inputs"].T,
         mistakes={k: scores.TABLE[k] for k in ("operands_swapped", "no_transpose")},
-        rules=(_not_whole_grid, one_product(_grid, "inputs[:3] @ inputs.T")),
+        forbids=Forbid(attnlib=SCORES, how="with @"),
+        rules=(
+            no_whole_grid(
+                "the right rows, but cut from the whole {grid} grid; the exercise asks for "
+                "the 3 rows alone: put only the asking tokens on the left"
+            ),
+            one_product("inputs[:3] @ inputs.T"),
+        ),
         praise="The tokens that ask go on the left: one row each; the tokens compared, "
         "transposed, on the right: one column each.",
     )

@@ -6,6 +6,7 @@ import torch
 
 from attnlib.attention import attention_scores, softmax
 from attnlib.data import example_inputs
+from attnlib.exercises._calls import SOFTMAX, TORCH_SOFTMAX, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise
@@ -49,6 +50,7 @@ register(
         call=lambda softmax_naive, args: softmax_naive(args["x"]),
         reference=lambda args: torch.softmax(args["x"], dim=-1),
         mistakes=weights.TABLE,
+        forbids=Forbid(SOFTMAX, TORCH_SOFTMAX, "from torch.exp and .sum()"),
         nan_hint=EXP_NAN,
         praise="Tried on grids of several shapes, with negative scores: every weight is "
         "positive and every row sums to 1.",
@@ -94,6 +96,7 @@ register(
         call=lambda softmax_stable, args: softmax_stable(args["x"]),
         reference=lambda args: torch.softmax(args["x"], dim=-1),
         mistakes=weights.TABLE,
+        forbids=Forbid(SOFTMAX, TORCH_SOFTMAX, "from the row's max, torch.exp and .sum()"),
         nan_hint=EXP_NAN,
         praise="Scores up to 100 and no nan: the largest exp is now exp(0) = 1.",
     )

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from attnlib.data import example_inputs
+from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves
@@ -83,6 +84,7 @@ register(
             [a["inputs"] @ a[w] for w in ("W_query", "W_key", "W_value")]
         ),
         mistakes={k: trainable.TABLE[k] for k in ("projection_mixed_up", "projection_order")},
+        forbids=Forbid(because="attnlib has no projection function; the products are the task"),
         gradient=Gradient(
             lambda inputs, W_query, W_key, W_value: (
                 inputs @ W_query,
@@ -155,6 +157,7 @@ register(
             },
             "softmax_dim0": weights.TABLE["softmax_dim0"],
         },
+        forbids=Forbid(attnlib=ATTEND, how="with torch.softmax and the root of d_k"),
         praise="Checked with d_out = 2, 3 and 4, on one query and on whole grids: the scale "
         "follows the keys' size, and each row sums to 1.",
     )
@@ -200,6 +203,11 @@ register(
             },
             "softmax_dim0": weights.TABLE["softmax_dim0"],
         },
+        forbids=Forbid(
+            attnlib=("SelfAttentionV1", "SelfAttentionV2", *ATTEND),
+            torch=("scaled_dot_product_attention",),
+            how="with torch, step by step",
+        ),
         praise="Row 1 is the book's z(2) = [0.3061, 0.8210], and the layer is right for other "
         "sizes and d_out too.",
     )
@@ -280,6 +288,7 @@ register(
                 "expected_score_spread",
             )
         },
+        forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
         praise="d_k / 4: positive, and growing with d_k faster than the spread, about "
         "0.22 * sqrt(d_k). Every query scores every key well above 0.",
     )

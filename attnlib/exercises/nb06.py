@@ -17,6 +17,7 @@ import torch
 
 from attnlib.attention import causal_mask, softmax
 from attnlib.data import TOKENS, example_inputs
+from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves
@@ -104,6 +105,11 @@ register(
             "scale_by_d_k": trainable.TABLE["scale_by_d_k"],
             "softmax_dim0": weights.TABLE["softmax_dim0"],
         },
+        forbids=Forbid(
+            attnlib=("causal_mask", *ATTEND),
+            torch=("scaled_dot_product_attention",),
+            how="with torch.triu, masked_fill and torch.softmax",
+        ),
         praise="Zeros above the diagonal, and every row still sums to 1, for 4, 6 and 7 tokens.",
     )
 )
@@ -138,6 +144,7 @@ register(
         mistakes={
             k: dropout.TABLE[k] for k in ("dropout_by_p", "dropout_unscaled", "dropout_inverted")
         },
+        forbids=Forbid(because="torch's dropout draws its own mask; the exercise hands over keep"),
         gradient=Gradient(
             lambda attn_weights, keep, p: attn_weights * keep / (1 - p),
             leaves(
@@ -237,6 +244,11 @@ register(
             },
             "softmax_dim0": weights.TABLE["softmax_dim0"],
         },
+        forbids=Forbid(
+            attnlib=("CausalAttention", "MultiHeadAttentionWrapper", "MultiHeadAttention", *ATTEND),
+            torch=("scaled_dot_product_attention",),
+            how="with torch, step by step",
+        ),
         praise="Checked on batches of 1, 2 and 3, with masks built for more tokens than the "
         "input has, and dropout up to 0.5 under a fixed seed.",
     )
@@ -296,7 +308,7 @@ def _detached(result: Any) -> Any:
     return result.detach() if isinstance(result, torch.Tensor) else result
 
 
-def _no_attention(first_row: Any, case: Case) -> str | None:
+def _no_attention(first_row: Any, case: Case, calls: Any) -> str | None:
     """The rule: one projection, no attention. The layer given refuses to run attention."""
     guarded = copy.deepcopy(case.args["ca"])
 
@@ -325,6 +337,7 @@ register(
         call=lambda first_row, a: _detached(first_row(a["ca"], a["inputs"])),
         reference=lambda a: a["ca"].W_value(a["inputs"][0]).detach(),
         mistakes={"query_not_value": masks.TABLE["query_not_value"]},
+        forbids=Forbid(because="ca(...) is refused by the rule below; ca's layers are the task"),
         rules=(_no_attention,),
         praise="'Your' puts all its weight on itself, so it gets its own value vector.",
     )

@@ -14,6 +14,7 @@ from typing import Any
 import torch
 
 from attnlib.data import example_inputs
+from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._compare import shown
 from attnlib.exercises._core import register
@@ -90,6 +91,9 @@ register(
         gradient=layer_gradient(MultiHeadAttentionWrapper),
         rules=(reused(MultiHeadAttentionWrapper),),
         mistakes={k: heads.TABLE[k] for k in ("heads_cat_wrong_axis", "heads_summed")},
+        # the heads are attnlib's CausalAttention, as the notebook hands them out: only the
+        # wrapper's own forward is the answer
+        forbids=Forbid(attnlib=("MultiHeadAttentionWrapper",), how="with torch.cat"),
         praise="Each token's row now holds head 0's d_out features, then head 1's, and so on.",
     )
 )
@@ -157,6 +161,7 @@ register(
         reference=lambda a: _run_made(_two_heads, a),
         gradient=Gradient(_two_heads, lambda make, a: trained(make, _as_layer_case(a))),
         mistakes={k: heads.TABLE[k] for k in ("wrapper_d_out_total", "wrapper_one_head")},
+        forbids=Forbid(because="building attnlib's wrapper is the task"),
         praise="Two heads of d_out = 1, side by side: (2, 6, 2) for the book's batch.",
     )
 )
@@ -179,16 +184,6 @@ def _sizes(answer: Any) -> Any:
     return refused if refused is not None else tuple(values)
 
 
-class _Pair(ValueExercise):
-    """Two names answered together; not attempted while both are still ``...``."""
-
-    def judge(self, answer: Any) -> Any:
-        pair = list(answer.values()) if isinstance(answer, dict) else answer
-        if isinstance(pair, (tuple, list)) and all(v is Ellipsis for v in pair):
-            answer = Ellipsis
-        return super().judge(answer)
-
-
 def _book_layer_sizes() -> tuple[int, int]:
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(123)
@@ -207,7 +202,7 @@ _PAIRS_SEEN = {
 
 
 register(
-    _Pair(
+    ValueExercise(
         name="07.d_out",
         task="set features_per_head and out_features for "
         "MultiHeadAttention(3, 2, 6, 0.0, num_heads=2)",
@@ -247,6 +242,7 @@ register(
             k: heads.TABLE[k]
             for k in ("split_without_transpose", "split_transpose_last", "d_out_per_head")
         },
+        forbids=Forbid(attnlib=("split_heads",), how="with .view and .transpose"),
         praise="view cuts each token's features into heads; transpose(1, 2) puts the heads "
         "before the tokens.",
     )
@@ -281,6 +277,7 @@ register(
         mistakes={
             k: heads.TABLE[k] for k in ("merge_without_transpose", "view_without_contiguous")
         },
+        forbids=Forbid(because="attnlib has no merge function; MultiHeadAttention is not called"),
         praise="Each token's row holds its heads' features, head 0 first.",
     )
 )
@@ -321,6 +318,11 @@ register(
         call=run,
         reference=lambda a: run(MultiHeadAttention, a),
         gradient=layer_gradient(MultiHeadAttention),
+        forbids=Forbid(
+            attnlib=("MultiHeadAttention", *ATTEND),
+            torch=("scaled_dot_product_attention",),
+            how="with torch, steps 1 to 8",
+        ),
         rules=(reused(MultiHeadAttention),),
         mistakes={
             **{
@@ -433,6 +435,7 @@ register(
             k: heads.TABLE[k]
             for k in ("out_proj_left_random", "out_proj_bias_kept", "heads_reversed")
         },
+        forbids=Forbid(because="the two layers are handed out; copying weights is the task"),
         praise="The same numbers from both layers: MultiHeadAttention is the wrapper's heads, "
         "stacked into three larger projections, followed by out_proj.",
     )

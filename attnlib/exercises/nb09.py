@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 
 from attnlib.attention import scaled_dot_product_attention
+from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._compare import shown
-from attnlib.exercises._core import Verdict, named, register
+from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise
 from attnlib.exercises._value import Refused, ValueExercise, number, whole
 from attnlib.mistakes import blockwise, costs
@@ -34,32 +34,23 @@ FLOAT32_BYTES = torch.finfo(torch.float32).bits // 8
 BLOCK_CASES = ((6, 10, 4, 3, 4), (3, 9, 5, 2, 2), (5, 7, 2, 4, 3), (4, 3, 3, 3, 8))
 
 
-@dataclass(frozen=True)
-class _Near(ValueExercise):
-    """A count: exact, and a near miss is named by ``near(value)`` with the value echoed."""
-
-    near: Callable[[Any], str | None] = lambda value: None
-    searched: tuple[str, ...] = ()  # the mistakes ``near`` may name
-
-    def judge(self, answer: Any) -> Verdict:
-        verdict = super().judge(answer)
-        if verdict.status == "wrong" and (mistake := self.near(self.accept(answer))):
-            return named(self.name, mistake, {"got": shown(answer)})
-        return verdict
+def _slope_near(answer: Any, value: Any) -> tuple[str, dict, str] | None:
+    """A slope measured off the plot (between 1.5 and 2.5) is named, echoed."""
+    if isinstance(value, (int, float)) and 1.5 <= value <= 2.5:
+        return "slope_measured", {"got": shown(answer)}, ""
+    return None
 
 
-def _slope_near(value: Any) -> str | None:
-    return "slope_measured" if isinstance(value, (int, float)) and 1.5 <= value <= 2.5 else None
-
-
-def _growth_near(value: Any) -> str | None:
+def _growth_near(answer: Any, value: Any) -> tuple[str, dict, str] | None:
+    """A growth within 5% of the right one (read off a measurement) is named, echoed."""
     right = (LONG // SHORT) ** 2
-    close = isinstance(value, (int, float)) and abs(value - right) <= 0.05 * right
-    return "growth_rounded" if close else None
+    if isinstance(value, (int, float)) and abs(value - right) <= 0.05 * right:
+        return "growth_rounded", {"got": shown(answer)}, ""
+    return None
 
 
 register(
-    _Near(
+    ValueExercise(
         name="09.slope",
         task="set slope to the slope you expect for the matrix product at the right of the plot",
         answer_names=("slope",),
@@ -73,7 +64,7 @@ register(
             else None
         ),
         praise="n rows of n scores: twice the tokens, 4 = 2^2 times the work.",
-        near=_slope_near,
+        search=_slope_near,
         searched=("slope_measured",),
     )
 )
@@ -109,6 +100,7 @@ register(
                 "grid_in_mb",
             )
         },
+        forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
         praise="4 bytes per score, num_tokens * num_tokens scores: 256 MiB at 8,192 tokens.",
     )
 )
@@ -117,7 +109,7 @@ register(
 # --- 09.grid_growth: from 8k to 1M tokens ------------------------------------------------------
 
 register(
-    _Near(
+    ValueExercise(
         name="09.grid_growth",
         task="set grid_times to how many times the 1M-token grid is larger than the 8k-token grid",
         answer_names=("grid_times",),
@@ -130,7 +122,7 @@ register(
             "growth_inverted": lambda: (SHORT / LONG) ** 2,
         },
         praise="128 times the tokens, 128 * 128 = 16,384 times the bytes.",
-        near=_growth_near,
+        search=_growth_near,
         searched=("growth_rounded",),
     )
 )
@@ -179,6 +171,11 @@ register(
         call=_run_blockwise,
         reference=lambda a: scaled_dot_product_attention(a["queries"], a["keys"], a["values"])[0],
         mistakes=blockwise.TABLE,
+        forbids=Forbid(
+            attnlib=("blockwise_attention", *ATTEND),
+            torch=("scaled_dot_product_attention",),
+            how="block by block, rescaling the sums",
+        ),
         praise="Block by block, the same context vectors as the whole grid at once.",
     )
 )

@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from attnlib.exercises._calls import Forbid
 from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise
 from attnlib.exercises._value import Refused, ValueExercise, number, word
@@ -64,6 +65,7 @@ register(
         mistakes=_rows(
             "targets_not_shifted", "targets_shifted_back", "targets_one_short", "targets_one_long"
         ),
+        forbids=Forbid(because="slicing: nothing in attnlib computes it"),
         praise="Every position has the word after it as its target: one window, context_length "
         "questions.",
     )
@@ -82,7 +84,7 @@ def _step_cases() -> list[Case]:
     return cases
 
 
-def _returns_a_number(step: Callable[..., Any], case: Case) -> str | None:
+def _returns_a_number(step: Callable[..., Any], case: Case, calls: Any) -> str | None:
     """The rule: the step returns the loss as a Python number (``loss.item()``)."""
     returned = []
 
@@ -109,6 +111,7 @@ register(
         call=lambda step, a: after_steps(step, **a),
         reference=lambda a: after_steps(training.step_with(), **a),
         mistakes=_rows("grads_not_zeroed", "no_update"),
+        forbids=Forbid(because="the step runs the reader's model through attnlib's layers"),
         rules=(_returns_a_number,),
         praise=f"{training.NUM_STEPS} steps on little models gave the same losses and parameters "
         "as ours.",
@@ -137,6 +140,7 @@ register(
         call=_loss_of,
         reference=lambda a: loss_value(math.log(a["vocab_size"])),
         mistakes=_rows("uniform_log2", "uniform_log10", "uniform_probability", "uniform_log_sign"),
+        forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
         praise="ln(vocab_size): the loss of knowing nothing, where training starts from.",
     )
 )
