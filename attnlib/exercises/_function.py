@@ -19,7 +19,7 @@ import torch
 from attnlib.exercises._calls import Calls, Forbid, run_on
 from attnlib.exercises._compare import NAN_HINT, Raised, describe, outcome, rounded, same, shown
 from attnlib.exercises._core import Verdict, correct, named, not_attempted, not_quite
-from attnlib.mistakes import Mistake
+from attnlib.mistakes import MISTAKES, Mistake
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,12 @@ class Case:
     label: str
     args: Mapping[str, Any]
     alone: str = ""
+
+
+def rows(*names: str) -> dict[str, Mistake]:
+    """The mistakes ``names`` (rows of the tables, :data:`~attnlib.mistakes.MISTAKES`), in the
+    order they are tried; each must be one a case of its exercise can show (a test holds it)."""
+    return {name: MISTAKES[name] for name in names}
 
 
 def shape_values(args: Mapping[str, Any]) -> dict[str, Any]:

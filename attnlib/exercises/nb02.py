@@ -7,9 +7,8 @@ from attnlib.data import example_inputs
 from attnlib.exercises._calls import SCORES, Forbid, no_whole_grid, one_product
 from attnlib.exercises._cases import token_inputs
 from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import ValueExercise, number, shape
-from attnlib.mistakes import scores
 
 #: How many tokens ask in the "first rows" exercise: "Your", "journey", "starts".
 NUM_ASKING = 3
@@ -60,7 +59,15 @@ register(
         cases=lambda: _cases(None),
         call=_grid,
         reference=lambda args: attention_scores(args["inputs"]),
-        mistakes=scores.TABLE,
+        mistakes=rows(
+            "products_in_one_cell",
+            "same_token",
+            "row_written_whole",
+            "transposed_product",
+            "no_transpose",
+            "elementwise_product",
+            "operands_swapped",
+        ),
         forbids=Forbid(attnlib=SCORES, how="with @"),
         rules=(one_product("inputs @ inputs.T"),),
         praise="inputs @ inputs.T: row i of inputs times column j of inputs.T, token i · token j.",
@@ -75,7 +82,7 @@ register(
         cases=lambda: _cases(NUM_ASKING),
         call=_grid,
         reference=lambda args: args["asking"] @ args["inputs"].T,
-        mistakes={k: scores.TABLE[k] for k in ("operands_swapped", "no_transpose")},
+        mistakes=rows("operands_swapped", "no_transpose"),
         forbids=Forbid(attnlib=SCORES, how="with @"),
         rules=(
             no_whole_grid(

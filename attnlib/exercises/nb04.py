@@ -12,7 +12,7 @@ from attnlib.data import TOKENS, example_inputs
 from attnlib.exercises._calls import ATTEND, SCORES, Forbid, no_whole_grid
 from attnlib.exercises._cases import random_tensor, token_inputs
 from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import ValueExercise, tensor, word
 from attnlib.mistakes import MISTAKES, Mistake, context
 
@@ -101,7 +101,7 @@ register(
         cases=_blend_cases,
         call=lambda blend, args: blend(args["attn_weights"], args["inputs"]),
         reference=lambda args: args["attn_weights"] @ args["inputs"],
-        mistakes=context.TABLE,
+        mistakes=rows("weights_transposed", "product_order"),
         forbids=Forbid(attnlib=("context_vectors", "context_vector"), how="with @"),
         praise="(6, 6) @ (6, 3) -> (6, 3): row q is the running total of query q, all at once.",
     )

@@ -17,9 +17,8 @@ from attnlib.data import TOKENS, embed, example_inputs
 from attnlib.exercises._calls import Forbid
 from attnlib.exercises._compare import shown
 from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import Refused, ValueExercise, boolean, number, token, whole
-from attnlib.mistakes import weights
 from attnlib.modules import MultiHeadAttention
 
 #: Decimals a predicted weight is compared at: the 4 the notebook prints.
@@ -96,10 +95,7 @@ register(
         cases=_hot_cases,
         call=lambda hot_limit, args: _weight(hot_limit(args["num_tokens"])),
         reference=lambda args: _hot_weight(args["num_tokens"]),
-        mistakes={
-            name: weights.TABLE[name]
-            for name in ("hot_weights_vanish", "hot_weights_to_one", "hot_weights_count")
-        },
+        mistakes=rows("hot_weights_vanish", "hot_weights_to_one", "hot_weights_count"),
         forbids=Forbid(because="a prediction; measuring it with attnlib is an experiment"),
         praise="The scores shrink towards 0, every exp towards 1: the weights become equal, "
         "1 / num_tokens each.",

@@ -15,9 +15,8 @@ from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._compare import shown
 from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import Refused, ValueExercise, number, whole
-from attnlib.mistakes import blockwise, costs
 from attnlib.mistakes.blockwise import blocks
 
 #: The exponent of the work of attention in num_tokens: n rows of n scores.
@@ -89,17 +88,14 @@ register(
         cases=lambda: [Case(f"{n:,} tokens", {"num_tokens": n}) for n in GRID_SIZES],
         call=lambda grid_bytes, args: _size(grid_bytes(args["num_tokens"])),
         reference=lambda args: FLOAT32_BYTES * args["num_tokens"] ** 2,
-        mistakes={
-            name: costs.TABLE[name]
-            for name in (
-                "grid_entries_not_bytes",
-                "grid_one_row",
-                "grid_float64",
-                "grid_bits",
-                "grid_in_mib",
-                "grid_in_mb",
-            )
-        },
+        mistakes=rows(
+            "grid_entries_not_bytes",
+            "grid_one_row",
+            "grid_float64",
+            "grid_bits",
+            "grid_in_mib",
+            "grid_in_mb",
+        ),
         forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
         praise="4 bytes per score, num_tokens * num_tokens scores: 256 MiB at 8,192 tokens.",
     )
@@ -170,7 +166,16 @@ register(
         cases=_block_cases,
         call=_run_blockwise,
         reference=lambda a: scaled_dot_product_attention(a["queries"], a["keys"], a["values"])[0],
-        mistakes=blockwise.TABLE,
+        mistakes=rows(
+            "no_rescale",
+            "context_not_rescaled",
+            "sum_not_rescaled",
+            "new_block_rescaled",
+            "rescale_divides",
+            "block_replaces_sums",
+            "running_sum_no_keepdim",
+            "block_sum_of_all",
+        ),
         forbids=Forbid(
             attnlib=("blockwise_attention", *ATTEND),
             torch=("scaled_dot_product_attention",),

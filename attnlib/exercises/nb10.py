@@ -13,7 +13,7 @@ import torch
 
 from attnlib.exercises._calls import Forbid
 from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import Refused, ValueExercise, number, word
 from attnlib.mistakes import training
 from attnlib.mistakes.training import after_steps, loss_value
@@ -27,10 +27,6 @@ VOCAB_SIZES = (1157, 2, 50, 50257)
 PATTERNS = ("previous", "itself", "next", "first", "even")
 #: The answers to "without position embeddings, does a previous-token head form?".
 NO_POSITION = ("yes", "no", "next")
-
-
-def _rows(*names: str) -> dict:
-    return {name: training.TABLE[name] for name in names}
 
 
 # --- 10.targets: the targets as the inputs shifted by one --------------------------------------
@@ -62,7 +58,7 @@ register(
         cases=_target_cases,
         call=_targets,
         reference=lambda a: a["token_ids"][a["start"] + 1 : a["start"] + 1 + a["context_length"]],
-        mistakes=_rows(
+        mistakes=rows(
             "targets_not_shifted", "targets_shifted_back", "targets_one_short", "targets_one_long"
         ),
         forbids=Forbid(because="slicing: nothing in attnlib computes it"),
@@ -110,7 +106,7 @@ register(
         cases=_step_cases,
         call=lambda step, a: after_steps(step, **a),
         reference=lambda a: after_steps(training.step_with(), **a),
-        mistakes=_rows("grads_not_zeroed", "no_update"),
+        mistakes=rows("grads_not_zeroed", "no_update"),
         forbids=Forbid(because="the step runs the reader's model through attnlib's layers"),
         rules=(_returns_a_number,),
         praise=f"{training.NUM_STEPS} steps on little models gave the same losses and parameters "
@@ -139,7 +135,7 @@ register(
         cases=lambda: [Case(f"vocab_size={v:,}", {"vocab_size": v}) for v in VOCAB_SIZES],
         call=_loss_of,
         reference=lambda a: loss_value(math.log(a["vocab_size"])),
-        mistakes=_rows("uniform_log2", "uniform_log10", "uniform_probability", "uniform_log_sign"),
+        mistakes=rows("uniform_log2", "uniform_log10", "uniform_probability", "uniform_log_sign"),
         forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
         praise="ln(vocab_size): the loss of knowing nothing, where training starts from.",
     )
