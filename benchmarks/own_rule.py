@@ -1,7 +1,8 @@
-"""What the "course's own answer" rule (attnlib/exercises/_own.py) costs a check.
+"""What the "course's own answer" rule (an exercise's ``forbids``, attnlib/exercises/_calls.py)
+costs a check.
 
 For each exercise the rule guards, on its notebook solution (a right answer, the only kind
-that reaches the rule): the rule alone (it re-runs the book's case under its profile hook) and
+that reaches the rule): the rule alone (it re-runs the book's case under its recorder) and
 the check without the rule, in this process, the least of ``--rounds`` times of each (a busy
 machine stretches single runs). Prints one line per exercise and the ratio (check with the rule)
 / (check without it) of the totals. Last line key=value.
@@ -21,10 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the notebooks' solutions, as the tests read them
 
 from test_exercise_variants import _answer  # noqa: E402
-from test_own_answers import solution  # noqa: E402
+from test_own_answers import OWN, solution  # noqa: E402
 
 from attnlib.exercises import EXERCISES  # noqa: E402
-from attnlib.exercises._own import OWN  # noqa: E402
+from attnlib.exercises._calls import Forbid, run_on  # noqa: E402
 
 
 def least(function, args: tuple, rounds: int) -> float:
@@ -43,12 +44,16 @@ def main() -> None:
     rule_total = bare_total = 0.0
     for name in OWN:
         exercise = EXERCISES[name]
-        bare = dataclasses.replace(exercise, rules=exercise.rules[1:])  # the own rule is first
+        bare = dataclasses.replace(exercise, forbids=Forbid(because="measured without"))
         answer = _answer(exercise, solution(name))
         assert exercise.judge(answer).correct, name
         book = exercise.cases()[0]
+
+        def own_rule(answer=answer, book=book, exercise=exercise):
+            return exercise.forbids.broken(answer, lambda: run_on(exercise.call, answer, book.args))
+
         # the rule alone (what a right answer's check adds), then the check without it
-        rule = least(exercise.rules[0], (answer, book), rounds)
+        rule = least(own_rule, (), rounds)
         judged = least(bare.judge, (answer,), rounds)
         rule_total, bare_total = rule_total + rule, bare_total + judged
         print(

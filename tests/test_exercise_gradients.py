@@ -26,18 +26,11 @@ from attnlib.training import AdamW
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 #: Every exercise whose result must stay trainable (a layer, or a step of one).
 WITH_GRADIENT = sorted(n for n, e in EXERCISES.items() if getattr(e, "gradient", None))
-#: Function exercises whose answer returns a layer (frozen, not detached, cuts it off).
-MAKES_A_LAYER = {"07.two_features"}
-#: Judged in `make test`: one layer and one function; the others in `make check-all`.
-FAST = {"06.forward", "05.projections"}
-#: The first parameter each layer exercise's reference trains (named by the verdict).
-FIRST_PARAMETER = {
-    "05.forward": "W_query",
-    "06.forward": "W_query.weight",
-    "07.wrapper_forward": "heads.0.W_query.weight",
-    "07.two_features": "heads.0.W_query.weight",
-    "07.forward": "W_query.weight",
-}
+#: The exercises whose cases build a layer (a class the reader writes), with their book's case.
+BOOK_CASES = {n: EXERCISES[n].cases()[0].args for n in WITH_GRADIENT}
+LAYERS = {n: args for n, args in BOOK_CASES.items() if "layer" in args}
+#: Judged in `make test`: the first layer and the first function; the others in `make check-all`.
+FAST = {min(LAYERS), min(set(WITH_GRADIENT) - set(LAYERS))}
 
 
 def _solutions() -> dict[str, str]:
@@ -52,9 +45,19 @@ SOLUTIONS = _solutions()
 
 
 def _detach(result):
+    """``result`` cut off from training: tensors detached, a layer returned frozen."""
     if isinstance(result, (tuple, list)):
         return type(result)(_detach(r) for r in result)
+    if isinstance(result, nn.Module):
+        return result.requires_grad_(False)
     return result.detach() if isinstance(result, torch.Tensor) else result
+
+
+def _first_parameter(name: str) -> str | None:
+    """The first parameter of the layer exercise ``name``'s book case (named by the verdict)."""
+    if name not in LAYERS:
+        return None
+    return next(iter(dict(LAYERS[name]["layer"].named_parameters())))
 
 
 def cut_off(name: str, answer) -> list[tuple[str, object]]:
@@ -71,24 +74,24 @@ def cut_off(name: str, answer) -> list[tuple[str, object]]:
                     return super().forward(*args)
 
         return [("output .detach()", Detached), ("forward under torch.no_grad()", NoGrad)]
-    if name in MAKES_A_LAYER:
-        return [("module frozen", lambda *args: answer(*args).requires_grad_(False))]
 
     def detached(*args):
         return _detach(answer(*args))
 
-    def no_grad(*args):
+    def no_grad(*args):  # a layer returned is built alike under no_grad: frozen instead
         with torch.no_grad():
-            return answer(*args)
+            made = answer(*args)
+        return made.requires_grad_(False) if isinstance(made, nn.Module) else made
 
     return [("result .detach()", detached), ("under torch.no_grad()", no_grad)]
 
 
 def test_the_layer_exercises_all_check_gradients() -> None:
-    """Every exercise that writes a layer's forward (or returns a layer) has the check."""
-    layers = {"05.forward", "06.forward", "07.wrapper_forward", "07.two_features", "07.forward"}
-    assert layers <= set(WITH_GRADIENT)
-    assert {"05.projections", "07.split_heads"} <= set(WITH_GRADIENT)
+    """Every exercise whose solution writes a class or builds a layer has the check."""
+    layers = {n for n, code in SOLUTIONS.items() if "class " in code or "Attention" in code}
+    functions = {n for n, e in EXERCISES.items() if hasattr(e, "cases")}
+    assert layers & functions <= set(WITH_GRADIENT)
+    assert len(LAYERS) >= 4
 
 
 @pytest.mark.parametrize(
@@ -104,8 +107,8 @@ def test_a_solution_cut_off_from_training_is_named(name: str) -> None:
         verdict = exercise.judge(answer)
         assert verdict.mistake == "no_gradient", (label, verdict.message)
         assert "no gradient reaches" in verdict.message
-        if name in FIRST_PARAMETER:
-            assert f"reaches {FIRST_PARAMETER[name]}:" in verdict.message, verdict.message
+        if first := _first_parameter(name):
+            assert f"reaches {first}:" in verdict.message, verdict.message
 
 
 @pytest.mark.check_all
@@ -132,15 +135,12 @@ def _mask_cut_in_place(answer: type) -> type:
     return Cut
 
 
+#: The layer exercises whose layer holds a causal mask buffer (in itself or in its heads).
+MASKED = [n for n, a in LAYERS.items() if any(hasattr(m, "mask") for m in a["layer"].modules())]
+
+
 @pytest.mark.parametrize(
-    "name",
-    [
-        "06.forward",
-        *(
-            pytest.param(n, marks=pytest.mark.check_all)
-            for n in ("07.wrapper_forward", "07.forward")
-        ),
-    ],
+    "name", [MASKED[0], *(pytest.param(n, marks=pytest.mark.check_all) for n in MASKED[1:])]
 )
 def test_a_forward_that_cuts_its_mask_in_place_is_told_so(name: str) -> None:
     exercise = EXERCISES[name]

@@ -1,6 +1,6 @@
 """An answer that hands its work to the course's own answer is not the reader's answer.
 
-For every exercise of attnlib.exercises._own.OWN and every name it bans, a variant of the
+For every exercise that forbids names (its ``forbids``) and every name it bans, a variant of the
 notebook's solution that also enters that name (attnlib's function or layer forward, torch's
 ready-made op) is generated and must not be called correct, and must name what it used; the
 delegations a reader would type (an alias, a subclass, a one-line call) likewise. Every folded
@@ -23,23 +23,10 @@ from test_exercises import exercises
 from attnlib import attention, modules
 from attnlib.exercises import EXERCISES, check, checkpoint
 from attnlib.exercises._function import FunctionExercise
-from attnlib.exercises._own import OWN
 
-#: Function exercises with nothing of attnlib or torch to ban, and why.
-NOTHING_TO_BAN = {
-    "05.projections": "attnlib has no projection function; the products are the task",
-    "05.expected_score": "arithmetic: nothing in attnlib computes it",
-    "06.dropout": "torch's dropout draws its own mask; the exercise hands over `keep`",
-    "06.first_row": "ca(...) is refused by the exercise's own rule; ca's layers are the task",
-    "07.two_features": "building attnlib's wrapper is the task",
-    "07.merge_heads": "attnlib has no merge function; MultiHeadAttention is not called on it",
-    "07.copy_heads": "the two layers are handed out; copying weights between them is the task",
-    "08.hot_limit": "a prediction; measuring it with attnlib is an experiment, not a copy",
-    "09.grid_bytes": "arithmetic: nothing in attnlib computes it",
-    "10.targets": "slicing: nothing in attnlib computes it",
-    "10.training_step": "the step runs the reader's model through attnlib's layers, as told",
-    "10.uniform_loss": "arithmetic: nothing in attnlib computes it",
-}
+FUNCTIONS = {n: e for n, e in EXERCISES.items() if isinstance(e, FunctionExercise)}
+#: What each function exercise forbids, from its own declaration.
+OWN = {n: e.forbids for n, e in FUNCTIONS.items() if not e.forbids.because}
 
 #: A call that enters torch's op of each banned name, on throwaway inputs.
 TORCH_CALLS = {
@@ -108,41 +95,13 @@ def solution(name: str) -> dict:
 
 #: Layer exercises take about a second a check: `make test` keeps two of them (05.forward's
 #: alias below, 07.forward's subclass entering MultiHeadAttention), `make check-all` the rest.
-LAYERS = {"05.forward", "06.forward", "07.wrapper_forward", "07.forward"}
+LAYERS = {n for n, e in FUNCTIONS.items() if "layer" in e.cases()[0].args}
 
 
 def _tiered(params: list[tuple], fast: set[tuple]) -> list:
     """``params`` with every layer exercise's case left to `make check-all` but ``fast``."""
     slow = pytest.mark.check_all
     return [pytest.param(*p, marks=slow) if p[0] in LAYERS and p not in fast else p for p in params]
-
-
-def _banned() -> list:
-    banned = [(ex, "attnlib", n) for ex, own in OWN.items() for n in own.attnlib] + [
-        (ex, "torch", n) for ex, own in OWN.items() for n in own.torch
-    ]
-    # `make test` runs the first name of the exercises no quick DELEGATIONS case covers
-    fast = {next(b for b in banned if b[0] == name) for name in ("05.scale", "07.forward")}
-    return [p if p in fast else pytest.param(*p, marks=pytest.mark.check_all) for p in banned]
-
-
-def test_every_function_exercise_says_what_it_bans() -> None:
-    functions = {n for n, e in EXERCISES.items() if isinstance(e, FunctionExercise)}
-    assert set(OWN) <= functions
-    assert functions - set(OWN) == set(NOTHING_TO_BAN)
-
-
-@pytest.mark.parametrize(("name", "kind", "banned"), _banned())
-def test_a_solution_that_enters_a_banned_name_is_refused(name, kind, banned) -> None:
-    exercise = EXERCISES[name]
-    right = _answer(exercise, solution(name))
-    assert exercise.judge(right).correct, name
-    touch = (lambda: _enter(banned)) if kind == "attnlib" else TORCH_CALLS[banned]
-    verdict = exercise.judge(_with(right, touch))
-    assert not verdict.correct, (name, banned)
-    shown = banned if kind == "attnlib" else banned.replace("special_", "special.")
-    assert shown in verdict.message and "write it yourself" in verdict.message, verdict.message
-    assert sys.getprofile() is None
 
 
 #: (exercise, the code a reader types that hands the work over, what the verdict names)
@@ -190,6 +149,40 @@ DELEGATIONS = [
      "F.scaled_dot_product_attention(queries, keys, values)",
      "torch.nn.functional.scaled_dot_product_attention"),
 ]  # fmt: skip
+
+
+def _banned() -> list:
+    banned = [(ex, "attnlib", n) for ex, own in OWN.items() for n in own.attnlib] + [
+        (ex, "torch", n) for ex, own in OWN.items() for n in own.torch
+    ]
+    # `make test` runs the first name of each exercise no quick DELEGATIONS case covers
+    quick = {d[0] for d in DELEGATIONS if d[0] not in LAYERS or d[1].startswith("from attnlib")}
+    uncovered = set(OWN) - quick  # of those, every function and the last layer
+    names = {n for n in uncovered if n not in LAYERS} | {[n for n in OWN if n in uncovered][-1]}
+    fast = {next(b for b in banned if b[0] == name) for name in names}
+    return [p if p in fast else pytest.param(*p, marks=pytest.mark.check_all) for p in banned]
+
+
+def test_every_function_exercise_says_what_it_bans_or_why_nothing() -> None:
+    for name, exercise in FUNCTIONS.items():
+        forbids = exercise.forbids
+        assert bool(forbids.attnlib or forbids.torch) != bool(forbids.because), name
+    assert {"01.dot", "03.softmax_naive", "07.forward"} <= set(OWN)
+
+
+@pytest.mark.parametrize(("name", "kind", "banned"), _banned())
+def test_a_solution_that_enters_a_banned_name_is_refused(name, kind, banned) -> None:
+    exercise = EXERCISES[name]
+    right = _answer(exercise, solution(name))
+    assert exercise.judge(right).correct, name
+    touch = (lambda: _enter(banned)) if kind == "attnlib" else TORCH_CALLS[banned]
+    verdict = exercise.judge(_with(right, touch))
+    assert not verdict.correct, (name, banned)
+    shown = banned if kind == "attnlib" else banned.replace("special_", "special.")
+    assert shown in verdict.message and "write it yourself" in verdict.message, verdict.message
+    assert sys.getprofile() is None
+
+
 
 
 @pytest.mark.parametrize(

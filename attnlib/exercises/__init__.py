@@ -26,12 +26,8 @@ from attnlib.exercises._core import (
     check,
     checkpoint,
 )
-from attnlib.exercises._own import refuse_own
 
 __all__ = ["CORRECT", "EXERCISES", "NOT_ATTEMPTED", "NOT_RUN", "Verdict", "check", "checkpoint"]
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("nb")):
     importlib.import_module(f"{__name__}.{_module}")
-
-# after every notebook's exercises: an answer handed to attnlib's own is not written (_own.py)
-refuse_own(EXERCISES)

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from attnlib.exercises import _limits, _own, _tries
+from attnlib.exercises import _limits, _tries
 from attnlib.exercises._compare import shown
 from attnlib.mistakes import MISTAKES
 from attnlib.progress import record as _record
@@ -87,7 +87,7 @@ class Judged(Protocol):
     name: str
     answer_names: tuple[str, ...]
 
-    def judge(self, answer: Any) -> Verdict: ...
+    def judge(self, answer: Any, course: bool = False) -> Verdict: ...
 
 
 def register(exercise: Judged) -> Judged:
@@ -153,7 +153,7 @@ def check(name: str, answer: Any = _LOOK_UP) -> Verdict:
     return verdict
 
 
-def _judged(name: str, answer: Any, namespace: Mapping[str, Any]) -> Verdict:
+def _judged(name: str, answer: Any, namespace: Mapping[str, Any], course: bool = False) -> Verdict:
     try:
         if not isinstance(name, str):
             return _fault(
@@ -172,9 +172,9 @@ def _judged(name: str, answer: Any, namespace: Mapping[str, Any]) -> Verdict:
             names = exercise.answer_names
             answer = values[0] if len(values) == 1 else dict(zip(names, values, strict=True))
         # an answer handed to check() is the reader's all the same: the course's own class
-        # is refused as any delegation is (_own.py); only checkpoint() judges the course's
+        # is refused as any delegation is (_calls.py); only checkpoint() judges the course's
         with _limits.time_limit():
-            return exercise.judge(answer)
+            return exercise.judge(answer, course=course)
     except _limits.TimeLimit:
         return Verdict(name, "wrong", _limits.ENDLESS)
     except KeyboardInterrupt:
@@ -195,8 +195,7 @@ def checkpoint(name: str, own: Any, what: str = "") -> Verdict:
     """
     try:
         said = what if isinstance(what, str) and what else f"the notebook's answer to {name}"
-        with _own.given(True):  # the course's own object, judged on its numbers
-            verdict = _judged(name, own, {})
+        verdict = _judged(name, own, {}, course=True)  # judged on its numbers
         exercise = verdict.exercise
         if verdict.correct:
             text = f"✓ checkpoint passed: {said} (judged as exercise {exercise})"

@@ -8,6 +8,7 @@ hide gives a wrong result somewhere, and the verdict names the case.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,9 +16,10 @@ from typing import Any
 import numpy as np
 import torch
 
+from attnlib.exercises._calls import Calls, Forbid, run_on
 from attnlib.exercises._compare import NAN_HINT, Raised, describe, outcome, rounded, same, shown
 from attnlib.exercises._core import Verdict, correct, named, not_attempted, not_quite
-from attnlib.mistakes import Mistake
+from attnlib.mistakes import MISTAKES, Mistake
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,12 @@ class Case:
     label: str
     args: Mapping[str, Any]
     alone: str = ""
+
+
+def rows(*names: str) -> dict[str, Mistake]:
+    """The mistakes ``names`` (rows of the tables, :data:`~attnlib.mistakes.MISTAKES`), in the
+    order they are tried; each must be one a case of its exercise can show (a test holds it)."""
+    return {name: MISTAKES[name] for name in names}
 
 
 def shape_values(args: Mapping[str, Any]) -> dict[str, Any]:
@@ -103,10 +111,13 @@ def leaves(call: Callable[[Callable, Mapping[str, Any]], Any], *names: str):
 
 @dataclass(frozen=True)
 class FunctionExercise:
-    """``call(answer, args)`` runs the reader's function on one case's inputs; ``reference``
-    gives the right result; ``mistakes`` are rows of a kind's table, made on each case;
-    ``rules`` return a sentence when an answer breaks a rule the exercise states;
-    ``gradient``, where the result must stay trainable, names a tensor no gradient reaches."""
+    """One function exercise, as it reads in its notebook's module: its ``name`` and ``task``,
+    the ``answer_names`` its answer is read from, the ``cases`` and how ``call(answer, args)``
+    runs the reader's function on one, the ``reference`` result, the ``mistakes`` (rows of a
+    kind's table, made on each case), what it ``forbids`` (:class:`~attnlib.exercises._calls.
+    Forbid`), further ``rules`` (``rule(answer, case, calls)`` returns a sentence when a right
+    answer breaks a rule the exercise states; ``calls()`` is what it called on that case), and,
+    where the result must stay trainable, the ``gradient`` check."""
 
     name: str
     task: str
@@ -114,15 +125,18 @@ class FunctionExercise:
     cases: Callable[[], list[Case]]
     call: Callable[[Callable, Mapping[str, Any]], Any]
     reference: Callable[[Mapping[str, Any]], Any]
+    forbids: Forbid
     mistakes: Mapping[str, Mistake] = field(default_factory=dict)
-    rules: tuple[Callable[[Callable, Case], str | None], ...] = ()
+    rules: tuple[Callable[[Callable, Case, Callable[[], Calls]], str | None], ...] = ()
     stub_gives_zeros: bool = False
     praise: str = ""
     hint_values: Mapping[str, Any] = field(default_factory=dict)
     nan_hint: str = NAN_HINT
     gradient: Gradient | None = None
 
-    def judge(self, answer: Any) -> Verdict:
+    def judge(self, answer: Any, course: bool = False) -> Verdict:
+        """The verdict on ``answer``; ``course``: the course's own object, handed over by
+        :func:`~attnlib.exercises.checkpoint`, is judged on its numbers (not refused)."""
         if answer is Ellipsis:
             return not_attempted(self.name, self.task)
         if not callable(answer):
@@ -131,13 +145,15 @@ class FunctionExercise:
         cases = self.cases()
         given = [copy.deepcopy(c.args) for c in cases]
         results = [outcome(lambda a=a: self.call(answer, a)) for a in given]
-        if results[0] is Ellipsis and (stubs := _stubs_called(answer)):
+        calls = functools.cache(lambda: run_on(self.call, answer, cases[0].args))
+        if results[0] is Ellipsis and calls().stub:
+            stub = calls().stub
             what = (
-                f"your function returned `...`, what the stub `{stubs[0]}` it calls still "
-                f"returns: finish `{stubs[0]}` in its exercise first, then run both cells"
+                f"your function returned `...`, what the stub `{stub}` it calls still "
+                f"returns: finish `{stub}` in its exercise first, then run both cells"
             )
             return Verdict(self.name, "wrong", not_quite(what))
-        if results[0] is Ellipsis and _begun(answer):
+        if results[0] is Ellipsis and calls().began:
             # a stub returns `...` after reading sizes at most; this function does more
             what = "your function returned `...`: a line of it is still the stub's `...`"
             return Verdict(self.name, "wrong", not_quite(what))
@@ -149,9 +165,12 @@ class FunctionExercise:
                 return Verdict(self.name, "wrong", not_quite(changed))
             if self.gradient and (blocked := self.gradient.blocked(answer, cases[0])):
                 return self._blocked(blocked)
+            own = course and any(answer is thing for thing in self.forbids.objects())
+            broken = None if own else self.forbids.broken(answer, calls)
             for rule in self.rules:
-                if broken := rule(answer, cases[0]):
-                    return Verdict(self.name, "wrong", not_quite(broken))
+                broken = broken or rule(answer, cases[0], calls)
+            if broken:
+                return Verdict(self.name, "wrong", not_quite(broken))
             return correct(self.name, self.praise)
         for mistake, row in self.mistakes.items():
             if any(self._made(form, cases, results, expected) for form in row.variants()):
@@ -235,36 +254,6 @@ def _changed(cases: list[Case], given: list[Mapping[str, Any]]) -> str | None:
                     "method ending in `_`; `.clone()` a row you start a total from)"
                 )
     return None
-
-
-#: Names a shipped stub may use before its `return ...`: it hands out the sizes it unpacks.
-_SIZE_NAMES = frozenset({"shape", "size", "dim", "ndim"})
-
-
-def _begun(function: Any) -> bool:
-    """Whether ``function`` does more than a stub: names something beyond reading sizes."""
-    names = getattr(getattr(function, "__code__", None), "co_names", ())
-    return bool(set(names) - _SIZE_NAMES)
-
-
-def _stubs_called(function: Any) -> list[str]:
-    """Names of functions ``function`` calls from its module whose result is still ``...``."""
-    code = getattr(function, "__code__", None)
-    scope = getattr(function, "__globals__", {})
-    found = []
-    for name in getattr(code, "co_names", ()):
-        called = scope.get(name)
-        inner = getattr(called, "__code__", None)
-        if inner is not None and called is not function and not _begun(called):
-            if outcome(lambda c=called: _returns_ellipsis(c)) is True:
-                found.append(name)
-    return found
-
-
-def _returns_ellipsis(function: Any) -> bool:
-    """Whether ``function``, called with ``None`` for each parameter, returns ``...``."""
-    arity = function.__code__.co_argcount
-    return function(*([None] * arity)) is Ellipsis
 
 
 def _equal(a: Any, b: Any) -> bool:

@@ -70,12 +70,12 @@ def layer_gradient(reference: type) -> Gradient:
     return Gradient(reference, trained)
 
 
-def reused(reference: type) -> Callable[[Any, Case], str | None]:
+def reused(reference: type) -> Callable[[Any, Case, Any], str | None]:
     """A rule: one instance of the reader's layer, called on fewer tokens then on the case's
     ``x``, gives the reference's numbers the second time too (a forward that changes its
     layer, e.g. ``self.mask = self.mask[:n, :n]``, fails on the longer input)."""
 
-    def rule(answer: Any, case: Case) -> str | None:
+    def rule(answer: Any, case: Case, calls: Any) -> str | None:
         x, num_tokens = case.args["x"], case.args["x"].shape[-2]
         if num_tokens < 3:
             return None

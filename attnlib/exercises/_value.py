@@ -152,8 +152,11 @@ def tensor(answer: Any) -> Any:
 
 @dataclass(frozen=True)
 class ValueExercise:
-    """``accept`` applies the answer policy; ``expected`` is the right value; ``mistakes``
-    map rows of a kind's table to the value that mistake gives; ``exact`` for counts."""
+    """One value exercise: ``accept`` applies the answer policy; ``expected`` is the right
+    value; ``mistakes`` map rows of a kind's table to the value that mistake gives; ``exact``
+    for counts. ``search(answer, value)``, for a wrong value no row gives, may name a mistake
+    of ``searched`` as ``(mistake, hint values, hint or "")``. Several ``answer_names`` are
+    answered together: not attempted while all are ``...``, refused while one of them is."""
 
     name: str
     task: str
@@ -167,6 +170,8 @@ class ValueExercise:
     nan_hint: str = NAN_HINT
     #: What a wrong accepted value stands for, concretely (None: echo and direction only).
     explain: Callable[[Any], str | None] | None = None
+    search: Callable[[Any, Any], tuple[str, Mapping[str, Any], str] | None] | None = None
+    searched: tuple[str, ...] = ()
 
     @property
     def prediction(self) -> bool:
@@ -174,9 +179,15 @@ class ValueExercise:
         its first wrong answer gets a nudge, not the explanation (``_tries``)."""
         return self.accept is not tensor
 
-    def judge(self, answer: Any) -> Verdict:
-        if answer is Ellipsis:
+    def judge(self, answer: Any, course: bool = False) -> Verdict:
+        names = self.answer_names
+        values = [answer.get(n) for n in names] if isinstance(answer, dict) else answer
+        several = len(names) > 1 and isinstance(values, (tuple, list)) and len(values) == 2
+        if answer is Ellipsis or (several and all(v is Ellipsis for v in values)):
             return not_attempted(self.name, self.task)
+        if several and any(v is Ellipsis for v in values):
+            left = names[[v is Ellipsis for v in values].index(True)]
+            return Verdict(self.name, "refused", not_quite(f"`{left}` is still `...`"))
         value = self.accept(answer)
         if isinstance(value, Refused):
             return Verdict(self.name, "refused", not_quite(value))
@@ -186,6 +197,8 @@ class ValueExercise:
         for mistake, make in self.mistakes.items():
             if same(value, outcome(make), exact=self.exact):
                 return named(self.name, mistake, self.hint_values)
+        if self.search is not None and (found := self.search(answer, value)):
+            return named(self.name, found[0], found[1], hint=found[2])
         if isinstance(value, torch.Tensor):
             what = describe(value, right, self.nan_hint)
         else:

@@ -6,12 +6,12 @@ import torch
 
 from attnlib.attention import attention_scores
 from attnlib.data import TOKENS, example_inputs
+from attnlib.exercises._calls import SCORES, Forbid, no_product
 from attnlib.exercises._cases import random_tensor, token_inputs
 from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise
-from attnlib.exercises._products import no_product
+from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import ValueExercise, tensor, token, whole
-from attnlib.mistakes import MISTAKES, scores
+from attnlib.mistakes import MISTAKES
 
 #: The book's query, "journey": its x^(2), at Python index 1.
 QUERY_NUMBER, QUERY_INDEX = 2, 1
@@ -41,14 +41,11 @@ register(
         cases=_pairs,
         call=lambda dot, args: dot(args["a"], args["b"]),
         reference=lambda args: torch.dot(args["a"], args["b"]),
-        mistakes={k: scores.TABLE[k] for k in ("products_not_summed", "sums_multiplied")},
+        mistakes=rows("products_not_summed", "sums_multiplied"),
+        forbids=Forbid(attnlib=(*SCORES, "context_vector"), how="with * and .sum()"),
         # literally the rule stated: torch.dot (or its aliases) is refused; `@` and einsum are
         # other ways to write the formula, and are taken
-        rules=(
-            no_product(
-                lambda dot, args: dot(args["a"], args["b"]), "torch.dot", ("dot", "vdot", "inner")
-            ),
-        ),
+        rules=(no_product("torch.dot", ("dot", "vdot", "inner")),),
         praise="dot(x_0, x_1) = 0.9544, the score of 'Your' with 'journey'.",
     )
 )
@@ -81,7 +78,16 @@ register(
         cases=_grids,
         call=lambda scores_loop, args: scores_loop(args["inputs"]),
         reference=lambda args: attention_scores(args["inputs"]),
-        mistakes=scores.TABLE,
+        mistakes=rows(
+            "products_in_one_cell",
+            "same_token",
+            "row_written_whole",
+            "transposed_product",
+            "no_transpose",
+            "elementwise_product",
+            "operands_swapped",
+        ),
+        forbids=Forbid(attnlib=SCORES, how="with torch.dot, one cell at a time"),
         stub_gives_zeros=True,
         praise="Every cell is the dot product of token i's vector with token j's.",
     )

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from attnlib.attention import attention_scores
 from attnlib.data import example_inputs
+from attnlib.exercises._calls import SCORES, Forbid, no_whole_grid, one_product
 from attnlib.exercises._cases import token_inputs
 from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise
-from attnlib.exercises._products import one_product, product_shapes
+from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import ValueExercise, number, shape
-from attnlib.mistakes import scores
 
 #: How many tokens ask in the "first rows" exercise: "Your", "journey", "starts".
 NUM_ASKING = 3
@@ -17,17 +16,6 @@ NUM_ASKING = 3
 
 def _grid(scores_of, args):
     return scores_of(args["inputs"])
-
-
-def _not_whole_grid(function, case: Case) -> str | None:
-    num_tokens = len(case.args["inputs"])
-    grid = (num_tokens, num_tokens)
-    if grid in product_shapes(function, case.args, _grid):
-        return (
-            f"the right rows, but cut from the whole {grid} grid; the exercise asks for "
-            "the 3 rows alone: put only the asking tokens on the left"
-        )
-    return None
 
 
 def _cases(asking: int | None) -> list[Case]:
@@ -71,8 +59,17 @@ register(
         cases=lambda: _cases(None),
         call=_grid,
         reference=lambda args: attention_scores(args["inputs"]),
-        mistakes=scores.TABLE,
-        rules=(one_product(_grid, "inputs @ inputs.T"),),
+        mistakes=rows(
+            "products_in_one_cell",
+            "same_token",
+            "row_written_whole",
+            "transposed_product",
+            "no_transpose",
+            "elementwise_product",
+            "operands_swapped",
+        ),
+        forbids=Forbid(attnlib=SCORES, how="with @"),
+        rules=(one_product("inputs @ inputs.T"),),
         praise="inputs @ inputs.T: row i of inputs times column j of inputs.T, token i · token j.",
     )
 )
@@ -85,8 +82,15 @@ register(
         cases=lambda: _cases(NUM_ASKING),
         call=_grid,
         reference=lambda args: args["asking"] @ args["inputs"].T,
-        mistakes={k: scores.TABLE[k] for k in ("operands_swapped", "no_transpose")},
-        rules=(_not_whole_grid, one_product(_grid, "inputs[:3] @ inputs.T")),
+        mistakes=rows("operands_swapped", "no_transpose"),
+        forbids=Forbid(attnlib=SCORES, how="with @"),
+        rules=(
+            no_whole_grid(
+                "the right rows, but cut from the whole {grid} grid; the exercise asks for "
+                "the 3 rows alone: put only the asking tokens on the left"
+            ),
+            one_product("inputs[:3] @ inputs.T"),
+        ),
         praise="The tokens that ask go on the left: one row each; the tokens compared, "
         "transposed, on the right: one column each.",
     )

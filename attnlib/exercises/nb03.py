@@ -6,11 +6,11 @@ import torch
 
 from attnlib.attention import attention_scores, softmax
 from attnlib.data import example_inputs
+from attnlib.exercises._calls import SOFTMAX, TORCH_SOFTMAX, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import ValueExercise, boolean, word
-from attnlib.mistakes import weights
 
 #: The grid the reader's softmax is tried on first: not symmetric (so a sum along the wrong
 #: axis shows), with a negative score (the notebook's example row first), nothing large.
@@ -27,9 +27,9 @@ def _grids(first: tuple, label: str, scale: float) -> list[Case]:
     """``first``, the book's scores, then random grids of other shapes, up to ``scale``."""
     cases = [Case(label, {"x": torch.tensor(first)})]
     cases.append(Case("the book's 6 x 6 scores", {"x": attention_scores(example_inputs())}))
-    for seed, (rows, cols) in enumerate(((4, 5), (2, 7))):
-        x = random_tensor(rows, cols, seed=20 + seed, scale=scale)
-        cases.append(Case(f"a random {rows} x {cols} grid up to {scale:g}", {"x": x}))
+    for seed, (n_rows, cols) in enumerate(((4, 5), (2, 7))):
+        x = random_tensor(n_rows, cols, seed=20 + seed, scale=scale)
+        cases.append(Case(f"a random {n_rows} x {cols} grid up to {scale:g}", {"x": x}))
     return cases
 
 
@@ -48,7 +48,17 @@ register(
         cases=lambda: _grids(SMALL_GRID, "the 3 x 3 grid with a negative score", 3.0),
         call=lambda softmax_naive, args: softmax_naive(args["x"]),
         reference=lambda args: torch.softmax(args["x"], dim=-1),
-        mistakes=weights.TABLE,
+        mistakes=rows(
+            "softmax_dim0",
+            "no_exp",
+            "no_keepdim",
+            "softmax_whole_grid",
+            "no_max_shift",
+            "max_no_keepdim",
+            "max_of_grid",
+            "max_without_values",
+        ),
+        forbids=Forbid(SOFTMAX, TORCH_SOFTMAX, "from torch.exp and .sum()"),
         nan_hint=EXP_NAN,
         praise="Tried on grids of several shapes, with negative scores: every weight is "
         "positive and every row sums to 1.",
@@ -93,7 +103,17 @@ register(
         cases=lambda: _grids(BIG_SCORES, "the scores up to 100", 200.0),
         call=lambda softmax_stable, args: softmax_stable(args["x"]),
         reference=lambda args: torch.softmax(args["x"], dim=-1),
-        mistakes=weights.TABLE,
+        mistakes=rows(
+            "softmax_dim0",
+            "no_exp",
+            "no_keepdim",
+            "softmax_whole_grid",
+            "no_max_shift",
+            "max_no_keepdim",
+            "max_of_grid",
+            "max_without_values",
+        ),
+        forbids=Forbid(SOFTMAX, TORCH_SOFTMAX, "from the row's max, torch.exp and .sum()"),
         nan_hint=EXP_NAN,
         praise="Scores up to 100 and no nan: the largest exp is now exp(0) = 1.",
     )

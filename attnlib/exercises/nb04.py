@@ -9,10 +9,10 @@ import torch
 from attnlib.attention import attention_scores, context_vector, softmax
 from attnlib.checks import _name, diagnose
 from attnlib.data import TOKENS, example_inputs
+from attnlib.exercises._calls import ATTEND, SCORES, Forbid, no_whole_grid
 from attnlib.exercises._cases import random_tensor, token_inputs
-from attnlib.exercises._core import Verdict, named, register
-from attnlib.exercises._function import Case, FunctionExercise
-from attnlib.exercises._products import product_shapes
+from attnlib.exercises._core import register
+from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import ValueExercise, tensor, word
 from attnlib.mistakes import MISTAKES, Mistake, context
 
@@ -27,19 +27,14 @@ def _weights(inputs: torch.Tensor | None = None) -> torch.Tensor:
     return softmax(attention_scores(inputs))
 
 
-class _RunningSum(ValueExercise):
-    """The running total of "journey": the table's mistakes, then those checkpoints search."""
-
-    searched = ("wrong_pairing", "no_zero_start", "wrong_query_index")
-
-    def judge(self, answer: Any) -> Verdict:
-        verdict = super().judge(answer)
-        if verdict.status != "wrong" or not isinstance(answer, torch.Tensor):
-            return verdict
-        found = diagnose(answer.detach(), query=QUERY_INDEX)
-        if found.mistake in ("wrong_pairing", "no_zero_start", "wrong_query_index"):
-            return named(self.name, found.mistake, {}, hint=found.hint)
-        return verdict
+def _diagnosed(answer: Any, value: Any) -> tuple[str, dict, str] | None:
+    """The running total's mistakes that checkpoints search, with their hint as found."""
+    if not isinstance(answer, torch.Tensor):
+        return None
+    found = diagnose(answer.detach(), query=QUERY_INDEX)
+    if found.mistake in ("wrong_pairing", "no_zero_start", "wrong_query_index"):
+        return found.mistake, {}, found.hint
+    return None
 
 
 def _started_from_row(row: int) -> torch.Tensor:
@@ -57,7 +52,7 @@ def _journey() -> dict[str, torch.Tensor]:
 
 
 register(
-    _RunningSum(
+    ValueExercise(
         name="04.running_sum",
         task='set context_vec_2, the context vector of "journey", with the running total',
         answer_names=("context_vec_2",),
@@ -81,6 +76,8 @@ register(
             "index": QUERY_INDEX,
             "offset": "the row it started from, and more",
         },
+        search=_diagnosed,
+        searched=("wrong_pairing", "no_zero_start", "wrong_query_index"),
     )
 )
 
@@ -104,7 +101,8 @@ register(
         cases=_blend_cases,
         call=lambda blend, args: blend(args["attn_weights"], args["inputs"]),
         reference=lambda args: args["attn_weights"] @ args["inputs"],
-        mistakes=context.TABLE,
+        mistakes=rows("weights_transposed", "product_order"),
+        forbids=Forbid(attnlib=("context_vectors", "context_vector"), how="with @"),
         praise="(6, 6) @ (6, 3) -> (6, 3): row q is the running total of query q, all at once.",
     )
 )
@@ -169,18 +167,6 @@ def _from_scratch(from_scratch: Any, args: dict[str, Any]) -> Any:
     return from_scratch(args["inputs"], args["query"])
 
 
-def _one_row(function: Any, case: Case) -> str | None:
-    """The rule the exercise states: one row of scores, not the whole grid cut afterwards."""
-    num_tokens = len(case.args["inputs"])
-    grid = (num_tokens, num_tokens)
-    if grid in product_shapes(function, case.args, _from_scratch):
-        return (
-            f"the right vector, but from the whole {grid} grid; the exercise asks for the "
-            "query's row of scores alone: inputs @ inputs[query]"
-        )
-    return None
-
-
 register(
     FunctionExercise(
         name="04.from_scratch",
@@ -194,7 +180,16 @@ register(
             "no_softmax": context.TABLE["no_softmax"],
             "no_exp": _blended("no_exp"),
         },
-        rules=(_one_row,),
+        forbids=Forbid(
+            attnlib=(*SCORES, "context_vector", *ATTEND, "blockwise_attention"),
+            how="with torch: the scores, their softmax, the blend",
+        ),
+        rules=(
+            no_whole_grid(
+                "the right vector, but from the whole {grid} grid; the exercise asks for the "
+                "query's row of scores alone: inputs @ inputs[query]"
+            ),
+        ),
         praise="The same as row 5 of attn_weights @ inputs, without ever building the grid.",
     )
 )

@@ -16,12 +16,13 @@ from typing import Any
 import torch
 
 from attnlib.data import example_inputs
+from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves
+from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves, rows
 from attnlib.exercises._layers import layer_cases, layer_gradient, reused, run
 from attnlib.exercises._value import Refused, ValueExercise, number, shape
-from attnlib.mistakes import questions, trainable, weights
+from attnlib.mistakes import trainable, weights
 from attnlib.modules import SelfAttentionV1
 
 #: The book's query, "journey": its x^(2), at Python index 1.
@@ -83,7 +84,8 @@ register(
         reference=lambda a: torch.stack(
             [a["inputs"] @ a[w] for w in ("W_query", "W_key", "W_value")]
         ),
-        mistakes={k: trainable.TABLE[k] for k in ("projection_mixed_up", "projection_order")},
+        mistakes=rows("projection_mixed_up", "projection_order"),
+        forbids=Forbid(because="attnlib has no projection function; the products are the task"),
         gradient=Gradient(
             lambda inputs, W_query, W_key, W_value: (
                 inputs @ W_query,
@@ -152,19 +154,15 @@ register(
                 lambda scaled_weights, a: scaled_weights(a["attn_scores"], a["keys"]), "attn_scores"
             ),
         ),
-        mistakes={
-            **{
-                k: trainable.TABLE[k]
-                for k in (
-                    "no_scale",
-                    "scale_by_d_k",
-                    "scale_by_d_in",
-                    "scale_by_num_tokens",
-                    "scale_hardcoded",
-                )
-            },
-            "softmax_dim0": replace(weights.TABLE["softmax_dim0"], hint=_ONE_ROW_AND_GRIDS),
-        },
+        mistakes=rows(
+            "no_scale",
+            "scale_by_d_k",
+            "scale_by_d_in",
+            "scale_by_num_tokens",
+            "scale_hardcoded",
+        )
+        | {"softmax_dim0": replace(weights.TABLE["softmax_dim0"], hint=_ONE_ROW_AND_GRIDS)},
+        forbids=Forbid(attnlib=ATTEND, how="with torch.softmax and the root of d_k"),
         praise="Checked with d_out = 2, 3 and 4, on one query and on whole grids: the scale "
         "follows the keys' size, and each row sums to 1.",
     )
@@ -195,21 +193,21 @@ register(
         reference=lambda a: run(SelfAttentionV1, a),
         gradient=layer_gradient(SelfAttentionV1),
         rules=(reused(SelfAttentionV1),),
-        mistakes={
-            **{
-                k: trainable.TABLE[k]
-                for k in (
-                    "no_scale",
-                    "scale_by_d_k",
-                    "scale_by_d_in",
-                    "scale_by_num_tokens",
-                    "scale_hardcoded",
-                    "blend_inputs",
-                    "weights_not_context",
-                )
-            },
-            "softmax_dim0": weights.TABLE["softmax_dim0"],
-        },
+        mistakes=rows(
+            "no_scale",
+            "scale_by_d_k",
+            "scale_by_d_in",
+            "scale_by_num_tokens",
+            "scale_hardcoded",
+            "blend_inputs",
+            "weights_not_context",
+            "softmax_dim0",
+        ),
+        forbids=Forbid(
+            attnlib=("SelfAttentionV1", "SelfAttentionV2", *ATTEND),
+            torch=("scaled_dot_product_attention",),
+            how="with torch, step by step",
+        ),
         praise="Row 1 is the book's z(2) = [0.3061, 0.8210], and the layer is right for other "
         "sizes and d_out too.",
     )
@@ -281,15 +279,13 @@ register(
         call=lambda expected_score, a: _score_mean(expected_score(a["d_k"])),
         # d_k independent terms, each the product of two independent means
         reference=lambda a: torch.tensor(a["d_k"] * UNIFORM_MEAN * UNIFORM_MEAN),
-        mistakes={
-            k: questions.TABLE[k]
-            for k in (
-                "expected_score_zero",
-                "expected_score_one_mean",
-                "expected_score_square",
-                "expected_score_spread",
-            )
-        },
+        mistakes=rows(
+            "expected_score_zero",
+            "expected_score_one_mean",
+            "expected_score_square",
+            "expected_score_spread",
+        ),
+        forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
         praise="d_k / 4: positive, and growing with d_k faster than the spread, about "
         "0.22 * sqrt(d_k). Every query scores every key well above 0.",
     )

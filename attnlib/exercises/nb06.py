@@ -17,12 +17,12 @@ import torch
 
 from attnlib.attention import causal_mask, softmax
 from attnlib.data import TOKENS, example_inputs
+from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves
+from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves, rows
 from attnlib.exercises._layers import layer_cases, layer_gradient, reused, run
 from attnlib.exercises._value import ValueExercise, token
-from attnlib.mistakes import dropout, masks, trainable, weights
 from attnlib.modules import CausalAttention, SelfAttentionV2
 
 D_IN, D_OUT = 3, 2
@@ -88,22 +88,22 @@ register(
                 lambda causal_weights, a: causal_weights(a["attn_scores"], a["d_k"]), "attn_scores"
             ),
         ),
-        mistakes={
-            **{
-                k: masks.TABLE[k]
-                for k in (
-                    "mask_diagonal",
-                    "mask_zero",
-                    "mask_after_softmax",
-                    "mask_inverted",
-                    "mask_not_bool",
-                    "mask_left_out",
-                )
-            },
-            "no_scale": trainable.TABLE["no_scale"],
-            "scale_by_d_k": trainable.TABLE["scale_by_d_k"],
-            "softmax_dim0": weights.TABLE["softmax_dim0"],
-        },
+        mistakes=rows(
+            "mask_diagonal",
+            "mask_zero",
+            "mask_after_softmax",
+            "mask_inverted",
+            "mask_not_bool",
+            "mask_left_out",
+            "no_scale",
+            "scale_by_d_k",
+            "softmax_dim0",
+        ),
+        forbids=Forbid(
+            attnlib=("causal_mask", *ATTEND),
+            torch=("scaled_dot_product_attention",),
+            how="with torch.triu, masked_fill and torch.softmax",
+        ),
         praise="Zeros above the diagonal, and every row still sums to 1, for 4, 6 and 7 tokens.",
     )
 )
@@ -135,9 +135,8 @@ register(
         reference=lambda a: torch.where(
             a["keep"], a["attn_weights"] / (1 - a["p"]), torch.zeros_like(a["attn_weights"])
         ),
-        mistakes={
-            k: dropout.TABLE[k] for k in ("dropout_by_p", "dropout_unscaled", "dropout_inverted")
-        },
+        mistakes=rows("dropout_by_p", "dropout_unscaled", "dropout_inverted"),
+        forbids=Forbid(because="torch's dropout draws its own mask; the exercise hands over keep"),
         gradient=Gradient(
             lambda attn_weights, keep, p: attn_weights * keep / (1 - p),
             leaves(
@@ -211,32 +210,27 @@ register(
         reference=lambda a: run(CausalAttention, a),
         gradient=layer_gradient(CausalAttention),
         rules=(reused(CausalAttention),),
-        mistakes={
-            **{
-                k: masks.TABLE[k]
-                for k in (
-                    "mask_not_cut",
-                    "keys_transposed_whole",
-                    "mask_after_softmax",
-                    "mask_zero",
-                    "mask_diagonal",
-                    "mask_left_out",
-                )
-            },
-            "no_dropout": dropout.TABLE["no_dropout"],
-            **{
-                k: trainable.TABLE[k]
-                for k in (
-                    "no_scale",
-                    "scale_by_d_k",
-                    "scale_by_d_in",
-                    "scale_hardcoded",
-                    "blend_inputs",
-                    "weights_not_context",
-                )
-            },
-            "softmax_dim0": weights.TABLE["softmax_dim0"],
-        },
+        mistakes=rows(
+            "mask_not_cut",
+            "keys_transposed_whole",
+            "mask_after_softmax",
+            "mask_zero",
+            "mask_diagonal",
+            "mask_left_out",
+            "no_dropout",
+            "no_scale",
+            "scale_by_d_k",
+            "scale_by_d_in",
+            "scale_hardcoded",
+            "blend_inputs",
+            "weights_not_context",
+            "softmax_dim0",
+        ),
+        forbids=Forbid(
+            attnlib=("CausalAttention", "MultiHeadAttentionWrapper", "MultiHeadAttention", *ATTEND),
+            torch=("scaled_dot_product_attention",),
+            how="with torch, step by step",
+        ),
         praise="Checked on batches of 1, 2 and 3, with masks built for more tokens than the "
         "input has, and dropout up to 0.5 under a fixed seed.",
     )
@@ -296,7 +290,7 @@ def _detached(result: Any) -> Any:
     return result.detach() if isinstance(result, torch.Tensor) else result
 
 
-def _no_attention(first_row: Any, case: Case) -> str | None:
+def _no_attention(first_row: Any, case: Case, calls: Any) -> str | None:
     """The rule: one projection, no attention. The layer given refuses to run attention."""
     guarded = copy.deepcopy(case.args["ca"])
 
@@ -324,7 +318,8 @@ register(
         cases=_first_row_cases,
         call=lambda first_row, a: _detached(first_row(a["ca"], a["inputs"])),
         reference=lambda a: a["ca"].W_value(a["inputs"][0]).detach(),
-        mistakes={"query_not_value": masks.TABLE["query_not_value"]},
+        mistakes=rows("query_not_value"),
+        forbids=Forbid(because="ca(...) is refused by the rule below; ca's layers are the task"),
         rules=(_no_attention,),
         praise="'Your' puts all its weight on itself, so it gets its own value vector.",
     )

@@ -14,10 +14,11 @@ from typing import Any
 import torch
 
 from attnlib.data import example_inputs
+from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._compare import shown
 from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves
+from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves, rows
 from attnlib.exercises._layers import (
     DROPOUT_SEED,
     layer_cases,
@@ -27,7 +28,7 @@ from attnlib.exercises._layers import (
     trained,
 )
 from attnlib.exercises._value import Refused, ValueExercise, whole
-from attnlib.mistakes import dropout, heads, masks, trainable, weights
+from attnlib.mistakes import heads
 from attnlib.modules import MultiHeadAttention, MultiHeadAttentionWrapper, split_heads
 
 NUM_HEADS = 3  # of the step-by-step example: d_out = 12, head_dim = 4
@@ -89,7 +90,10 @@ register(
         reference=lambda a: run(MultiHeadAttentionWrapper, a),
         gradient=layer_gradient(MultiHeadAttentionWrapper),
         rules=(reused(MultiHeadAttentionWrapper),),
-        mistakes={k: heads.TABLE[k] for k in ("heads_cat_wrong_axis", "heads_summed")},
+        mistakes=rows("heads_cat_wrong_axis", "heads_summed"),
+        # the heads are attnlib's CausalAttention, as the notebook hands them out: only the
+        # wrapper's own forward is the answer
+        forbids=Forbid(attnlib=("MultiHeadAttentionWrapper",), how="with torch.cat"),
         praise="Each token's row now holds head 0's d_out features, then head 1's, and so on.",
     )
 )
@@ -156,7 +160,8 @@ register(
         call=_run_made,
         reference=lambda a: _run_made(_two_heads, a),
         gradient=Gradient(_two_heads, lambda make, a: trained(make, _as_layer_case(a))),
-        mistakes={k: heads.TABLE[k] for k in ("wrapper_d_out_total", "wrapper_one_head")},
+        mistakes=rows("wrapper_d_out_total", "wrapper_one_head"),
+        forbids=Forbid(because="building attnlib's wrapper is the task"),
         praise="Two heads of d_out = 1, side by side: (2, 6, 2) for the book's batch.",
     )
 )
@@ -179,16 +184,6 @@ def _sizes(answer: Any) -> Any:
     return refused if refused is not None else tuple(values)
 
 
-class _Pair(ValueExercise):
-    """Two names answered together; not attempted while both are still ``...``."""
-
-    def judge(self, answer: Any) -> Any:
-        pair = list(answer.values()) if isinstance(answer, dict) else answer
-        if isinstance(pair, (tuple, list)) and all(v is Ellipsis for v in pair):
-            answer = Ellipsis
-        return super().judge(answer)
-
-
 def _book_layer_sizes() -> tuple[int, int]:
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(123)
@@ -207,7 +202,7 @@ _PAIRS_SEEN = {
 
 
 register(
-    _Pair(
+    ValueExercise(
         name="07.d_out",
         task="set features_per_head and out_features for "
         "MultiHeadAttention(3, 2, 6, 0.0, num_heads=2)",
@@ -243,10 +238,8 @@ register(
         call=lambda split, a: split(a["x"], a["num_heads"]),
         reference=lambda a: split_heads(a["x"], a["num_heads"]),
         gradient=Gradient(split_heads, leaves(lambda split, a: split(a["x"], a["num_heads"]), "x")),
-        mistakes={
-            k: heads.TABLE[k]
-            for k in ("split_without_transpose", "split_transpose_last", "d_out_per_head")
-        },
+        mistakes=rows("split_without_transpose", "split_transpose_last", "d_out_per_head"),
+        forbids=Forbid(attnlib=("split_heads",), how="with .view and .transpose"),
         praise="view cuts each token's features into heads; transpose(1, 2) puts the heads "
         "before the tokens.",
     )
@@ -278,9 +271,8 @@ register(
         call=lambda merge, a: merge(a["context_vec"]),
         reference=lambda a: _merge(a["context_vec"]),
         gradient=Gradient(_merge, leaves(lambda merge, a: merge(a["context_vec"]), "context_vec")),
-        mistakes={
-            k: heads.TABLE[k] for k in ("merge_without_transpose", "view_without_contiguous")
-        },
+        mistakes=rows("merge_without_transpose", "view_without_contiguous"),
+        forbids=Forbid(because="attnlib has no merge function; MultiHeadAttention is not called"),
         praise="Each token's row holds its heads' features, head 0 first.",
     )
 )
@@ -321,34 +313,27 @@ register(
         call=run,
         reference=lambda a: run(MultiHeadAttention, a),
         gradient=layer_gradient(MultiHeadAttention),
+        forbids=Forbid(
+            attnlib=("MultiHeadAttention", *ATTEND),
+            torch=("scaled_dot_product_attention",),
+            how="with torch, steps 1 to 8",
+        ),
         rules=(reused(MultiHeadAttention),),
-        mistakes={
-            **{
-                k: heads.TABLE[k]
-                for k in (
-                    "split_without_transpose",
-                    "d_out_per_head",
-                    "scale_by_d_out",
-                    "merge_without_transpose",
-                    "no_out_proj",
-                )
-            },
-            **{
-                k: masks.TABLE[k]
-                # not keys_transposed_whole: on 4-d keys it raises the same words as other
-                # axis mistakes, so it could not be told apart from them
-                for k in (
-                    "mask_not_cut",
-                    "mask_after_softmax",
-                    "mask_left_out",
-                    "mask_zero",
-                    "mask_diagonal",
-                )
-            },
-            "no_dropout": dropout.TABLE["no_dropout"],
-            "no_scale": trainable.TABLE["no_scale"],
-            "softmax_dim0": weights.TABLE["softmax_dim0"],
-        },
+        mistakes=rows(
+            "split_without_transpose",
+            "d_out_per_head",
+            "scale_by_d_out",
+            "merge_without_transpose",
+            "no_out_proj",
+            "mask_not_cut",
+            "mask_after_softmax",
+            "mask_left_out",
+            "mask_zero",
+            "mask_diagonal",
+            "no_dropout",
+            "no_scale",
+            "softmax_dim0",
+        ),
         praise="Your forward pass gives attnlib's numbers for 1 to 3 sequences, 2 or 3 heads and "
         "dropout up to 0.5: project, split, attend per head, merge, out_proj.",
     )
@@ -429,10 +414,8 @@ register(
         cases=_copy_cases,
         call=_copied_output,
         reference=_wrapper_output,
-        mistakes={
-            k: heads.TABLE[k]
-            for k in ("out_proj_left_random", "out_proj_bias_kept", "heads_reversed")
-        },
+        mistakes=rows("out_proj_left_random", "out_proj_bias_kept", "heads_reversed"),
+        forbids=Forbid(because="the two layers are handed out; copying weights is the task"),
         praise="The same numbers from both layers: MultiHeadAttention is the wrapper's heads, "
         "stacked into three larger projections, followed by out_proj.",
     )

@@ -7,7 +7,6 @@ with the explorer, so that these checks hold whatever the widgets draw.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -15,11 +14,11 @@ import torch
 
 from attnlib.attention import attention_scores, attention_weights
 from attnlib.data import TOKENS, embed, example_inputs
+from attnlib.exercises._calls import Forbid
 from attnlib.exercises._compare import shown
-from attnlib.exercises._core import Verdict, named, not_attempted, not_quite, register
-from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._core import register
+from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import Refused, ValueExercise, boolean, number, token, whole
-from attnlib.mistakes import weights
 from attnlib.modules import MultiHeadAttention
 
 #: Decimals a predicted weight is compared at: the 4 the notebook prints.
@@ -34,33 +33,24 @@ def _weights(causal: bool) -> torch.Tensor:
 # --- 08.first_self: the causal mask on a sentence of your own ------------------------------
 
 
-@dataclass(frozen=True)
-class _FirstSelf(ValueExercise):
+def _unmasked(answer: Any, value: Any) -> tuple[str, dict, str] | None:
     """A weight read without the mask is named, with the reader's value echoed."""
-
-    searched = ("first_self_unmasked",)
-
-    def judge(self, answer: Any) -> Verdict:
-        verdict = super().judge(answer)
-        value = self.accept(answer)
-        unmasked = float(_weights(causal=False)[0, 0])
-        if (
-            verdict.status == "wrong"
-            and isinstance(value, float)
-            and round(value, 2) == round(unmasked, 2)
-        ):
-            return named(self.name, "first_self_unmasked", {"got": shown(answer)})
-        return verdict
+    unmasked = float(_weights(causal=False)[0, 0])
+    if isinstance(value, float) and round(value, 2) == round(unmasked, 2):
+        return "first_self_unmasked", {"got": shown(answer)}, ""
+    return None
 
 
 register(
-    _FirstSelf(
+    ValueExercise(
         name="08.first_self",
         task="set first_self to the weight the first token gives itself under the causal mask",
         answer_names=("first_self",),
         accept=number,
         expected=lambda: float(_weights(causal=True)[0, 0]),
         mistakes={"first_token_hidden": lambda: 0},
+        search=_unmasked,
+        searched=("first_self_unmasked",),
         praise="The first token sees only itself: one score, and softmax of one score is 1.",
     )
 )
@@ -105,10 +95,8 @@ register(
         cases=_hot_cases,
         call=lambda hot_limit, args: _weight(hot_limit(args["num_tokens"])),
         reference=lambda args: _hot_weight(args["num_tokens"]),
-        mistakes={
-            name: weights.TABLE[name]
-            for name in ("hot_weights_vanish", "hot_weights_to_one", "hot_weights_count")
-        },
+        mistakes=rows("hot_weights_vanish", "hot_weights_to_one", "hot_weights_count"),
+        forbids=Forbid(because="a prediction; measuring it with attnlib is an experiment"),
         praise="The scores shrink towards 0, every exp towards 1: the weights become equal, "
         "1 / num_tokens each.",
     )
@@ -140,24 +128,8 @@ def _rows_equal() -> tuple[bool, bool]:
     return bool(torch.equal(plain[1], plain[4])), bool(torch.equal(masked[1], masked[4]))
 
 
-@dataclass(frozen=True)
-class _Pair(ValueExercise):
-    """Two answers: both names still ``...`` is not attempted; one of them is said by name."""
-
-    def judge(self, answer: Any) -> Verdict:
-        names = self.answer_names
-        values = [answer.get(n) for n in names] if isinstance(answer, dict) else answer
-        if isinstance(values, (tuple, list)) and len(values) == 2:
-            if all(v is Ellipsis for v in values):
-                return not_attempted(self.name, self.task)
-            for name, value in zip(names, values, strict=True):
-                if value is Ellipsis:
-                    return Verdict(self.name, "refused", not_quite(f"`{name}` is still `...`"))
-        return super().judge(answer)
-
-
 register(
-    _Pair(
+    ValueExercise(
         name="08.repeated_word",
         task="set same_without_mask and same_with_mask to True or False for the two 'dog' rows",
         answer_names=_PAIR,
@@ -265,7 +237,7 @@ def _swap_mistake(without: tuple[int, ...], with_mask: tuple[int, ...]) -> Any:
 
 
 register(
-    _Pair(
+    ValueExercise(
         name="08.swap_rows",
         task="set changed_without_mask and changed_with_mask to the words whose context vector "
         "changes when 'journey' and 'starts' swap places",

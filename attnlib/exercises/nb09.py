@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 
 from attnlib.attention import scaled_dot_product_attention
+from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._compare import shown
-from attnlib.exercises._core import Verdict, named, register
-from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._core import register
+from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import Refused, ValueExercise, number, whole
-from attnlib.mistakes import blockwise, costs
 from attnlib.mistakes.blockwise import blocks
 
 #: The exponent of the work of attention in num_tokens: n rows of n scores.
@@ -34,32 +33,23 @@ FLOAT32_BYTES = torch.finfo(torch.float32).bits // 8
 BLOCK_CASES = ((6, 10, 4, 3, 4), (3, 9, 5, 2, 2), (5, 7, 2, 4, 3), (4, 3, 3, 3, 8))
 
 
-@dataclass(frozen=True)
-class _Near(ValueExercise):
-    """A count: exact, and a near miss is named by ``near(value)`` with the value echoed."""
-
-    near: Callable[[Any], str | None] = lambda value: None
-    searched: tuple[str, ...] = ()  # the mistakes ``near`` may name
-
-    def judge(self, answer: Any) -> Verdict:
-        verdict = super().judge(answer)
-        if verdict.status == "wrong" and (mistake := self.near(self.accept(answer))):
-            return named(self.name, mistake, {"got": shown(answer)})
-        return verdict
+def _slope_near(answer: Any, value: Any) -> tuple[str, dict, str] | None:
+    """A slope measured off the plot (between 1.5 and 2.5) is named, echoed."""
+    if isinstance(value, (int, float)) and 1.5 <= value <= 2.5:
+        return "slope_measured", {"got": shown(answer)}, ""
+    return None
 
 
-def _slope_near(value: Any) -> str | None:
-    return "slope_measured" if isinstance(value, (int, float)) and 1.5 <= value <= 2.5 else None
-
-
-def _growth_near(value: Any) -> str | None:
+def _growth_near(answer: Any, value: Any) -> tuple[str, dict, str] | None:
+    """A growth within 5% of the right one (read off a measurement) is named, echoed."""
     right = (LONG // SHORT) ** 2
-    close = isinstance(value, (int, float)) and abs(value - right) <= 0.05 * right
-    return "growth_rounded" if close else None
+    if isinstance(value, (int, float)) and abs(value - right) <= 0.05 * right:
+        return "growth_rounded", {"got": shown(answer)}, ""
+    return None
 
 
 register(
-    _Near(
+    ValueExercise(
         name="09.slope",
         task="set slope to the slope you expect for the matrix product at the right of the plot",
         answer_names=("slope",),
@@ -73,7 +63,7 @@ register(
             else None
         ),
         praise="n rows of n scores: twice the tokens, 4 = 2^2 times the work.",
-        near=_slope_near,
+        search=_slope_near,
         searched=("slope_measured",),
     )
 )
@@ -98,17 +88,15 @@ register(
         cases=lambda: [Case(f"{n:,} tokens", {"num_tokens": n}) for n in GRID_SIZES],
         call=lambda grid_bytes, args: _size(grid_bytes(args["num_tokens"])),
         reference=lambda args: FLOAT32_BYTES * args["num_tokens"] ** 2,
-        mistakes={
-            name: costs.TABLE[name]
-            for name in (
-                "grid_entries_not_bytes",
-                "grid_one_row",
-                "grid_float64",
-                "grid_bits",
-                "grid_in_mib",
-                "grid_in_mb",
-            )
-        },
+        mistakes=rows(
+            "grid_entries_not_bytes",
+            "grid_one_row",
+            "grid_float64",
+            "grid_bits",
+            "grid_in_mib",
+            "grid_in_mb",
+        ),
+        forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
         praise="4 bytes per score, num_tokens * num_tokens scores: 256 MiB at 8,192 tokens.",
     )
 )
@@ -117,7 +105,7 @@ register(
 # --- 09.grid_growth: from 8k to 1M tokens ------------------------------------------------------
 
 register(
-    _Near(
+    ValueExercise(
         name="09.grid_growth",
         task="set grid_times to how many times the 1M-token grid is larger than the 8k-token grid",
         answer_names=("grid_times",),
@@ -130,7 +118,7 @@ register(
             "growth_inverted": lambda: (SHORT / LONG) ** 2,
         },
         praise="128 times the tokens, 128 * 128 = 16,384 times the bytes.",
-        near=_growth_near,
+        search=_growth_near,
         searched=("growth_rounded",),
     )
 )
@@ -178,7 +166,21 @@ register(
         cases=_block_cases,
         call=_run_blockwise,
         reference=lambda a: scaled_dot_product_attention(a["queries"], a["keys"], a["values"])[0],
-        mistakes=blockwise.TABLE,
+        mistakes=rows(
+            "no_rescale",
+            "context_not_rescaled",
+            "sum_not_rescaled",
+            "new_block_rescaled",
+            "rescale_divides",
+            "block_replaces_sums",
+            "running_sum_no_keepdim",
+            "block_sum_of_all",
+        ),
+        forbids=Forbid(
+            attnlib=("blockwise_attention", *ATTEND),
+            torch=("scaled_dot_product_attention",),
+            how="block by block, rescaling the sums",
+        ),
         praise="Block by block, the same context vectors as the whole grid at once.",
     )
 )

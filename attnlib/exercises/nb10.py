@@ -11,9 +11,10 @@ from typing import Any
 
 import torch
 
+from attnlib.exercises._calls import Forbid
 from attnlib.exercises._compare import named_entries
 from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise
+from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import Refused, ValueExercise, number, word
 from attnlib.mistakes import training
 from attnlib.mistakes.training import after_steps, loss_value
@@ -27,10 +28,6 @@ VOCAB_SIZES = (1157, 2, 50, 50257)
 PATTERNS = ("previous", "itself", "next", "first", "even")
 #: The answers to "without position embeddings, does a previous-token head form?".
 NO_POSITION = ("yes", "no", "next")
-
-
-def _rows(*names: str) -> dict:
-    return {name: training.TABLE[name] for name in names}
 
 
 # --- 10.targets: the targets as the inputs shifted by one --------------------------------------
@@ -62,9 +59,10 @@ register(
         cases=_target_cases,
         call=_targets,
         reference=lambda a: a["token_ids"][a["start"] + 1 : a["start"] + 1 + a["context_length"]],
-        mistakes=_rows(
+        mistakes=rows(
             "targets_not_shifted", "targets_shifted_back", "targets_one_short", "targets_one_long"
         ),
+        forbids=Forbid(because="slicing: nothing in attnlib computes it"),
         praise="Every position has the word after it as its target: one window, context_length "
         "questions.",
     )
@@ -91,7 +89,7 @@ def _losses_then_parameters(values: torch.Tensor) -> torch.Tensor:
     return named_entries(values, losses, ("parameter", "parameters", len(values) - steps))
 
 
-def _returns_a_number(step: Callable[..., Any], case: Case) -> str | None:
+def _returns_a_number(step: Callable[..., Any], case: Case, calls: Any) -> str | None:
     """The rule: the step returns the loss as a Python number (``loss.item()``)."""
     returned = []
 
@@ -117,7 +115,8 @@ register(
         cases=_step_cases,
         call=lambda step, a: after_steps(step, **a),
         reference=lambda a: _losses_then_parameters(after_steps(training.step_with(), **a)),
-        mistakes=_rows("grads_not_zeroed", "no_update"),
+        mistakes=rows("grads_not_zeroed", "no_update"),
+        forbids=Forbid(because="the step runs the reader's model through attnlib's layers"),
         rules=(_returns_a_number,),
         praise=f"{training.NUM_STEPS} steps on little models gave the same losses and parameters "
         "as ours.",
@@ -145,7 +144,8 @@ register(
         cases=lambda: [Case(f"vocab_size={v:,}", {"vocab_size": v}) for v in VOCAB_SIZES],
         call=_loss_of,
         reference=lambda a: loss_value(math.log(a["vocab_size"])),
-        mistakes=_rows("uniform_log2", "uniform_log10", "uniform_probability", "uniform_log_sign"),
+        mistakes=rows("uniform_log2", "uniform_log10", "uniform_probability", "uniform_log_sign"),
+        forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
         praise="ln(vocab_size): the loss of knowing nothing, where training starts from.",
     )
 )
