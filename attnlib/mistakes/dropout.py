@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from attnlib.mistakes._layer import forward_with
+from attnlib.mistakes import _layer as passes
 from attnlib.mistakes._row import Mistake
 
 TABLE: dict[str, Mistake] = {
@@ -39,6 +39,6 @@ TABLE: dict[str, Mistake] = {
         "dropout not applied to the weights",
         "in training mode the layer drops weights: attn_weights = self.dropout(attn_weights), "
         "after softmax and before the weights blend the values.",
-        lambda layer, x, seed: forward_with(layer, x, seed, dropout=False),
+        passes.no_dropout,
     ),
 }
