@@ -272,6 +272,15 @@ EVERY_FUNCTION = {
         lambda x: A.attention_weights(x, x, scale=1.0, causal=True, hidden=_mask_like(x)),
         _masked_reference,
     ),
+    "scaled_scores": (
+        # the unmasked entries of the book's scores (the masked ones are -inf on both sides)
+        lambda x: A.scaled_scores(x, x, scale=1.0, causal=True).nan_to_num(neginf=0.0),
+        lambda: book(ATTN_SCORES).tril(),
+    ),
+    "weights_from_scores": (
+        lambda x: A.weights_from_scores(x @ x.T, causal=True, hidden=_mask_like(x)),
+        _masked_reference,
+    ),
     "scaled_dot_product_attention": (
         lambda x: A.scaled_dot_product_attention(x, x, x, causal=True)[0],
         lambda: F.scaled_dot_product_attention(

@@ -227,6 +227,7 @@ register(
                 )
             },
             "no_dropout": dropout.TABLE["no_dropout"],
+            "dropout_before_softmax": dropout.TABLE["dropout_before_softmax"],
             **{
                 k: trainable.TABLE[k]
                 for k in (

@@ -347,6 +347,7 @@ register(
                 )
             },
             "no_dropout": dropout.TABLE["no_dropout"],
+            "dropout_before_softmax": dropout.TABLE["dropout_before_softmax"],
             "no_scale": trainable.TABLE["no_scale"],
             "softmax_dim0": weights.TABLE["softmax_dim0"],
         },

@@ -212,6 +212,22 @@ def no_dropout(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
 
 
 @mistaken_pass
+def dropout_on_scores(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
+    """Dropout on the scores, before the mask and softmax, instead of on the weights."""
+    queries, keys, values = projections(layer, x)
+    attn_scores = masked(dropped(layer, scores(queries, keys), seed), hidden(layer, x))
+    return merged(layer, weights(attn_scores, root_d_k(keys)) @ values)
+
+
+@mistaken_pass
+def dropout_on_masked_scores(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
+    """Dropout on the masked, scaled scores (a dropped -inf becomes NaN), then softmax."""
+    queries, keys, values = projections(layer, x)
+    attn_scores = masked(scores(queries, keys), hidden(layer, x)) / root_d_k(keys)
+    return merged(layer, weights(dropped(layer, attn_scores, seed), 1.0) @ values)
+
+
+@mistaken_pass
 def blend_inputs(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
     queries, keys, _ = projections(layer, x)
     attn_scores = masked(scores(queries, keys), hidden(layer, x))

@@ -35,6 +35,14 @@ TABLE: dict[str, Mistake] = {
             lambda attn_weights, keep, p: attn_weights * ~keep / p,
         ),
     ),
+    "dropout_before_softmax": Mistake(
+        "dropout on the scores, before softmax",
+        "dropout acts on the attention weights: after softmax, attn_weights = "
+        "self.dropout(attn_weights), then the blend of the values. Dropped scores change "
+        "what softmax normalises, so the weights no longer come from the scores.",
+        passes.dropout_on_scores,
+        others=(passes.dropout_on_masked_scores,),
+    ),
     "no_dropout": Mistake(
         "dropout not applied to the weights",
         "in training mode the layer drops weights: attn_weights = self.dropout(attn_weights), "
