@@ -5,11 +5,11 @@ forward passes from ``(layer, x, seed)``: ``layer`` is attnlib's layer built as 
 builds the reader's, ``x`` its input, ``seed`` the one set right before the pass, so that
 dropout drops the same weights as in the reader's pass.
 
-The right pass is cut into its steps (:func:`projections`, :func:`scores`, :func:`masked`,
-:func:`weights`, :func:`finish`), each reading the layer's own parameters; each mistake below
-is one small function that runs those steps with one of them written wrongly. The steps are
-plain torch, not attention.py: a wrong step may give a row of NaN (a mask that hides a whole
-row), which the reader's code gives too and attention.py would refuse.
+The right pass is cut into its steps (:func:`scores`, :func:`weights`, :func:`finish`), each
+reading the layer's own parameters; each mistake below is one small function that runs those
+steps with one of them written wrongly. The steps are plain torch, not attention.py: a wrong
+step may give a row of NaN (a mask that hides a whole row), which the reader's code gives too
+and attention.py would refuse.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def mistaken_pass(
     return run
 
 
-# --- the right steps -----------------------------------------------------------------------
+# --- the right steps, each from the layer's own parameters ------------------------------
 
 
 def _heads(layer: nn.Module) -> int | None:
@@ -71,23 +71,18 @@ def projected(layer: nn.Module, x: torch.Tensor) -> list[torch.Tensor]:
     return [w(x) if linear else x @ w for w in (layer.W_query, layer.W_key, layer.W_value)]
 
 
-def projections(layer: nn.Module, x: torch.Tensor) -> list[torch.Tensor]:
-    """:func:`projected`, and for a multi-head layer cut into heads ``(b, heads, n, head_dim)``."""
-    projected_ = projected(layer, x)
+def projections(layer: nn.Module, x: torch.Tensor, cut=None) -> list[torch.Tensor]:
+    """:func:`projected`; a multi-head layer's cut into heads ``(b, heads, n, head_dim)`` (or
+    by ``cut(layer, t)``)."""
     if not _heads(layer):
-        return projected_
-    return [split_heads(t, layer.num_heads) for t in projected_]
-
-
-def scores(queries: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-    """``queries @ keys^T``, the last two axes swapped: ``(..., num_tokens, num_tokens)``."""
-    return queries @ keys.transpose(-2, -1)
+        return projected(layer, x)
+    cut = cut or (lambda layer, t: split_heads(t, layer.num_heads))
+    return [cut(layer, t) for t in projected(layer, x)]
 
 
 def hidden(layer: nn.Module, x: torch.Tensor) -> torch.Tensor | None:
     """The layer's mask cut to ``x``'s tokens (``None`` for a layer without one)."""
-    num_tokens = x.shape[-2]
-    return layer.mask[:num_tokens, :num_tokens] if hasattr(layer, "mask") else None
+    return layer.mask[: x.shape[-2], : x.shape[-2]] if hasattr(layer, "mask") else None
 
 
 def masked(attn_scores: torch.Tensor, hide: torch.Tensor | None, fill: float = -torch.inf):
@@ -95,30 +90,32 @@ def masked(attn_scores: torch.Tensor, hide: torch.Tensor | None, fill: float = -
     return attn_scores if hide is None else attn_scores.masked_fill(hide, fill)
 
 
+def scores(layer: nn.Module, x: torch.Tensor, hide=hidden, fill=-torch.inf, cut=None):
+    """``(attn_scores, keys, values)``: ``queries @ keys^T`` masked by ``hide(layer, x)``."""
+    queries, keys, values = projections(layer, x, cut)
+    return masked(queries @ keys.transpose(-2, -1), hide(layer, x), fill), keys, values
+
+
 def weights(attn_scores: torch.Tensor, divisor: float, dim: int = -1) -> torch.Tensor:
-    """``softmax(attn_scores / divisor, dim)``; the right divisor is :func:`root_d_k`."""
+    """``softmax(attn_scores / divisor, dim)``; the right divisor is ``sqrt(d_k)``."""
     return torch.softmax(attn_scores / divisor, dim=dim)
 
 
-def root_d_k(keys: torch.Tensor) -> float:
-    return keys.shape[-1] ** 0.5
-
-
 def dropped(layer: nn.Module, attn_weights: torch.Tensor, seed: int) -> torch.Tensor:
-    """The layer's dropout on the weights, drawn as in the reader's pass (a layer without
-    dropout keeps them)."""
+    """The layer's dropout, drawn as in the reader's pass (none: the weights as they are)."""
     if not hasattr(layer, "dropout"):
         return attn_weights
     torch.manual_seed(seed)  # the reader's pass draws its dropout mask first, after this seed
     return layer.dropout.train()(attn_weights)
 
 
-def merged(layer: nn.Module, context: torch.Tensor) -> torch.Tensor:
+def merged(layer: nn.Module, context: torch.Tensor, out_proj: bool = True) -> torch.Tensor:
     """A multi-head layer's heads side by side again, then ``out_proj``; else ``context``."""
     if not _heads(layer):
         return context
     b, _, num_tokens, _ = context.shape
-    return layer.out_proj(context.transpose(1, 2).contiguous().view(b, num_tokens, -1))
+    context = context.transpose(1, 2).contiguous().view(b, num_tokens, -1)
+    return layer.out_proj(context) if out_proj else context
 
 
 def finish(layer: nn.Module, attn_weights: torch.Tensor, values: torch.Tensor, seed: int):
@@ -128,23 +125,22 @@ def finish(layer: nn.Module, attn_weights: torch.Tensor, values: torch.Tensor, s
 
 def right_pass(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
     """The pass with no step changed (what the tests hold each mistake against)."""
-    queries, keys, values = projections(layer, x)
-    attn_scores = masked(scores(queries, keys), hidden(layer, x))
-    return finish(layer, weights(attn_scores, root_d_k(keys)), values, seed)
+    attn_scores, keys, values = scores(layer, x)
+    return finish(layer, weights(attn_scores, keys.shape[-1] ** 0.5), values, seed)
+
+
+# --- one step changed: the scale ---------------------------------------------------------
 
 
 def _divided_by(divisor: Callable[[nn.Module, torch.Tensor, torch.Tensor], float]):
     """A pass whose scores are divided by ``divisor(layer, x, keys)`` instead of sqrt(d_k)."""
 
     def variant(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
-        queries, keys, values = projections(layer, x)
-        attn_scores = masked(scores(queries, keys), hidden(layer, x))
+        attn_scores, keys, values = scores(layer, x)
         return finish(layer, weights(attn_scores, divisor(layer, x, keys)), values, seed)
 
     return mistaken_pass(variant)
 
-
-# --- one step changed: the scale ---------------------------------------------------------
 
 no_scale = _divided_by(lambda layer, x, keys: 1.0)
 scale_by_d_k = _divided_by(lambda layer, x, keys: keys.shape[-1])
@@ -154,23 +150,15 @@ scale_by_d_out = _divided_by(lambda layer, x, keys: math.sqrt(layer.d_out))
 scale_hardcoded = _divided_by(lambda layer, x, keys: 2**0.5)
 
 
-# --- one step changed: the softmax, the mask, the transpose of the keys --------------------
+# --- one step changed: the mask, the keys' transpose, softmax's axis -----------------------
 
 
-@mistaken_pass
-def softmax_dim0(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
-    queries, keys, values = projections(layer, x)
-    attn_scores = masked(scores(queries, keys), hidden(layer, x))
-    return finish(layer, weights(attn_scores, root_d_k(keys), dim=0), values, seed)
-
-
-def _hiding(mask: Callable[[nn.Module, torch.Tensor], torch.Tensor | None], fill=-torch.inf):
-    """A pass whose scores are filled with ``fill`` where ``mask(layer, x)`` says."""
+def _hiding(hide: Callable[[nn.Module, torch.Tensor], torch.Tensor | None], fill=-torch.inf):
+    """A pass whose scores are filled with ``fill`` where ``hide(layer, x)`` says."""
 
     def variant(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
-        queries, keys, values = projections(layer, x)
-        attn_scores = masked(scores(queries, keys), mask(layer, x), fill)
-        return finish(layer, weights(attn_scores, root_d_k(keys)), values, seed)
+        attn_scores, keys, values = scores(layer, x, hide, fill)
+        return finish(layer, weights(attn_scores, keys.shape[-1] ** 0.5), values, seed)
 
     return mistaken_pass(variant)
 
@@ -188,8 +176,8 @@ mask_not_cut = _hiding(lambda layer, x: getattr(layer, "mask", None))
 
 @mistaken_pass
 def mask_after_softmax(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
-    queries, keys, values = projections(layer, x)
-    attn_weights = weights(scores(queries, keys), root_d_k(keys))
+    attn_scores, keys, values = scores(layer, x, hide=lambda layer, x: None)
+    attn_weights = weights(attn_scores, keys.shape[-1] ** 0.5)
     return finish(layer, masked(attn_weights, hidden(layer, x), 0.0), values, seed)
 
 
@@ -198,7 +186,13 @@ def keys_transposed_whole(layer: nn.Module, x: torch.Tensor, seed: int) -> torch
     queries, keys, values = projections(layer, x)
     turned = keys.permute(*reversed(range(keys.dim())))  # keys.T: every axis reversed
     attn_scores = masked(queries @ turned, hidden(layer, x))
-    return finish(layer, weights(attn_scores, root_d_k(keys)), values, seed)
+    return finish(layer, weights(attn_scores, keys.shape[-1] ** 0.5), values, seed)
+
+
+@mistaken_pass
+def softmax_dim0(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
+    attn_scores, keys, values = scores(layer, x)
+    return finish(layer, weights(attn_scores, keys.shape[-1] ** 0.5, dim=0), values, seed)
 
 
 # --- one step changed: dropout, what is blended ---------------------------------------------
@@ -206,92 +200,70 @@ def keys_transposed_whole(layer: nn.Module, x: torch.Tensor, seed: int) -> torch
 
 @mistaken_pass
 def no_dropout(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
-    queries, keys, values = projections(layer, x)
-    attn_scores = masked(scores(queries, keys), hidden(layer, x))
-    return merged(layer, weights(attn_scores, root_d_k(keys)) @ values)
+    attn_scores, keys, values = scores(layer, x)
+    return merged(layer, weights(attn_scores, keys.shape[-1] ** 0.5) @ values)
 
 
 @mistaken_pass
 def dropout_on_scores(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
     """Dropout on the scores, before the mask and softmax, instead of on the weights."""
-    queries, keys, values = projections(layer, x)
-    attn_scores = masked(dropped(layer, scores(queries, keys), seed), hidden(layer, x))
-    return merged(layer, weights(attn_scores, root_d_k(keys)) @ values)
+    attn_scores, keys, values = scores(layer, x, hide=lambda layer, x: None)
+    attn_scores = masked(dropped(layer, attn_scores, seed), hidden(layer, x))
+    return merged(layer, weights(attn_scores, keys.shape[-1] ** 0.5) @ values)
 
 
 @mistaken_pass
 def dropout_on_masked_scores(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
     """Dropout on the masked, scaled scores (a dropped -inf becomes NaN), then softmax."""
-    queries, keys, values = projections(layer, x)
-    attn_scores = masked(scores(queries, keys), hidden(layer, x)) / root_d_k(keys)
-    return merged(layer, weights(dropped(layer, attn_scores, seed), 1.0) @ values)
+    attn_scores, keys, values = scores(layer, x)
+    attn_scores = dropped(layer, attn_scores / keys.shape[-1] ** 0.5, seed)
+    return merged(layer, weights(attn_scores, 1.0) @ values)
 
 
 @mistaken_pass
 def blend_inputs(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
-    queries, keys, _ = projections(layer, x)
-    attn_scores = masked(scores(queries, keys), hidden(layer, x))
-    return finish(layer, weights(attn_scores, root_d_k(keys)), x, seed)
+    attn_scores, keys, _ = scores(layer, x)
+    return finish(layer, weights(attn_scores, keys.shape[-1] ** 0.5), x, seed)
 
 
 @mistaken_pass
 def weights_not_context(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
-    queries, keys, _ = projections(layer, x)
-    attn_scores = masked(scores(queries, keys), hidden(layer, x))
-    return dropped(layer, weights(attn_scores, root_d_k(keys)), seed)
+    attn_scores, keys, _ = scores(layer, x)
+    return dropped(layer, weights(attn_scores, keys.shape[-1] ** 0.5), seed)
 
 
-# --- one step changed: the heads split or merged ---------------------------------------------
+# --- one step changed: the heads split or merged (a one-head layer: the right pass) ---------
 
 
 def _split_as(cut: Callable[[nn.Module, torch.Tensor], torch.Tensor]):
     """A multi-head pass whose projections are cut into heads by ``cut(layer, t)``."""
 
     def variant(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
-        if not _heads(layer):  # a layer of one head has nothing to split: the right pass
-            return right_pass(layer, x, seed)
-        queries, keys, values = (cut(layer, t) for t in projected(layer, x))
-        attn_scores = masked(scores(queries, keys), hidden(layer, x))
-        return finish(layer, weights(attn_scores, root_d_k(keys)), values, seed)
+        attn_scores, keys, values = scores(layer, x, cut=cut)
+        return finish(layer, weights(attn_scores, keys.shape[-1] ** 0.5), values, seed)
 
     return mistaken_pass(variant)
 
 
-def _no_transpose(layer: nn.Module, t: torch.Tensor) -> torch.Tensor:
-    b, num_tokens, _ = t.shape
-    return t.reshape(b, layer.num_heads, num_tokens, layer.head_dim)
-
-
-def _d_out_each(layer: nn.Module, t: torch.Tensor) -> torch.Tensor:
-    # head_dim taken to be d_out, more numbers than there are
-    b, num_tokens, _ = t.shape
-    return t.view(b, num_tokens, layer.num_heads, layer.d_out).transpose(1, 2)
-
-
-split_without_transpose = _split_as(_no_transpose)
-d_out_per_head = _split_as(_d_out_each)
-
-
-def _merged_as(merge: Callable[[nn.Module, torch.Tensor], torch.Tensor]):
-    """A multi-head pass whose heads' outputs are put together by ``merge(layer, context)``."""
-
-    def variant(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
-        if not _heads(layer):  # a layer of one head has nothing to merge: the right pass
-            return right_pass(layer, x, seed)
-        queries, keys, values = projections(layer, x)
-        attn_scores = masked(scores(queries, keys), hidden(layer, x))
-        context = dropped(layer, weights(attn_scores, root_d_k(keys)), seed) @ values
-        return merge(layer, context)
-
-    return mistaken_pass(variant)
-
-
-def _side_by_side(layer: nn.Module, context: torch.Tensor) -> torch.Tensor:
-    b, _, num_tokens, _ = context.shape
-    return context.transpose(1, 2).contiguous().view(b, num_tokens, -1)
-
-
-merge_without_transpose = _merged_as(
-    lambda layer, context: layer.out_proj(context.reshape(context.shape[0], context.shape[2], -1))
+split_without_transpose = _split_as(
+    lambda layer, t: t.reshape(t.shape[0], layer.num_heads, t.shape[1], layer.head_dim)
 )
-no_out_proj = _merged_as(_side_by_side)
+d_out_per_head = _split_as(  # head_dim taken to be d_out: more numbers than there are
+    lambda layer, t: t.view(*t.shape[:2], layer.num_heads, layer.d_out).transpose(1, 2)
+)
+
+
+@mistaken_pass
+def merge_without_transpose(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
+    if not _heads(layer):
+        return right_pass(layer, x, seed)
+    attn_scores, keys, values = scores(layer, x)
+    context = dropped(layer, weights(attn_scores, keys.shape[-1] ** 0.5), seed) @ values
+    return layer.out_proj(context.reshape(context.shape[0], context.shape[2], -1))
+
+
+@mistaken_pass
+def no_out_proj(layer: nn.Module, x: torch.Tensor, seed: int) -> torch.Tensor:
+    attn_scores, keys, values = scores(layer, x)
+    context = dropped(layer, weights(attn_scores, keys.shape[-1] ** 0.5), seed) @ values
+    return merged(layer, context, out_proj=False)
