@@ -210,6 +210,17 @@ def weights_arguments(
     return scale_for(scale, keys), dim
 
 
+def scores_arguments(
+    attn_scores: Any, scale: Any, causal: Any, hidden: Any, dim: Any
+) -> tuple[float, int]:
+    """The arguments of ``weights_from_scores``; returns its ``scale`` and softmax axis."""
+    tensor(attn_scores, "attn_scores", "(..., num_queries, num_keys)", min_rank=2)
+    memory(attn_scores.shape, attn_scores.element_size(), "attn_weights")
+    flag(causal, "causal")
+    mask(hidden, "hidden", "True = hidden", tuple(attn_scores.shape))
+    return positive(scale, "scale"), softmax_axis(dim, attn_scores.dim())
+
+
 def sdpa_arguments(
     queries: Any, keys: Any, values: Any, causal: Any, scale: Any, attn_mask: Any, dropout: Any
 ) -> float:

@@ -104,6 +104,71 @@ def attention_weights(
     return _weights(queries, keys, scale, causal, hidden, dim)
 
 
+def scaled_scores(
+    queries: torch.Tensor,
+    keys: torch.Tensor,
+    *,
+    scale: float | None = None,
+    causal: bool = False,
+    hidden: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """What :func:`attention_weights` hands to softmax: ``queries @ keys^T`` times ``scale``,
+    ``-inf`` where ``causal`` or ``hidden`` hides a key: ``(..., num_queries, num_keys)``, with
+    the arguments of :func:`attention_weights`; ``scale=1.0`` gives the plain scores."""
+    scale, _ = arguments.weights_arguments(queries, keys, scale, causal, hidden, -1)
+
+    return _scores(queries, keys, scale, causal, hidden, checked=True)
+
+
+def weights_from_scores(
+    attn_scores: torch.Tensor,
+    *,
+    scale: float = 1.0,
+    causal: bool = False,
+    hidden: torch.Tensor | None = None,
+    dim: int = -1,
+) -> torch.Tensor:
+    """:func:`attention_weights`' steps after the product, on scores already made
+    ``(..., num_queries, num_keys)``: times ``scale`` (here 1 unless given), masked, softmax
+    over ``dim``; same shape."""
+    scale, dim = arguments.scores_arguments(attn_scores, scale, causal, hidden, dim)
+
+    return _softmax(_hide(attn_scores * scale, causal, hidden), dim)
+
+
+def _scores(
+    queries: torch.Tensor,
+    keys: torch.Tensor,
+    scale: float,
+    causal: bool,
+    hidden: torch.Tensor | None,
+    checked: bool = False,
+) -> torch.Tensor:
+    """:func:`scaled_scores` on arguments already checked; ``checked``: refuse an overflow
+    (the weights check their own result instead, so their message names both causes)."""
+    attn_scores = queries @ keys.transpose(-2, -1)
+    attn_scores *= scale  # in place, like the masks below: one grid of scores, not three
+    if checked:
+        validate.finite(attn_scores, "attn_scores", validate.OVERFLOW)
+    return _hide(attn_scores, causal, hidden)
+
+
+def _hide(attn_scores: torch.Tensor, causal: bool, hidden: torch.Tensor | None) -> torch.Tensor:
+    """``attn_scores``, changed in place: ``-inf`` at the later keys and where ``hidden``."""
+    if causal:
+        later = causal_mask(*attn_scores.shape[-2:], device=attn_scores.device)
+        attn_scores.masked_fill_(later, -torch.inf)
+    if hidden is not None:
+        attn_scores.masked_fill_(hidden, -torch.inf)
+    return attn_scores
+
+
+def _softmax(attn_scores: torch.Tensor, dim: int) -> torch.Tensor:
+    """The weights of masked scores; a query with every key hidden (or an overflow) refused."""
+    attn_weights = torch.softmax(attn_scores, dim=dim)
+    return validate.finite(attn_weights, "attn_weights", validate.ALL_HIDDEN)
+
+
 def _weights(
     queries: torch.Tensor,
     keys: torch.Tensor,
@@ -113,15 +178,7 @@ def _weights(
     dim: int = -1,
 ) -> torch.Tensor:
     """:func:`attention_weights` on arguments already checked; sdpa shares it."""
-    attn_scores = queries @ keys.transpose(-2, -1)
-    attn_scores *= scale  # in place, like the masks below: one grid of scores, not three
-    if causal:
-        later = causal_mask(*attn_scores.shape[-2:], device=attn_scores.device)
-        attn_scores.masked_fill_(later, -torch.inf)
-    if hidden is not None:
-        attn_scores.masked_fill_(hidden, -torch.inf)
-    attn_weights = torch.softmax(attn_scores, dim=dim)
-    return validate.finite(attn_weights, "attn_weights", validate.ALL_HIDDEN)
+    return _softmax(_scores(queries, keys, scale, causal, hidden), dim)
 
 
 def scaled_dot_product_attention(

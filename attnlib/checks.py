@@ -12,7 +12,7 @@ import torch
 
 from attnlib import _attention_args as arguments
 from attnlib import _validate as validate
-from attnlib.attention import attention_scores, softmax
+from attnlib.attention import attention_scores, context_vectors, softmax
 from attnlib.data import TOKENS, example_inputs
 from attnlib.mistakes import MISTAKES, hint
 
@@ -82,6 +82,17 @@ def _no_values(x: Any) -> str:
     return "" if isinstance(x, torch.Tensor) and not x.is_complex() else validate.describe(x)
 
 
+def _blended(attn_weights: torch.Tensor, inputs: torch.Tensor) -> torch.Tensor | None:
+    """:func:`context_vectors` of weights ``(..., num_tokens)`` (one row or a grid); ``None``
+    where a mistake's weights hold inf or NaN (no result the reader gave can match them)."""
+    rows = attn_weights if attn_weights.dim() > 1 else attn_weights[None]
+    try:
+        blended = context_vectors(rows, inputs)
+    except ValueError:
+        return None
+    return blended if attn_weights.dim() > 1 else blended[0]
+
+
 def _candidates(inputs: torch.Tensor, query: int | None):
     """``(stage, mistake, tensor, query)`` for every correct result and every made mistake."""
     scores = attention_scores(inputs)
@@ -91,16 +102,19 @@ def _candidates(inputs: torch.Tensor, query: int | None):
     for mistake in (None, "softmax_dim0", "no_exp"):
         w = weights if mistake is None else MISTAKES[mistake].make(scores)
         yield "weights", mistake, w, None
-        yield "context_vecs", mistake, w @ inputs, None
+        yield "context_vecs", mistake, _blended(w, inputs), None
         if query is not None and mistake is not None:
-            yield "context_vec", mistake, w[query] @ inputs, query
-    for q, row in enumerate(weights):
-        yield "context_vec", None if query in (None, q) else "wrong_query_index", row @ inputs, q
+            yield "context_vec", mistake, _blended(w[query], inputs), query
+    for q, row in enumerate(_blended(weights, inputs)):
+        yield "context_vec", None if query in (None, q) else "wrong_query_index", row, q
     if query is not None:  # every other pairing up to 7 tokens; for more, a reversal and 2 shifts
         base = list(range(len(inputs)))
         few = [base[::-1], base[1:] + base[:1], base[-1:] + base[:-1]]
-        for order in list(itertools.permutations(base))[1:] if len(base) <= 7 else few:
-            yield "context_vec", "wrong_pairing", weights[query, list(order)] @ inputs, query
+        orders = list(itertools.permutations(base))[1:] if len(base) <= 7 else few
+        # Every pairing at once: the query's weights reordered, one row per order.
+        reordered = weights[query][torch.tensor(orders, dtype=torch.long)] if orders else None
+        for paired in [] if reordered is None else _blended(reordered, inputs):
+            yield "context_vec", "wrong_pairing", paired, query
 
 
 def diagnose(
@@ -124,11 +138,13 @@ def _identify(result: torch.Tensor, inputs: torch.Tensor, names, query: int | No
     (t, d), index = inputs.shape, query or 0
     fill = {"query": names[index], "index": index, "t": t, "d": d}
     for stage, mistake, expected, q in _candidates(inputs, query):
-        if close(result, expected):  # only wrong_query_index says {got}, and it has a q
+        if expected is not None and close(
+            result, expected
+        ):  # only wrong_query_index says {got}, and it has a q
             text = "" if mistake is None else hint(mistake, got=names[q or 0], **fill)
             return Diagnosis(stage, mistake, text, q)
     if query is not None and result.shape == (d,):  # a running sum that did not start from 0
-        offset = result - softmax(attention_scores(inputs))[query] @ inputs
+        offset = result - _blended(softmax(attention_scores(inputs)), inputs)[query]
         if close(offset, offset[:1].expand_as(offset)) or any(close(offset, x) for x in inputs):
             text = hint("no_zero_start", offset=[round(v, 4) for v in offset.tolist()])
             return Diagnosis("context_vec", "no_zero_start", text, query)
@@ -205,11 +221,11 @@ def check_context(
         expected = f"the index of the query token for a single context vector of shape ({d},)"
         raise validate.invalid("query", expected, None)
     if query is None:
-        _judge("Context vectors", "context_vecs", result, weights @ inputs, inputs, names)
+        _judge("Context vectors", "context_vecs", result, _blended(weights, inputs), inputs, names)
         passed = f"shape ({t}, {d}), row i blends every input for query i"
     else:
         query = validate.index(query, "query", t)
         what = f"Context vector of {names[query]}"
-        _judge(what, "context_vec", result, weights[query] @ inputs, inputs, names, query)
+        _judge(what, "context_vec", result, _blended(weights[query], inputs), inputs, names, query)
         passed = f"{names[query]} -> [{', '.join(f'{v:.4f}' for v in result.tolist())}]"
     print(f"✓ context checkpoint passed: {passed}")

@@ -73,6 +73,8 @@ PUBLIC = {
     "context_vectors": attnlib.context_vectors,
     "causal_mask": attnlib.causal_mask,
     "attention_weights": attnlib.attention_weights,
+    "scaled_scores": attnlib.attention.scaled_scores,
+    "weights_from_scores": attnlib.attention.weights_from_scores,
     "scaled_dot_product_attention": attnlib.scaled_dot_product_attention,
     "blockwise_attention": attnlib.blockwise_attention,
     "check_scores": attnlib.check_scores,

@@ -272,6 +272,15 @@ EVERY_FUNCTION = {
         lambda x: A.attention_weights(x, x, scale=1.0, causal=True, hidden=_mask_like(x)),
         _masked_reference,
     ),
+    "scaled_scores": (
+        # the unmasked entries of the book's scores (the masked ones are -inf on both sides)
+        lambda x: A.scaled_scores(x, x, scale=1.0, causal=True).nan_to_num(neginf=0.0),
+        lambda: book(ATTN_SCORES).tril(),
+    ),
+    "weights_from_scores": (
+        lambda x: A.weights_from_scores(x @ x.T, causal=True, hidden=_mask_like(x)),
+        _masked_reference,
+    ),
     "scaled_dot_product_attention": (
         lambda x: A.scaled_dot_product_attention(x, x, x, causal=True)[0],
         lambda: F.scaled_dot_product_attention(
@@ -462,3 +471,64 @@ def test_the_scale_refused_is_the_one_that_overflows():
     scale = 1e38 / float((inputs @ inputs.T).max())
     weights = A.attention_weights(inputs, inputs, scale=scale)
     assert torch.isfinite(weights).all() and math.isclose(float(weights.sum()), 6.0, rel_tol=1e-6)
+
+
+# --- the steps of attention_weights, public for the views and the exercises' references ----
+
+
+def test_scaled_scores_are_what_softmax_gets():
+    torch.manual_seed(11)
+    queries, keys = torch.randn(2, 4, 3), torch.randn(2, 5, 3)
+    hidden = torch.rand(4, 5) > 0.7
+    plain = torch.einsum("bqd,bkd->bqk", queries, keys)
+    scale = 0.25
+    expected = (plain * scale).masked_fill(
+        torch.ones(4, 5, dtype=torch.bool).triu(1) | hidden, float("-inf")
+    )
+    got = A.scaled_scores(queries, keys, scale=scale, causal=True, hidden=hidden)
+    assert torch.equal(torch.isinf(got), torch.isinf(expected))
+    assert torch.allclose(got.nan_to_num(neginf=0.0), expected.nan_to_num(neginf=0.0), atol=1e-6)
+    assert torch.allclose(A.scaled_scores(queries, keys, scale=1.0), plain, atol=1e-6)
+    default = A.scaled_scores(queries, keys)
+    assert torch.allclose(default, plain / math.sqrt(3), atol=1e-6)
+
+
+def test_weights_from_scores_is_attention_weights_after_the_product():
+    torch.manual_seed(12)
+    queries, keys = torch.randn(4, 3), torch.randn(4, 3)
+    plain = queries @ keys.T
+    for causal in (False, True):
+        for dim in (-1, -2):
+            expected = A.attention_weights(queries, keys, scale=0.5, causal=causal, dim=dim)
+            got = A.weights_from_scores(plain, scale=0.5, causal=causal, dim=dim)
+            assert torch.allclose(got, expected, atol=1e-6)
+    unscaled = torch.softmax(plain, dim=-1)
+    assert torch.allclose(A.weights_from_scores(plain), unscaled, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        (lambda: A.scaled_scores(torch.ones(2, 3), torch.ones(2, 4)), "keys"),
+        (
+            lambda: A.scaled_scores(torch.ones(2, 3), torch.ones(2, 3), scale=0),
+            "scale",
+        ),
+        (lambda: A.weights_from_scores(torch.ones(3)), "attn_scores"),
+        (lambda: A.weights_from_scores(torch.ones(2, 2), causal=1), "causal"),
+        (lambda: A.weights_from_scores(torch.ones(2, 2), scale=-1.0), "scale"),
+        (
+            lambda: A.weights_from_scores(
+                torch.ones(2, 2), hidden=torch.ones(2, 2, dtype=torch.bool)
+            ),
+            "attn_weights",
+        ),
+        (
+            lambda: A.scaled_scores(torch.full((1, 2), 1e30), torch.full((1, 2), 1e30)),
+            "attn_scores",
+        ),
+    ],
+)
+def test_the_steps_refuse_bad_arguments_in_words(call, words):
+    with pytest.raises(ValueError, match=words):
+        call()

@@ -494,6 +494,7 @@ MADE = {
         lambda: WEIGHTS * KEEP / (1 - P),
     ),
     "no_dropout": (lambda make: make(LAYER, BATCH, 5), lambda: _right(LAYER)),
+    "dropout_before_softmax": (lambda make: make(LAYER, BATCH, 5), lambda: _right(LAYER)),
     # the memory of the grid, float32: 4 bytes a score
     "grid_entries_not_bytes": (lambda make: make(6), lambda: 4 * 6 * 6),
     "grid_one_row": (lambda make: make(6), lambda: 4 * 6 * 6),

@@ -660,3 +660,55 @@ def test_multi_head_attention_checks_its_output_after_the_projection(batch):
         module.out_proj.bias[0] = float("nan")
     with pytest.raises(ValueError, match="^context_vec: got inf or NaN"):
         module(batch)
+
+
+# --- the book's forward passes equal attention.py's functions -------------------------------
+
+
+def _attention_py(layer: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    """``layer``'s output from its own parameters and attention.py's functions alone."""
+    from attnlib.attention import attention_weights, context_vectors
+
+    if isinstance(layer, SelfAttentionV1):
+        queries, keys, values = (x @ w for w in (layer.W_query, layer.W_key, layer.W_value))
+    else:
+        queries, keys, values = (w(x) for w in (layer.W_query, layer.W_key, layer.W_value))
+    causal = hasattr(layer, "mask")
+    if isinstance(layer, MultiHeadAttention):
+        heads = [modules.split_heads(t, layer.num_heads) for t in (queries, keys, values)]
+        weights = attention_weights(heads[0], heads[1], causal=True)
+        merged = context_vectors(weights, heads[2]).transpose(1, 2).flatten(2)
+        return layer.out_proj(merged)
+    return context_vectors(attention_weights(queries, keys, causal=causal), values)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: SelfAttentionV1(3, 2),
+        lambda: SelfAttentionV2(3, 4, qkv_bias=True),
+        lambda: CausalAttention(3, 2, 8, 0.0),
+        lambda: MultiHeadAttention(3, 4, 8, 0.0, num_heads=2),
+    ],
+    ids=["V1", "V2", "causal", "multi-head"],
+)
+@pytest.mark.parametrize("num_tokens", [1, 5])
+def test_each_forward_pass_equals_attention_py(make, num_tokens):
+    torch.manual_seed(5)
+    layer = make().eval()
+    x = (
+        torch.randn(num_tokens, 3)
+        if isinstance(layer, SelfAttentionV1 | SelfAttentionV2)
+        else (torch.randn(2, num_tokens, 3))
+    )
+    with torch.no_grad():
+        assert torch.allclose(layer(x), _attention_py(layer, x), atol=ATOL)
+
+
+def test_the_wrapper_equals_its_heads_through_attention_py():
+    torch.manual_seed(6)
+    wrapper = MultiHeadAttentionWrapper(3, 2, 8, 0.0, num_heads=3).eval()
+    x = torch.randn(2, 5, 3)
+    with torch.no_grad():
+        expected = torch.cat([_attention_py(head, x) for head in wrapper.heads], dim=-1)
+        assert torch.allclose(wrapper(x), expected, atol=ATOL)

@@ -11,7 +11,6 @@ Usage: python tools/figures_nb05.py [OUTPUT_DIR]
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, Rectangle  # noqa: E402
 
 import attnlib  # noqa: E402
+from attnlib.attention import attention_weights, context_vectors, scaled_scores  # noqa: E402
 
 QUERY = 1  # "journey", the book's x^(2)
 CELL = 0.34  # side of one matrix cell, in data units
@@ -46,8 +46,8 @@ def pipeline() -> dict[str, torch.Tensor]:
     torch.manual_seed(123)
     W_query, W_key, W_value = (torch.rand(3, 2) for _ in range(3))
     queries, keys, values = inputs @ W_query, inputs @ W_key, inputs @ W_value
-    attn_scores = queries @ keys.T
-    attn_weights = torch.softmax(attn_scores / math.sqrt(keys.shape[-1]), dim=-1)
+    attn_scores = scaled_scores(queries, keys, scale=1.0)
+    attn_weights = attention_weights(queries, keys)  # scaled by 1 / sqrt(d_k)
     return {
         "inputs": inputs,
         "W_query": W_query,
@@ -58,7 +58,7 @@ def pipeline() -> dict[str, torch.Tensor]:
         "values": values,
         "attn_scores": attn_scores,
         "attn_weights": attn_weights,
-        "context_vecs": attn_weights @ values,
+        "context_vecs": context_vectors(attn_weights, values),
     }
 
 

@@ -26,6 +26,7 @@ from matplotlib.colors import to_rgb  # noqa: E402
 from matplotlib.patches import FancyArrowPatch  # noqa: E402
 
 import attnlib  # noqa: E402
+from attnlib.attention import scaled_scores  # noqa: E402
 from attnlib.exercises.nb06 import DROPOUT_P, KEEP  # noqa: E402
 from attnlib.modules import SelfAttentionV2  # noqa: E402
 
@@ -39,9 +40,8 @@ def stage() -> dict[str, torch.Tensor]:
     layer = SelfAttentionV2(3, 2)
     with torch.no_grad():
         queries, keys = layer.W_query(inputs), layer.W_key(inputs)
-    mask = attnlib.causal_mask(len(inputs))
-    scores = (queries @ keys.T / math.sqrt(keys.shape[-1])).masked_fill(mask, -torch.inf)
-    weights = torch.softmax(scores, dim=-1)
+    scores = scaled_scores(queries, keys, causal=True)  # what enters softmax
+    weights = attnlib.attention_weights(queries, keys, causal=True)
     return {"scores": scores, "weights": weights, "dropped": weights * KEEP / (1 - DROPOUT_P)}
 
 

@@ -40,10 +40,15 @@ PRODUCTS = frozenset(
     | {"tensordot", "vdot", "addmm", "linear"}
 )
 #: attnlib's names that compute a stage, which the exercises of that stage forbid.
-SCORES = ("attention_scores_loop", "attention_scores", "context_vectors")
-SOFTMAX = ("softmax_naive", "softmax", "attention_weights")
+SCORES = ("attention_scores_loop", "attention_scores", "scaled_scores", "context_vectors")
+SOFTMAX = ("softmax_naive", "softmax", "weights_from_scores", "attention_weights")
 TORCH_SOFTMAX = ("softmax", "log_softmax", "special_softmax")
-ATTEND = ("attention_weights", "scaled_dot_product_attention")
+ATTEND = (
+    "attention_weights",
+    "scaled_scores",
+    "weights_from_scores",
+    "scaled_dot_product_attention",
+)
 #: What a shipped stub may read before its ``return ...``: the sizes it unpacks.
 _SIZE_READS = frozenset({"shape", "size", "dim", "ndim"})
 #: torch's names as a reader writes them, where ``__name__`` differs.

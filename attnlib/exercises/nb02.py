@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attnlib.attention import attention_scores
+from attnlib.attention import attention_scores, scaled_scores
 from attnlib.data import example_inputs
 from attnlib.exercises._calls import SCORES, Forbid, no_whole_grid, one_product
 from attnlib.exercises._cases import token_inputs
@@ -40,7 +40,7 @@ register(
         task="set shape to the shape of inputs.T @ inputs, e.g. (2, 5)",
         answer_names=("shape",),
         accept=shape,
-        expected=lambda: tuple((example_inputs().T @ example_inputs()).shape),
+        expected=lambda: (example_inputs().shape[1],) * 2,  # (d_in, n) @ (n, d_in)
         mistakes={
             "inner_sizes_kept": lambda: (len(example_inputs()),) * 2,
             "transpose_shape_taken": lambda: tuple(example_inputs().T.shape),
@@ -81,7 +81,7 @@ register(
         answer_names=("first_three_rows",),
         cases=lambda: _cases(NUM_ASKING),
         call=_grid,
-        reference=lambda args: args["asking"] @ args["inputs"].T,
+        reference=lambda args: scaled_scores(args["asking"], args["inputs"], scale=1.0),
         mistakes=rows("operands_swapped", "no_transpose"),
         forbids=Forbid(attnlib=SCORES, how="with @"),
         rules=(

@@ -6,7 +6,7 @@ from typing import Any
 
 import torch
 
-from attnlib.attention import attention_scores, context_vector, softmax
+from attnlib.attention import attention_scores, context_vector, context_vectors, softmax
 from attnlib.checks import _name, diagnose
 from attnlib.data import TOKENS, example_inputs
 from attnlib.exercises._calls import ATTEND, SCORES, Forbid, no_whole_grid
@@ -88,7 +88,7 @@ def _blend_cases() -> list[Case]:
     cases = []
     for seed, (label, x) in enumerate(token_inputs()):
         raw = random_tensor(len(x), len(x), seed=40 + seed, scale=2.0)
-        weights = _weights(x) if seed == 0 else torch.softmax(raw, dim=-1)
+        weights = _weights(x) if seed == 0 else softmax(raw)
         cases.append(Case(label, {"attn_weights": weights, "inputs": x}))
     return cases
 
@@ -100,7 +100,7 @@ register(
         answer_names=("all_context_vectors",),
         cases=_blend_cases,
         call=lambda blend, args: blend(args["attn_weights"], args["inputs"]),
-        reference=lambda args: args["attn_weights"] @ args["inputs"],
+        reference=lambda args: context_vectors(args["attn_weights"], args["inputs"]),
         mistakes=rows("weights_transposed", "product_order"),
         forbids=Forbid(attnlib=("context_vectors", "context_vector"), how="with @"),
         praise="(6, 6) @ (6, 3) -> (6, 3): row q is the running total of query q, all at once.",
@@ -174,7 +174,7 @@ register(
         answer_names=("context_from_scratch",),
         cases=_scratch_cases,
         call=_from_scratch,
-        reference=lambda args: torch.softmax(args["attn_scores"], dim=-1) @ args["inputs"],
+        reference=lambda args: context_vector(args["inputs"], softmax(args["attn_scores"])),
         mistakes={
             "not_from_scratch": context.TABLE["not_from_scratch"],
             "no_softmax": context.TABLE["no_softmax"],

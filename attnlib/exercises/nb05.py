@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 
+from attnlib.attention import scaled_scores, softmax
 from attnlib.data import example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
@@ -107,6 +108,13 @@ register(
 # --- 05.scale: softmax of the scaled scores ----------------------------------------------
 
 
+def _scores(queries: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """``queries @ keys.T`` by attention.py, for one query ``(d_k,)`` or many ``(n, d_k)``."""
+    if queries.dim() == 1:
+        return scaled_scores(queries[None], keys, scale=1.0)[0]
+    return scaled_scores(queries, keys, scale=1.0)
+
+
 def _scale_cases() -> list[Case]:
     inputs = example_inputs()
     book, wider = _book_matrices(), _book_matrices(OTHER_D_OUT)
@@ -116,15 +124,23 @@ def _scale_cases() -> list[Case]:
     return [
         Case(
             "the book's query 'journey', d_out = 2",
-            {"attn_scores": inputs[QUERY] @ book["W_query"] @ keys.T, "keys": keys, "d_in": D_IN},
+            {
+                "attn_scores": _scores(inputs[QUERY] @ book["W_query"], keys),
+                "keys": keys,
+                "d_in": D_IN,
+            },
         ),
         Case(
             "every query of the book's 6 tokens, d_out = 4",
-            {"attn_scores": inputs @ wider["W_query"] @ keys_4.T, "keys": keys_4, "d_in": D_IN},
+            {
+                "attn_scores": _scores(inputs @ wider["W_query"], keys_4),
+                "keys": keys_4,
+                "d_in": D_IN,
+            },
         ),
         Case(
             "5 random tokens, d_out = 3",
-            {"attn_scores": queries @ keys_3.T, "keys": keys_3, "d_in": D_IN},
+            {"attn_scores": _scores(queries, keys_3), "keys": keys_3, "d_in": D_IN},
         ),
     ]
 
@@ -145,11 +161,9 @@ register(
         answer_names=("scaled_weights",),
         cases=_scale_cases,
         call=lambda scaled_weights, a: scaled_weights(a["attn_scores"], a["keys"]),
-        reference=lambda a: torch.softmax(
-            a["attn_scores"] / math.sqrt(a["keys"].shape[-1]), dim=-1
-        ),
+        reference=lambda a: softmax(a["attn_scores"] / math.sqrt(a["keys"].shape[-1])),
         gradient=Gradient(
-            lambda attn_scores, keys: torch.softmax(attn_scores / math.sqrt(keys.shape[-1]), -1),
+            lambda attn_scores, keys: softmax(attn_scores / math.sqrt(keys.shape[-1])),
             leaves(
                 lambda scaled_weights, a: scaled_weights(a["attn_scores"], a["keys"]), "attn_scores"
             ),

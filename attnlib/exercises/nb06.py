@@ -15,7 +15,11 @@ from typing import Any
 
 import torch
 
-from attnlib.attention import causal_mask, softmax
+from attnlib.attention import (
+    attention_weights,
+    scaled_scores,
+    weights_from_scores,
+)
 from attnlib.data import TOKENS, example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
@@ -48,13 +52,12 @@ def _book_scores() -> torch.Tensor:
         layer = SelfAttentionV2(D_IN, D_OUT)
     inputs = example_inputs()
     with torch.no_grad():
-        return layer.W_query(inputs) @ layer.W_key(inputs).T
+        return scaled_scores(layer.W_query(inputs), layer.W_key(inputs), scale=1.0)
 
 
 def _causal(attn_scores: torch.Tensor, d_k: int) -> torch.Tensor:
     """attnlib's causal weights: -inf strictly above the diagonal, scaled softmax."""
-    hidden = causal_mask(attn_scores.shape[-1])
-    return softmax(attn_scores.masked_fill(hidden, -torch.inf) / math.sqrt(d_k))
+    return weights_from_scores(attn_scores, scale=1 / math.sqrt(d_k), causal=True)
 
 
 # --- 06.mask: -inf above the diagonal, then softmax ----------------------------------------
@@ -218,6 +221,7 @@ register(
             "mask_diagonal",
             "mask_left_out",
             "no_dropout",
+            "dropout_before_softmax",
             "no_scale",
             "scale_by_d_k",
             "scale_by_d_in",
@@ -243,9 +247,8 @@ register(
 def _unchanged_row() -> str:
     """The query whose weights the mask leaves as they are (simplified attention)."""
     inputs = example_inputs()
-    scores = inputs @ inputs.T
-    open_rows = softmax(scores)
-    causal_rows = softmax(scores.masked_fill(causal_mask(len(inputs)), -torch.inf))
+    open_rows = attention_weights(inputs, inputs, scale=1.0)
+    causal_rows = attention_weights(inputs, inputs, scale=1.0, causal=True)
     same = [i for i in range(len(inputs)) if torch.allclose(open_rows[i], causal_rows[i])]
     return TOKENS[same[0]].lower()
 

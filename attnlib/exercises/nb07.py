@@ -13,6 +13,7 @@ from typing import Any
 
 import torch
 
+from attnlib.attention import context_vectors
 from attnlib.data import example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
@@ -254,7 +255,7 @@ def _merge_cases() -> list[Case]:
     with torch.no_grad():
         module(_batch())
         values = split_heads(module.W_value(_batch()), NUM_HEADS)
-    context = module.last_attn_weights @ values
+    context = context_vectors(module.last_attn_weights, values)
     return [
         Case("the book's context (2, 3, 6, 4)", {"context_vec": context}),
         Case("random (3, 2, 4, 5)", {"context_vec": random_tensor(3, 2, 4, 5, seed=110)}),
@@ -331,6 +332,7 @@ register(
             "mask_zero",
             "mask_diagonal",
             "no_dropout",
+            "dropout_before_softmax",
             "no_scale",
             "softmax_dim0",
         ),

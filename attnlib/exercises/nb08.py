@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from attnlib.attention import attention_scores, attention_weights
+from attnlib.attention import attention_scores, attention_weights, context_vectors, softmax
 from attnlib.data import TOKENS, embed, example_inputs
 from attnlib.exercises._calls import Forbid
 from attnlib.exercises._compare import shown
@@ -67,7 +67,7 @@ def _hot_weight(num_tokens: int) -> float:
     """The first query's weight on the first token, at a huge temperature."""
     generator = torch.Generator().manual_seed(num_tokens)
     inputs = example_inputs() if num_tokens <= 6 else torch.rand(num_tokens, 3, generator=generator)
-    row = torch.softmax(attention_scores(inputs[:num_tokens]) / _HOT, dim=-1)[0]
+    row = softmax(attention_scores(inputs[:num_tokens]) / _HOT)[0]
     return round(float(row[0]), DECIMALS)
 
 
@@ -215,9 +215,13 @@ def _changed_words() -> tuple[frozenset[str], frozenset[str]]:
     order[i], order[j] = order[j], order[i]
     changed = []
     for causal in (False, True):
-        before = attention_weights(inputs, inputs, scale=1.0, causal=causal) @ inputs
+        before = context_vectors(
+            attention_weights(inputs, inputs, scale=1.0, causal=causal), inputs
+        )
         swapped = inputs[order]
-        after = attention_weights(swapped, swapped, scale=1.0, causal=causal) @ swapped
+        after = context_vectors(
+            attention_weights(swapped, swapped, scale=1.0, causal=causal), swapped
+        )
         # row p of `after` is the word that now stands at p, order[p] of the sentence
         changed.append(
             frozenset(

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import torch
 
+from attnlib.attention import attention_scores, context_vectors, softmax
 from attnlib.data import example_inputs
 from attnlib.mistakes._row import Mistake
 
 
 def _book_row() -> torch.Tensor:
     """Row 5 ("step") of the book's context vectors, (3,), whatever a function was given."""
-    book = example_inputs()
-    return torch.softmax(book @ book.T, dim=-1)[5] @ book
+    book = example_inputs()  # the mistake is the input, not the math: attention.py's steps
+    return context_vectors(softmax(attention_scores(book)), book)[5]
 
 
 TABLE: dict[str, Mistake] = {

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from attnlib.mistakes._layer import forward_with
+from attnlib.mistakes import _layer as passes
 from attnlib.mistakes._row import Mistake
 
 TABLE: dict[str, Mistake] = {
@@ -35,10 +35,18 @@ TABLE: dict[str, Mistake] = {
             lambda attn_weights, keep, p: attn_weights * ~keep / p,
         ),
     ),
+    "dropout_before_softmax": Mistake(
+        "dropout on the scores, before softmax",
+        "dropout acts on the attention weights: after softmax, attn_weights = "
+        "self.dropout(attn_weights), then the blend of the values. Dropped scores change "
+        "what softmax normalises, so the weights no longer come from the scores.",
+        passes.dropout_on_scores,
+        others=(passes.dropout_on_masked_scores,),
+    ),
     "no_dropout": Mistake(
         "dropout not applied to the weights",
         "in training mode the layer drops weights: attn_weights = self.dropout(attn_weights), "
         "after softmax and before the weights blend the values.",
-        lambda layer, x, seed: forward_with(layer, x, seed, dropout=False),
+        passes.no_dropout,
     ),
 }

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import torch
 
-from attnlib.mistakes._layer import MASK_TOO_BIG, forward_with
+from attnlib.mistakes import _layer as passes
+from attnlib.mistakes._layer import MASK_TOO_BIG
 from attnlib.mistakes._row import Mistake
 
 
@@ -31,7 +32,7 @@ TABLE: dict[str, Mistake] = {
         lambda attn_scores, d_k: _softmax_hiding(
             attn_scores, d_k, _ones(attn_scores).triu(diagonal=0), -torch.inf
         ),
-        others=(lambda layer, x, seed: forward_with(layer, x, seed, mask="diagonal"),),
+        others=(passes.mask_diagonal,),
     ),
     "mask_zero": Mistake(
         "masked scores set to 0 instead of -inf",
@@ -39,7 +40,7 @@ TABLE: dict[str, Mistake] = {
         lambda attn_scores, d_k: _softmax_hiding(
             attn_scores, d_k, _ones(attn_scores).triu(diagonal=1), 0.0
         ),
-        others=(lambda layer, x, seed: forward_with(layer, x, seed, mask="zero"),),
+        others=(passes.mask_zero,),
     ),
     "mask_after_softmax": Mistake(
         "weights masked after softmax without renormalising",
@@ -48,14 +49,14 @@ TABLE: dict[str, Mistake] = {
         lambda attn_scores, d_k: torch.softmax(attn_scores / d_k**0.5, dim=-1).masked_fill(
             _ones(attn_scores).triu(diagonal=1), 0.0
         ),
-        others=(lambda layer, x, seed: forward_with(layer, x, seed, mask="after"),),
+        others=(passes.mask_after_softmax,),
     ),
     "mask_left_out": Mistake(
         "no causal mask: every token sees the later ones",
         "fill the scores above the diagonal with -torch.inf before softmax: "
         "attn_scores.masked_fill(self.mask[:num_tokens, :num_tokens], -torch.inf).",
         lambda attn_scores, d_k: torch.softmax(attn_scores / d_k**0.5, dim=-1),
-        others=(lambda layer, x, seed: forward_with(layer, x, seed, mask="none"),),
+        others=(passes.mask_left_out,),
     ),
     "mask_inverted": Mistake(
         "the mask inverted: it hides the visible tokens",
@@ -77,14 +78,14 @@ TABLE: dict[str, Mistake] = {
         "the causal mask not cut to num_tokens",
         "the buffer is (context_length, context_length); for a shorter input use "
         "self.mask[:num_tokens, :num_tokens].",
-        lambda layer, x, seed: forward_with(layer, x, seed, mask="uncut"),
+        passes.mask_not_cut,
     ),
     "keys_transposed_whole": Mistake(
         "keys.T on a batch",
         "on a 3-d tensor .T reverses every axis, (b, num_tokens, d_out) -> (d_out, num_tokens, "
         "b), so the batch axis moves too. Swap only the last two: keys.transpose(1, 2) (or "
         "keys.transpose(-2, -1)).",
-        lambda layer, x, seed: forward_with(layer, x, seed, keys_reversed=True),
+        passes.keys_transposed_whole,
     ),
     "causal_first_row": Mistake(
         "the first row, which the mask changes most",

@@ -15,7 +15,7 @@ import math
 import torch
 
 from attnlib.attention import causal_mask
-from attnlib.mistakes._layer import by_sqrt, forward_with
+from attnlib.mistakes import _layer as passes
 from attnlib.mistakes._row import Mistake
 
 
@@ -52,7 +52,7 @@ TABLE: dict[str, Mistake] = {
             lambda attn_scores, d_k: torch.softmax(
                 attn_scores.masked_fill(_hidden(attn_scores), -torch.inf), dim=-1
             ),
-            lambda layer, x, seed: forward_with(layer, x, seed, divisor=lambda **_: 1.0),
+            passes.no_scale,
         ),
     ),
     "scale_by_d_k": Mistake(
@@ -63,9 +63,7 @@ TABLE: dict[str, Mistake] = {
             lambda attn_scores, d_k: torch.softmax(
                 attn_scores.masked_fill(_hidden(attn_scores), -torch.inf) / d_k, dim=-1
             ),
-            lambda layer, x, seed: forward_with(
-                layer, x, seed, divisor=lambda keys, **_: keys.shape[-1]
-            ),
+            passes.scale_by_d_k,
         ),
     ),
     "scale_by_d_in": Mistake(
@@ -73,16 +71,14 @@ TABLE: dict[str, Mistake] = {
         "d_k is the keys' last dimension (d_out here), not the embedding size: "
         "use keys.shape[-1] ** 0.5.",
         lambda attn_scores, keys, d_in: _scaled(attn_scores, math.sqrt(d_in)),
-        others=(lambda layer, x, seed: forward_with(layer, x, seed, divisor=by_sqrt("d_in")),),
+        others=(passes.scale_by_d_in,),
     ),
     "scale_by_num_tokens": Mistake(
         "scores scaled by the number of tokens (keys.shape[0]) instead of the key size",
         "keys has one row per token and one column per key entry: d_k is the last axis, "
         "keys.shape[-1], not keys.shape[0].",
         lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(keys.shape[0])),
-        others=(
-            lambda layer, x, seed: forward_with(layer, x, seed, divisor=by_sqrt("num_tokens")),
-        ),
+        others=(passes.scale_by_num_tokens,),
     ),
     "scale_hardcoded": Mistake(
         "the scale typed in as a number, or read from a name of the notebook (its d_out, its "
@@ -90,7 +86,7 @@ TABLE: dict[str, Mistake] = {
         "read d_k from the keys the function is given, keys.shape[-1] ** 0.5, so the line "
         "stays right for any d_out: with d_out = 4 the scale is sqrt(4) = 2, not sqrt(2).",
         lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(2)),
-        others=(lambda layer, x, seed: forward_with(layer, x, seed, divisor=lambda **_: 2**0.5),),
+        others=(passes.scale_hardcoded,),
     ),
     "projection_mixed_up": Mistake(
         "a projection made with another role's matrix",
@@ -113,13 +109,13 @@ TABLE: dict[str, Mistake] = {
         "(num_tokens, num_tokens) @ (num_tokens, d_out) -> (num_tokens, d_out); "
         "attn_weights @ x was notebook 04's recipe.",
         lambda attn_weights, inputs: attn_weights @ inputs,
-        others=(lambda layer, x, seed: forward_with(layer, x, seed, blend="inputs"),),
+        others=(passes.blend_inputs,),
     ),
     "weights_not_context": Mistake(
         "the attention weights returned instead of the context vectors",
         "the weights say how much of each value to take; the layer returns the blend, "
         "attn_weights @ values.",
-        lambda layer, x, seed: forward_with(layer, x, seed, blend="weights"),
+        passes.weights_not_context,
     ),
     "weights_sized_by_d_out": Mistake(
         "the attention weights sized by d_out",

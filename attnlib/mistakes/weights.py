@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 
 from attnlib.attention import causal_mask
-from attnlib.mistakes._layer import forward_with
+from attnlib.mistakes import _layer as passes
 from attnlib.mistakes._row import Mistake
 
 TABLE: dict[str, Mistake] = {
@@ -23,7 +23,7 @@ TABLE: dict[str, Mistake] = {
             lambda attn_scores, d_k: torch.softmax(
                 attn_scores.masked_fill(_hidden(attn_scores), -torch.inf) / d_k**0.5, dim=0
             ),
-            lambda layer, x, seed: forward_with(layer, x, seed, dim=0),
+            passes.softmax_dim0,
         ),
     ),
     "no_exp": Mistake(

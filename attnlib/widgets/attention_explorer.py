@@ -15,6 +15,7 @@ import torch
 from matplotlib.figure import Figure
 
 from attnlib import _validate as validate
+from attnlib.attention import scaled_scores
 from attnlib.data import EXAMPLE_SENTENCE, MAX_TOKENS, sentence_inputs
 from attnlib.modules import HeadProjections, MultiHeadAttention, head_projections
 from attnlib.widgets import _text, figures
@@ -93,7 +94,8 @@ def sentence_data(
     heads, scale = [], 1.0
     for head in range(num_heads):
         queries, keys, values, scale = head_qkv(inputs, projections, head)
-        heads.append({"scores": (queries @ keys.T).tolist(), "values": values.tolist()})
+        scores = scaled_scores(queries, keys, scale=1.0)
+        heads.append({"scores": scores.tolist(), "values": values.tolist()})
     return {
         "tokens": list(tokens),
         "heads": heads,

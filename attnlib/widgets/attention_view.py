@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from attnlib import _validate as validate
-from attnlib.attention import attention_weights, causal_mask
+from attnlib.attention import attention_weights, causal_mask, context_vectors, scaled_scores
 from attnlib.modules import HeadProjections
 from attnlib.widgets import _text
 from attnlib.widgets.views import SUM_TOL
@@ -155,8 +155,12 @@ def _attend(
 ) -> dict[str, Any]:
     """The tensors of an :class:`AttentionView` (and the head's ``scale``), for checked settings."""
     queries, keys, values, scale = head_qkv(inputs, projections, head)
-    attn_scores = queries @ keys.T  # (num_tokens, num_tokens), before scaling and masking
-    validate.finite(attn_scores, "inputs", "their dot products overflow; scale the inputs down")
+    try:  # (num_tokens, num_tokens), before scaling and masking
+        attn_scores = scaled_scores(queries, keys, scale=1.0)
+    except ValueError:  # the inputs were checked: only their products can overflow
+        raise ValueError(
+            "inputs: got inf or NaN; their dot products overflow; scale the inputs down"
+        ) from None
     factor = softmax_factor(attn_scores, scale, temperature)
     masked = causal_mask(len(inputs)) if causal else torch.zeros_like(attn_scores, dtype=torch.bool)
     softmax_weights = attention_weights(
@@ -178,11 +182,11 @@ def _attend(
         "keys": keys,
         "values": values,
         "attn_scores": attn_scores,
-        "scaled_scores": (attn_scores * factor).masked_fill(masked, -torch.inf),
+        "scaled_scores": scaled_scores(queries, keys, scale=factor, causal=causal),
         "masked": masked,
         "attn_weights": attn_weights,
         "weights": attn_weights[query],
-        "context": attn_weights[query] @ values,
+        "context": context_vectors(attn_weights[query : query + 1], values)[0],
         "row_sums": attn_weights.sum(dim=1),
         "col_sums": attn_weights.sum(dim=0),
     }

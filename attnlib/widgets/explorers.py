@@ -39,7 +39,7 @@ def resolve(
     """
     if given is None:
         book = example_inputs()
-        matrix = book if source == "inputs" else book @ book.T
+        matrix = book if source == "inputs" else attention_scores(book)
         default: tuple[str, ...] = TOKENS
     else:
         explorer_data = validate.explorer_inputs if source == "inputs" else validate.explorer_scores

@@ -19,7 +19,14 @@ from attnlib import _validate as validate
 from attnlib.widgets import _text, figures
 from attnlib.widgets.base import Control, Explorer
 from attnlib.widgets.frontend import ExplorerView
-from attnlib.widgets.training_view import DECIMALS, TrainingView, snapshots_of, training_view
+from attnlib.widgets.training_view import (
+    DECIMALS,
+    TrainingView,
+    even_share,
+    shares,
+    snapshots_of,
+    training_view,
+)
 
 
 def encoded(snapshots: torch.Tensor) -> str:
@@ -112,6 +119,9 @@ class TrainingExplorer(Explorer):
             "steps": self.steps,
             "heads": [label for label, _ in labels],
             "num_heads": num_heads,
+            # Python's numbers, so that the browser's line says what training_view says.
+            "shares": shares(self.snapshots),
+            "even": even_share(num_tokens),
             "losses": curve,
             **_text.for_browser(self.tokens),
         }

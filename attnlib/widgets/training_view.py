@@ -3,7 +3,8 @@
 The snapshots are the weights a model's heads gave one sentence as training went on; the
 view picks a snapshot, a head and a query, and says how much weight that query puts on the
 word before it, and how much the head puts on the previous word over the whole sentence.
-The front end (``static/src/views.js``, ``trainingView``) computes the same in the browser.
+The front end (``static/src/views.js``, ``trainingView``) draws the same in the browser, from
+the shares the explorer sends (:func:`shares`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import torch
 
 from attnlib import _validate as validate
 from attnlib.data import MAX_TOKENS
+from attnlib.training import share_at_offset
 from attnlib.widgets import _text
 
 
@@ -82,6 +84,16 @@ def even_share(num_tokens: int) -> float:
     return sum(1 / (i + 1) for i in range(1, num_tokens)) / (num_tokens - 1)
 
 
+def shares(snapshots: torch.Tensor) -> list[list[float]]:
+    """Every head's mean weight on the previous word, per snapshot, as the browser gets them:
+    ``(num_snapshots, num_blocks, num_heads, n, n)`` -> ``num_snapshots`` lists of
+    ``num_blocks * num_heads`` (0 for a one-word sentence, which has no previous word)."""
+    num_snapshots, _, _, num_tokens, _ = snapshots.shape
+    if num_tokens < 2:
+        return [[0.0] * snapshots[0, ..., 0, 0].numel() for _ in range(num_snapshots)]
+    return share_at_offset(snapshots).reshape(num_snapshots, -1).tolist()
+
+
 def training_view(
     snapshots: torch.Tensor,
     tokens: Sequence[str],
@@ -104,7 +116,7 @@ def training_view(
     weights = attn_weights[query]
     top = int(weights.argmax())
     before = weights[query - 1].item() if query > 0 else None
-    share = torch.diagonal(attn_weights, offset=-1).mean().item() if num_tokens > 1 else 0.0
+    share = share_at_offset(attn_weights).item() if num_tokens > 1 else 0.0
     even = even_share(num_tokens)
     fields = {
         "step": int(steps[snapshot]),

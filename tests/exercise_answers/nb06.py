@@ -74,6 +74,10 @@ def dropout_with(attn_weights, keep, p):
         "keys_transposed_whole": _causal(_CUT).replace("keys.transpose(1, 2)", "keys.T"),
         "no_scale": _causal(_CUT, scale=""),
         "no_dropout": _causal(_CUT, dropout=False),
+        "dropout_before_softmax": _causal(_CUT, dropout=False).replace(
+            "attn_scores = queries @ keys.transpose(1, 2)",
+            "attn_scores = self.dropout(queries @ keys.transpose(1, 2))",
+        ),
     },
     "06.unchanged_row": {
         "causal_first_row": 'unchanged_row = "Your"',

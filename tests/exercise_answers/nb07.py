@@ -93,28 +93,34 @@ def merge_heads(context_vec):
             merge="context_vec.contiguous().view(b, num_tokens, self.d_out)"
         ),
         "no_out_proj": _forward(out="context_vec"),
+        "dropout_before_softmax": _forward()
+        .replace(
+            "attn_scores = queries @ keys.transpose(2, 3)",
+            "attn_scores = self.dropout(queries @ keys.transpose(2, 3))",
+        )
+        .replace("self.dropout(torch.softmax(", "(torch.softmax("),
     },
     "07.head_dim_one": {
         "argmax_per_query": "most_weighted = 6\n",
         "query_sign_ignored": "most_weighted = 1\n",
     },
     "07.copy_heads": {
-        "out_proj_left_random": '''
+        "out_proj_left_random": """
 def copy_heads(wrapper, mha):
     with torch.no_grad():
         for name in ("W_query", "W_key", "W_value"):
             weights = [getattr(head, name).weight for head in wrapper.heads]
             getattr(mha, name).weight.copy_(torch.cat(weights, dim=0))
-''',
-        "out_proj_bias_kept": '''
+""",
+        "out_proj_bias_kept": """
 def copy_heads(wrapper, mha):
     with torch.no_grad():
         for name in ("W_query", "W_key", "W_value"):
             weights = [getattr(head, name).weight for head in wrapper.heads]
             getattr(mha, name).weight.copy_(torch.cat(weights, dim=0))
         mha.out_proj.weight.copy_(torch.eye(mha.d_out))
-''',
-        "heads_reversed": '''
+""",
+        "heads_reversed": """
 def copy_heads(wrapper, mha):
     with torch.no_grad():
         for name in ("W_query", "W_key", "W_value"):
@@ -122,6 +128,6 @@ def copy_heads(wrapper, mha):
             getattr(mha, name).weight.copy_(torch.cat(weights, dim=0))
         mha.out_proj.weight.copy_(torch.eye(mha.d_out))
         mha.out_proj.bias.zero_()
-''',
+""",
     },
 }

@@ -1494,11 +1494,6 @@ function attentionView(data, state) {
     panels: queryPanels(data, query, view.row, vec)
   };
 }
-function evenShare(n) {
-  let total2 = 0;
-  for (let i = 1; i < n; i += 1) total2 += 1 / (i + 1);
-  return n < 2 ? 0 : total2 / (n - 1);
-}
 function decoded(data) {
   return once(data, () => {
     const bytes = Uint8Array.from(atob(data.snapshots), (c) => c.charCodeAt(0));
@@ -1519,8 +1514,6 @@ function trainingView(data, { step: snapshot, head, query }) {
   });
   const row = weights[query];
   const top = row.indexOf(Math.max(...row));
-  const below = weights.slice(1).map((r, i) => r[i]);
-  const share = n > 1 ? below.reduce((s, w) => s + w, 0) / below.length : 0;
   const fields = {
     step: data.steps[snapshot],
     snapshot,
@@ -1535,8 +1528,9 @@ function trainingView(data, { step: snapshot, head, query }) {
     top_repr: data.reprs[top],
     before: query > 0 ? row[query - 1] : null,
     before_repr: query > 0 ? data.reprs[query - 1] : "",
-    share,
-    even: evenShare(n)
+    // Computed in Python (training_view.shares, even_share): the browser only shows them.
+    share: data.shares[snapshot][head],
+    even: data.even
   };
   const total2 = row.reduce((s, w) => s + w, 0);
   return {

@@ -210,13 +210,6 @@ export function attentionView(data, state) {
   };
 }
 
-/** The mean weight on the previous word when each word spreads its weight evenly (training_view). */
-function evenShare(n) {
-  let total = 0;
-  for (let i = 1; i < n; i += 1) total += 1 / (i + 1);
-  return n < 2 ? 0 : total / (n - 1);
-}
-
 /** The snapshots as sent (base64 of little-endian uint16 counts of 0.0001): a flat array. */
 function decoded(data) {
   return once(data, () => {
@@ -239,8 +232,6 @@ export function trainingView(data, { step: snapshot, head, query }) {
   });
   const row = weights[query];
   const top = row.indexOf(Math.max(...row));
-  const below = weights.slice(1).map((r, i) => r[i]);
-  const share = n > 1 ? below.reduce((s, w) => s + w, 0) / below.length : 0;
   const fields = {
     step: data.steps[snapshot],
     snapshot,
@@ -255,8 +246,9 @@ export function trainingView(data, { step: snapshot, head, query }) {
     top_repr: data.reprs[top],
     before: query > 0 ? row[query - 1] : null,
     before_repr: query > 0 ? data.reprs[query - 1] : "",
-    share,
-    even: evenShare(n),
+    // Computed in Python (training_view.shares, even_share): the browser only shows them.
+    share: data.shares[snapshot][head],
+    even: data.even,
   };
   const total = row.reduce((s, w) => s + w, 0);
   return {
