@@ -215,10 +215,13 @@ def scores_arguments(
 ) -> tuple[float, int]:
     """The arguments of ``weights_from_scores``; returns its ``scale`` and softmax axis."""
     tensor(attn_scores, "attn_scores", "(..., num_queries, num_keys)", min_rank=2)
-    memory(attn_scores.shape, attn_scores.element_size(), "attn_weights")
-    flag(causal, "causal")
-    mask(hidden, "hidden", "True = hidden", tuple(attn_scores.shape))
-    return positive(scale, "scale"), softmax_axis(dim, attn_scores.dim())
+    shape, dim = tuple(attn_scores.shape), softmax_axis(dim, attn_scores.dim())
+    if flag(causal, "causal"):
+        grid_size(*shape[-2:], None)
+    weights = [("attn_weights", shape, attn_scores.element_size())]
+    memory("weights_from_scores", weights, grid_work(shape, axis=dim))
+    mask(hidden, "hidden", "True = hidden", shape)
+    return positive(scale, "scale"), dim
 
 
 def sdpa_arguments(
