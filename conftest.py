@@ -63,6 +63,25 @@ if "PYTEST_XDIST_WORKER" in os.environ and sys.platform == "linux":
 SPREAD = {"test_exercises.py", "test_any_argument.py", "test_notebooks.py", "test_figures.py"}
 
 
+# Under `--dist loadfile` a worker takes the next file in collection order when it is nearly
+# done: a long file collected last keeps one worker busy while the other idles. These long
+# ones (a minute or more each) are handed out first, in this order; the rest keep theirs.
+LONG_FIRST = ("tests/browser/", "notebooks/10_attention_that_learns.ipynb")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getvalue("dist") != "loadfile":
+        return
+
+    def rank(item: pytest.Item) -> int:
+        where = item.nodeid
+        return next(
+            (i for i, long in enumerate(LONG_FIRST) if where.startswith(long)), len(LONG_FIRST)
+        )
+
+    items.sort(key=rank)  # stable: a file's tests and a notebook's cells stay in order
+
+
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, unknown without it
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     if config.getvalue("dist") != "loadfile":
