@@ -15,6 +15,7 @@ import importlib.util
 import io
 import json
 import re
+import weakref
 from itertools import combinations
 from types import ModuleType
 from typing import Any
@@ -133,7 +134,14 @@ def test_08s_pictures_show_the_state_the_notebook_left():
 # ----------------------------------------------------------------------------- the mechanism
 
 
-def test_the_saved_picture_follows_the_explorer_after_it_is_shown():
+@pytest.fixture
+def none_shown(monkeypatch):
+    """No explorer shown yet in this process: saved_pictures() draws every explorer shown so
+    far, and the other tests of a pytest worker show dozens (half a minute of drawing)."""
+    monkeypatch.setattr(base, "_SHOWN", weakref.WeakValueDictionary())
+
+
+def test_the_saved_picture_follows_the_explorer_after_it_is_shown(none_shown):
     explorer = widgets.QueryExplorer()
     shown = explorer._repr_mimebundle_()
     model_id = shown[WIDGET_VIEW]["model_id"]
@@ -142,7 +150,7 @@ def test_the_saved_picture_follows_the_explorer_after_it_is_shown():
     assert pictures[model_id] == explorer._still() != shown["image/png"]
 
 
-def test_an_explorer_never_shown_has_no_saved_picture():
+def test_an_explorer_never_shown_has_no_saved_picture(none_shown):
     explorer = widgets.QueryExplorer()
     assert explorer.widget.model_id not in base.saved_pictures()
 
