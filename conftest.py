@@ -61,6 +61,12 @@ if "PYTEST_XDIST_WORKER" in os.environ and sys.platform == "linux":
 # file. The tests of these files stand alone and are long together (a kernel or a hypothesis
 # search each): they go to whichever worker is free, one by one.
 SPREAD = {"test_exercises.py", "test_any_argument.py", "test_notebooks.py", "test_figures.py"}
+# The browser files that start a JupyterLab or a Voila server (session fixtures, one per
+# worker): one worker takes them all, in order, and starts each server once, not twice.
+WITH_SERVERS = {
+    f"tests/browser/{name}.py"
+    for name in ("test_cards", "test_explorers_a11y", "test_lab", "test_voila")
+}
 
 
 # Under `--dist loadfile` a worker takes the next file in collection order when it is nearly
@@ -91,6 +97,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     class FilesButSpread(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
             file = nodeid.split("::", 1)[0]
+            if file in WITH_SERVERS:
+                return "the browser files with servers"
             return nodeid if Path(file).name in SPREAD else file
 
     return FilesButSpread(config, log)
