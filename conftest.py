@@ -44,6 +44,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             _notebooks_run.add(parent.nodeid)
             folder = _PROGRESS / f"notebook-{len(_notebooks_run)}"
             os.environ["ATTNLIB_PROGRESS_DIR"] = str(folder)
+    else:  # the session's record, also after a notebook (notebook 10 runs early: LONG_FIRST)
+        os.environ["ATTNLIB_PROGRESS_DIR"] = str(_PROGRESS / "session")
 
 
 if "PYTEST_XDIST_WORKER" in os.environ and sys.platform == "linux":
