@@ -78,7 +78,8 @@ bundle: node_modules/.package-lock.json  ## rebuild attnlib/widgets/static/explo
 # they start share two cores, and more threads than cores make torch wait on itself.
 # `--dist loadfile` keeps a file's tests on one worker (a file's servers and built site are
 # started once); files are handed out in collection order, so the few long browser files
-# start first instead of last (xdist would order them by number of tests).
+# and notebook 10 start first instead of last (conftest.py's LONG_FIRST; xdist would order
+# them by number of tests).
 WORKERS ?= 2
 # pytest ends with make, even when make is killed outright: the recipe's shell becomes it
 # (exec) and it takes the signal of its parent's death (tools/lifetime.py).

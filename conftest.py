@@ -44,6 +44,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             _notebooks_run.add(parent.nodeid)
             folder = _PROGRESS / f"notebook-{len(_notebooks_run)}"
             os.environ["ATTNLIB_PROGRESS_DIR"] = str(folder)
+    else:  # the session's record, also after a notebook (notebook 10 runs early: LONG_FIRST)
+        os.environ["ATTNLIB_PROGRESS_DIR"] = str(_PROGRESS / "session")
 
 
 if "PYTEST_XDIST_WORKER" in os.environ and sys.platform == "linux":
@@ -61,6 +63,31 @@ if "PYTEST_XDIST_WORKER" in os.environ and sys.platform == "linux":
 # file. The tests of these files stand alone and are long together (a kernel or a hypothesis
 # search each): they go to whichever worker is free, one by one.
 SPREAD = {"test_exercises.py", "test_any_argument.py", "test_notebooks.py", "test_figures.py"}
+# The browser files that start a JupyterLab or a Voila server (session fixtures, one per
+# worker): one worker takes them all, in order, and starts each server once, not twice.
+WITH_SERVERS = {
+    f"tests/browser/{name}.py"
+    for name in ("test_cards", "test_explorers_a11y", "test_lab", "test_voila")
+}
+
+
+# Under `--dist loadfile` a worker takes the next file in collection order when it is nearly
+# done: a long file collected last keeps one worker busy while the other idles. These long
+# ones (a minute or more each) are handed out first, in this order; the rest keep theirs.
+LONG_FIRST = ("tests/browser/", "notebooks/10_attention_that_learns.ipynb")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getvalue("dist") != "loadfile":
+        return
+
+    def rank(item: pytest.Item) -> int:
+        where = item.nodeid
+        return next(
+            (i for i, long in enumerate(LONG_FIRST) if where.startswith(long)), len(LONG_FIRST)
+        )
+
+    items.sort(key=rank)  # stable: a file's tests and a notebook's cells stay in order
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, unknown without it
@@ -72,6 +99,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     class FilesButSpread(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
             file = nodeid.split("::", 1)[0]
+            if file in WITH_SERVERS:
+                return "the browser files with servers"
             return nodeid if Path(file).name in SPREAD else file
 
     return FilesButSpread(config, log)

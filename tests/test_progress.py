@@ -1,9 +1,17 @@
 """The reader's progress record (attnlib/progress.py, attnlib/progress_table.py), in a
 temporary data folder: kept across processes, safe with two writers, a damaged file set
-aside, off when asked and while grading, and a table of the registry's exercises."""
+aside, off when asked and while grading, and a table of the registry's exercises.
+
+A new Python process costs seconds (torch's import): one is started only where a second
+process is the point (a record read by another process, two writers at once). A reader's
+answer is otherwise run here as a kernel runs a cell: defined at the top level of a module
+named __main__, whose check() reads it from there; the environment is read at each check,
+so setting it here, after attnlib's import, is no weaker than a kernel started with it."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import sqlite3
 import subprocess
@@ -36,16 +44,15 @@ def _record(monkeypatch, tmp_path):
     progress_on()
 
 
-def _python(code: str, env: dict | None = None, cwd: Path | None = None, **kw):
+def _python(code: str):
     """Run ``code`` in a new Python process (a new kernel's view), with this environment."""
     return subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(code)],
-        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
-        cwd=cwd or ROOT / "notebooks",
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT / "notebooks",
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        **kw,
     )
 
 
@@ -55,11 +62,19 @@ def _finished(process) -> str:
     return out
 
 
+def _as_a_kernel(code: str) -> str:
+    """Run ``code`` as a notebook cell runs (top level, module ``__main__``); what it printed."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(textwrap.dedent(code), "<cell>", "exec"), {"__name__": "__main__"})
+    return printed.getvalue()
+
+
 def _line(text: str, exercise: str) -> str:
     return next(line for line in text.splitlines() if line.split()[:1] == [exercise])
 
 
-def test_done_when_a_right_and_a_wrong_answer_are_seen_by_a_new_process():
+def test_done_when_a_right_and_a_wrong_answer_are_seen_by_a_new_process(monkeypatch):
     mistake, typed = next(iter(TYPED_02["02.matmul"].items()))
     reader = f"""
         import torch
@@ -75,7 +90,8 @@ def test_done_when_a_right_and_a_wrong_answer_are_seen_by_a_new_process():
     printed = _finished(_python(reader))
     assert printed.startswith("Correct") and MISTAKES[mistake].label in printed
 
-    shown = _finished(_python("import attnlib\nprint(repr(attnlib.progress()))"))
+    monkeypatch.chdir(ROOT / "notebooks")  # where the reader's next kernel runs
+    shown = repr(attnlib.progress())  # another process than the one that wrote
     total = len(EXERCISES)
     assert shown.splitlines()[0] == f"Your progress: 1 of {total} exercises of the course done."
     assert "✓ done" in _line(shown, "01.dot")
@@ -120,34 +136,53 @@ def test_a_right_answer_after_a_mistake_keeps_the_mistake_met():
     assert "✓ done" in line and MISTAKES["repeats_all"].label in line
 
 
-def test_two_processes_writing_at_once_lose_nothing():
+ROUNDS = 5  # the last one even: every exercise's latest verdict is wrong
+
+
+def _write_rounds(names: list[str]) -> None:
+    for round in range(ROUNDS):
+        for name in names:
+            record(Verdict(name, "correct" if round % 2 else "wrong", "m"))
+
+
+def test_two_processes_writing_at_once_lose_nothing(capfd):
+    """This process and a new one write at once: the other waits, imported, for a word to
+    start, so that their writes overlap however long its import takes."""
     names = sorted(EXERCISES)
-    halves = {"a": names[::2], "b": names[1::2]}
-    writer = """
+    mine, theirs = names[::2], names[1::2]
+    writer = f"""
         import sys
         from attnlib.exercises import Verdict
         from attnlib.progress import record
         names = sys.argv[1].split(",")
-        for round in range(15):
+        print("ready", flush=True)
+        sys.stdin.readline()
+        for round in range({ROUNDS}):
             for name in names:
                 record(Verdict(name, "correct" if round % 2 else "wrong", "m"))
     """
-    processes = [
-        subprocess.Popen(
-            [sys.executable, "-c", textwrap.dedent(writer), ",".join(half)],
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for half in halves.values()
-    ]
-    for process in processes:
-        out, err = process.communicate(timeout=300)
-        assert process.returncode == 0 and err == "", err  # no "not recorded" line
+    other = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(writer), ",".join(theirs)],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert other.stdout.readline() == "ready\n", other.stderr.read()
+        other.stdin.write("go\n")
+        other.stdin.flush()
+        _write_rounds(mine)
+        out, err = other.communicate(timeout=300)
+    finally:
+        other.kill()
+        other.wait()
+    assert other.returncode == 0 and err == "", err  # no "not recorded" line
+    assert "not recorded" not in capfd.readouterr().err
     kept = entries()
     assert set(kept) == set(names)
-    assert all(e.status == "wrong" and not e.correct for e in kept.values())  # round 14: even
+    assert all(e.status == "wrong" and not e.correct for e in kept.values())
 
 
 def test_a_damaged_file_is_set_aside_with_one_line_and_a_new_one_started(capfd):
@@ -176,8 +211,9 @@ def test_a_record_that_cannot_be_written_is_skipped_without_raising(monkeypatch,
     assert "0 of" in repr(attnlib.progress("01"))
 
 
-def _right_answer_in_a_new_process(env: dict | None = None, before: str = "") -> str:
-    code = f"""
+def _right_answer(before: str = "") -> str:
+    return _as_a_kernel(
+        f"""
         import attnlib
         from attnlib.exercises import check
         {before}
@@ -185,17 +221,19 @@ def _right_answer_in_a_new_process(env: dict | None = None, before: str = "") ->
             return (a * b).sum()
         print(check("01.dot"))
         print(repr(attnlib.progress("01")))
-    """
-    return _finished(_python(code, env))
+        """
+    )
 
 
-def test_the_switch_off_records_nothing(_record):
-    shown = _right_answer_in_a_new_process({"ATTNLIB_PROGRESS": "off"})
+def test_the_switch_off_records_nothing(monkeypatch):
+    monkeypatch.setenv("ATTNLIB_PROGRESS", "off")
+    shown = _right_answer()
     assert shown.startswith("Correct") and "Recording is off" in shown
     assert not record_path().exists()
-    shown = _right_answer_in_a_new_process(before="attnlib.progress_off()")
+    monkeypatch.delenv("ATTNLIB_PROGRESS")
+    shown = _right_answer(before="attnlib.progress_off()")
     assert not record_path().exists() and "Recording is off" in shown
-    shown = _right_answer_in_a_new_process(before="attnlib.progress_off(); attnlib.progress_on()")
+    shown = _right_answer(before="attnlib.progress_off(); attnlib.progress_on()")
     assert set(entries()) == {"01.dot"} and "1 of 5" in shown
 
 
@@ -211,9 +249,10 @@ def test_in_process_off_and_on():
 @pytest.mark.parametrize(
     "variable, value", [("ATTNLIB_VERDICT_LOG", "log"), ("NBGRADER_EXECUTION", "autograde")]
 )
-def test_the_grader_records_nothing(variable, value, tmp_path):
+def test_the_grader_records_nothing(variable, value, tmp_path, monkeypatch):
     value = str(tmp_path / "verdicts.jsonl") if value == "log" else value
-    shown = _right_answer_in_a_new_process({variable: value})
+    monkeypatch.setenv(variable, value)
+    shown = _right_answer()
     assert shown.startswith("Correct")
     assert not record_path().exists()
     if variable == "ATTNLIB_VERDICT_LOG":  # the grader's own log has the verdict
@@ -225,7 +264,7 @@ def test_the_course_handing_its_own_object_over_is_not_the_readers_verdict():
     assert entries() == {}
 
 
-def test_in_the_student_edition_the_links_go_to_the_sibling_assignment(tmp_path):
+def test_in_the_student_edition_the_links_go_to_the_sibling_assignment(tmp_path, monkeypatch):
     """nbgrader's layout (tools/student_edition.py): release/<stem>/<stem>.ipynb."""
     release = tmp_path / "release"
     for stem in ("01_scores_loops", "02_scores_matmul"):
@@ -237,18 +276,16 @@ def test_in_the_student_edition_the_links_go_to_the_sibling_assignment(tmp_path)
         "02_scores_matmul.ipynb",
         "../02_scores_matmul/02_scores_matmul.ipynb",
     )
-    shown = _finished(
-        _python(
-            """
-            from attnlib.exercises import check
-            def dot(a, b):
-                return (a * b).sum()
-            check("01.dot")
-            import attnlib
-            print(attnlib.progress()._repr_mimebundle_()["text/html"])
-            """,
-            cwd=here,
-        )
+    monkeypatch.chdir(here)  # where the assignment's kernel runs
+    shown = _as_a_kernel(
+        """
+        from attnlib.exercises import check
+        def dot(a, b):
+            return (a * b).sum()
+        check("01.dot")
+        import attnlib
+        print(attnlib.progress()._repr_mimebundle_()["text/html"])
+        """
     )
     assert 'href="../02_scores_matmul/02_scores_matmul.ipynb"' in shown
     assert "Your progress: 1 of" in shown

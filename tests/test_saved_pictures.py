@@ -10,12 +10,15 @@ tests/browser/test_lab.py.
 from __future__ import annotations
 
 import base64
+import functools
 import importlib.util
 import io
 import json
 import re
+import weakref
 from itertools import combinations
 from types import ModuleType
+from typing import Any
 
 import nbformat
 import pytest
@@ -131,7 +134,14 @@ def test_08s_pictures_show_the_state_the_notebook_left():
 # ----------------------------------------------------------------------------- the mechanism
 
 
-def test_the_saved_picture_follows_the_explorer_after_it_is_shown():
+@pytest.fixture
+def none_shown(monkeypatch):
+    """No explorer shown yet in this process: saved_pictures() draws every explorer shown so
+    far, and the other tests of a pytest worker show dozens (half a minute of drawing)."""
+    monkeypatch.setattr(base, "_SHOWN", weakref.WeakValueDictionary())
+
+
+def test_the_saved_picture_follows_the_explorer_after_it_is_shown(none_shown):
     explorer = widgets.QueryExplorer()
     shown = explorer._repr_mimebundle_()
     model_id = shown[WIDGET_VIEW]["model_id"]
@@ -140,7 +150,7 @@ def test_the_saved_picture_follows_the_explorer_after_it_is_shown():
     assert pictures[model_id] == explorer._still() != shown["image/png"]
 
 
-def test_an_explorer_never_shown_has_no_saved_picture():
+def test_an_explorer_never_shown_has_no_saved_picture(none_shown):
     explorer = widgets.QueryExplorer()
     assert explorer.widget.model_id not in base.saved_pictures()
 
@@ -181,11 +191,17 @@ EXPLORERS = {
 }
 
 
-@pytest.mark.parametrize("make", EXPLORERS.values(), ids=EXPLORERS.keys())
-def test_no_text_of_a_picture_is_clipped_or_overlaps_another(make):
-    fig = make().figure()
-    boxes = _texts(fig)
-    page = fig.bbox
+@functools.cache
+def _drawn(name: str) -> tuple[list, Any]:
+    """The texts of explorer ``name``'s picture with their boxes, and the picture's own box:
+    drawn once for the two tests below, which read different things in it."""
+    fig = EXPLORERS[name]().figure()
+    return _texts(fig), fig.bbox.frozen()
+
+
+@pytest.mark.parametrize("name", EXPLORERS)
+def test_no_text_of_a_picture_is_clipped_or_overlaps_another(name):
+    boxes, page = _drawn(name)
     outside = [text for text, box in boxes if box.x0 < page.x0 - 1 or box.x1 > page.x1 + 1]
     outside += [text for text, box in boxes if box.y0 < page.y0 - 1 or box.y1 > page.y1 + 1]
     assert not outside, f"clipped by the picture's edge: {outside}"
@@ -193,11 +209,10 @@ def test_no_text_of_a_picture_is_clipped_or_overlaps_another(make):
     assert not crossing, f"texts drawn over each other: {crossing}"
 
 
-@pytest.mark.parametrize("make", EXPLORERS.values(), ids=EXPLORERS.keys())
-def test_each_axis_name_is_written_once(make):
-    fig = make().figure()
+@pytest.mark.parametrize("name", EXPLORERS)
+def test_each_axis_name_is_written_once(name):
     axis_names = ("attention weight", "attention score")
-    names = [text for text, _ in _texts(fig) if text in axis_names]
+    names = [text for text, _ in _drawn(name)[0] if text in axis_names]
     assert len(names) == len(set(names)), names
 
 

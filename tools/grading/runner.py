@@ -42,6 +42,10 @@ def _errors(nb) -> list[dict]:
 
 def run(spec: dict) -> dict:
     """Execute the notebook; the report of every cell that raised or ran out of time."""
+    # nbformat's validator imports jsonschema, which takes the optional IRI format checker
+    # if installed: rfc3987_syntax builds a grammar at import, a second of every run, for a
+    # format nbformat's schema never names. Marked absent, jsonschema goes without it.
+    sys.modules.setdefault("rfc3987_syntax", None)
     import nbformat
     from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
