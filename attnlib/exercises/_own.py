@@ -64,30 +64,15 @@ OWN: Mapping[str, Own] = {
         how="with torch: the scores, their softmax, the blend",
     ),
     "05.scale": Own(attnlib=_ATTEND, how="with torch.softmax and the root of d_k"),
-    "05.forward": Own(
-        attnlib=("SelfAttentionV1", "SelfAttentionV2", *_ATTEND),
-        torch=("scaled_dot_product_attention",),
-        how="with torch, step by step",
-    ),
     "06.mask": Own(
         attnlib=("causal_mask", *_ATTEND),
         torch=("scaled_dot_product_attention",),
         how="with torch.triu, masked_fill and torch.softmax",
     ),
-    "06.forward": Own(
-        attnlib=("CausalAttention", "MultiHeadAttentionWrapper", "MultiHeadAttention", *_ATTEND),
-        torch=("scaled_dot_product_attention",),
-        how="with torch, step by step",
-    ),
     # the heads are attnlib's CausalAttention, as the notebook hands them out: only the
     # wrapper's own forward is the answer
     "07.wrapper_forward": Own(attnlib=("MultiHeadAttentionWrapper",), how="with torch.cat"),
     "07.split_heads": Own(attnlib=("split_heads",), how="with .view and .transpose"),
-    "07.forward": Own(
-        attnlib=("MultiHeadAttention", *_ATTEND),
-        torch=("scaled_dot_product_attention",),
-        how="with torch, steps 1 to 8",
-    ),
     "09.rescale": Own(
         attnlib=("blockwise_attention", *_ATTEND),
         torch=("scaled_dot_product_attention",),
