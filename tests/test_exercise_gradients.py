@@ -29,14 +29,11 @@ WITH_GRADIENT = sorted(n for n, e in EXERCISES.items() if getattr(e, "gradient",
 #: Function exercises whose answer returns a layer (frozen, not detached, cuts it off).
 MAKES_A_LAYER = {"07.two_features"}
 #: Judged in `make test`: one layer and one function; the others in `make check-all`.
-FAST = {"06.forward", "05.projections"}
+FAST = {"07.wrapper_forward", "05.projections"}
 #: The first parameter each layer exercise's reference trains (named by the verdict).
 FIRST_PARAMETER = {
-    "05.forward": "W_query",
-    "06.forward": "W_query.weight",
     "07.wrapper_forward": "heads.0.W_query.weight",
     "07.two_features": "heads.0.W_query.weight",
-    "07.forward": "W_query.weight",
 }
 
 
@@ -86,9 +83,9 @@ def cut_off(name: str, answer) -> list[tuple[str, object]]:
 
 def test_the_layer_exercises_all_check_gradients() -> None:
     """Every exercise that writes a layer's forward (or returns a layer) has the check."""
-    layers = {"05.forward", "06.forward", "07.wrapper_forward", "07.two_features", "07.forward"}
+    layers = {"07.wrapper_forward", "07.two_features"}
     assert layers <= set(WITH_GRADIENT)
-    assert {"05.projections", "07.split_heads"} <= set(WITH_GRADIENT)
+    assert {"05.projections", "05.query_scaled", "07.split_heads"} <= set(WITH_GRADIENT)
 
 
 @pytest.mark.parametrize(
@@ -132,16 +129,7 @@ def _mask_cut_in_place(answer: type) -> type:
     return Cut
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "06.forward",
-        *(
-            pytest.param(n, marks=pytest.mark.check_all)
-            for n in ("07.wrapper_forward", "07.forward")
-        ),
-    ],
-)
+@pytest.mark.parametrize("name", ["07.wrapper_forward"])
 def test_a_forward_that_cuts_its_mask_in_place_is_told_so(name: str) -> None:
     exercise = EXERCISES[name]
     solution = _answer(exercise, _run(SOLUTIONS[name]))
@@ -261,24 +249,24 @@ def test_the_reviewers_refused_right_answers_are_correct(answer) -> None:
 
 
 _RENAMED = """
-class MySelfAttentionV1(nn.Module):
-    def __init__(self, d_in, d_out):
+class MyWrapper(nn.Module):
+    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
         super().__init__()
-        self.W_q = nn.Parameter(torch.rand(d_in, d_out))
-        self.W_k = nn.Parameter(torch.rand(d_in, d_out))
-        self.W_v = nn.Parameter(torch.rand(d_in, d_out))
+        heads = [CausalAttention(d_in, d_out, context_length, dropout) for _ in range(num_heads)]
+        self.blocks = nn.ModuleList(heads)
 
     def forward(self, x):
-        keys = {keys}
-        weights = torch.softmax((x @ self.W_q) @ keys.T / keys.shape[-1] ** 0.5, dim=-1)
-        return weights @ (x @ self.W_v)
+        outputs = [block(x) for block in self.blocks]
+        outputs[0] = {first}
+        return torch.cat(outputs, dim=-1)
 """
 
 
 def test_a_layer_with_its_own_parameter_names_is_judged_by_them() -> None:
-    exercise = EXERCISES["05.forward"]
-    right = _run(_RENAMED.format(keys="x @ self.W_k"))["MySelfAttentionV1"]
+    exercise = EXERCISES["07.wrapper_forward"]
+    right = _run(_RENAMED.format(first="outputs[0]"))["MyWrapper"]
     assert exercise.judge(right).correct
-    cut = _run(_RENAMED.format(keys="(x @ self.W_k).detach()"))["MySelfAttentionV1"]
+    cut = _run(_RENAMED.format(first="outputs[0].detach()"))["MyWrapper"]
     verdict = exercise.judge(cut)
-    assert verdict.mistake == "no_gradient" and "reaches W_k:" in verdict.message, verdict.message
+    assert verdict.mistake == "no_gradient", verdict.message
+    assert "reaches blocks.0.W_query.weight:" in verdict.message, verdict.message

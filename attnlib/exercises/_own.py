@@ -69,10 +69,20 @@ OWN: Mapping[str, Own] = {
         torch=("scaled_dot_product_attention",),
         how="with torch.triu, masked_fill and torch.softmax",
     ),
+    # ca(...) itself is refused by the exercise's own rule
+    "06.last_row": Own(
+        attnlib=_ATTEND,
+        torch=("scaled_dot_product_attention",),
+        how="from one query, with torch.softmax",
+    ),
     # the heads are attnlib's CausalAttention, as the notebook hands them out: only the
     # wrapper's own forward is the answer
     "07.wrapper_forward": Own(attnlib=("MultiHeadAttentionWrapper",), how="with torch.cat"),
     "07.split_heads": Own(attnlib=("split_heads",), how="with .view and .transpose"),
+    # mha(...) itself is refused by the exercise's own rule
+    "07.one_head": Own(
+        attnlib=("split_heads", *_ATTEND), how="from the head's rows, with torch.softmax"
+    ),
     "09.rescale": Own(
         attnlib=("blockwise_attention", *_ATTEND),
         torch=("scaled_dot_product_attention",),
