@@ -226,11 +226,12 @@ def test_the_explanations_that_state_the_answer_are_held_back():
 def test_a_checkpoint_shows_as_a_card_of_its_own_never_a_bare_correct():
     from attnlib.exercises import checkpoint
     from attnlib.exercises._card import verdict_card
-    from attnlib.modules import SelfAttentionV1
+    from attnlib.modules import MultiHeadAttentionWrapper
 
-    passed = verdict_card(checkpoint("05.forward", SelfAttentionV1, "the course's layer"))
+    wrapper = MultiHeadAttentionWrapper
+    passed = verdict_card(checkpoint("07.wrapper_forward", wrapper, "the course's layer"))
     assert "Checkpoint passed" in passed and ">Correct<" not in passed
-    failed = verdict_card(checkpoint("05.forward", object(), "an object"))
+    failed = verdict_card(checkpoint("07.wrapper_forward", object(), "an object"))
     assert "Checkpoint failed" in failed and "attnlib-card-wrong" in failed
 
 

@@ -261,24 +261,24 @@ def test_the_reviewers_refused_right_answers_are_correct(answer) -> None:
 
 
 _RENAMED = """
-class MySelfAttentionV1(nn.Module):
-    def __init__(self, d_in, d_out):
+class MyWrapper(nn.Module):
+    def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
         super().__init__()
-        self.W_q = nn.Parameter(torch.rand(d_in, d_out))
-        self.W_k = nn.Parameter(torch.rand(d_in, d_out))
-        self.W_v = nn.Parameter(torch.rand(d_in, d_out))
+        heads = [CausalAttention(d_in, d_out, context_length, dropout) for _ in range(num_heads)]
+        self.blocks = nn.ModuleList(heads)
 
     def forward(self, x):
-        keys = {keys}
-        weights = torch.softmax((x @ self.W_q) @ keys.T / keys.shape[-1] ** 0.5, dim=-1)
-        return weights @ (x @ self.W_v)
+        outputs = [block(x) for block in self.blocks]
+        outputs[0] = {first}
+        return torch.cat(outputs, dim=-1)
 """
 
 
 def test_a_layer_with_its_own_parameter_names_is_judged_by_them() -> None:
-    exercise = EXERCISES["05.forward"]
-    right = _run(_RENAMED.format(keys="x @ self.W_k"))["MySelfAttentionV1"]
+    exercise = EXERCISES["07.wrapper_forward"]
+    right = _run(_RENAMED.format(first="outputs[0]"))["MyWrapper"]
     assert exercise.judge(right).correct
-    cut = _run(_RENAMED.format(keys="(x @ self.W_k).detach()"))["MySelfAttentionV1"]
+    cut = _run(_RENAMED.format(first="outputs[0].detach()"))["MyWrapper"]
     verdict = exercise.judge(cut)
-    assert verdict.mistake == "no_gradient" and "reaches W_k:" in verdict.message, verdict.message
+    assert verdict.mistake == "no_gradient", verdict.message
+    assert "reaches blocks.0.W_query.weight:" in verdict.message, verdict.message

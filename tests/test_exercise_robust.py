@@ -314,21 +314,6 @@ def test_a_rule_the_exercise_states_is_enforced(name: str, code: str, says: str)
      ("07.split_heads", "def split_heads(x, num_heads):\n    b, num_tokens, d_out = x.shape\n"
       "    return x.view(b, num_tokens, num_heads, d_out / num_heads).transpose(1, 2)",
       "a size given as a float"),
-     ("06.forward", "class MyCausalAttention(torch.nn.Module):\n"
-      "    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):\n"
-      "        super().__init__()\n"
-      "        self.W_query = torch.nn.Linear(d_in, d_out, bias=qkv_bias)\n"
-      "        self.W_key = torch.nn.Linear(d_in, d_out, bias=qkv_bias)\n"
-      "        self.W_value = torch.nn.Linear(d_in, d_out, bias=qkv_bias)\n"
-      "        self.dropout = torch.nn.Dropout(dropout)\n"
-      "        ones = torch.ones(context_length, context_length)\n"
-      "        self.register_buffer('mask', ones.triu(1).bool())\n"
-      "    def forward(self, x):\n"
-      "        n = x.shape[1]\n"
-      "        keys, queries, values = self.W_key(x), self.W_query(x), self.W_value(x)\n"
-      "        s = (queries @ keys.transpose(1, 2)).masked_fill(self.mask[:n, :n], -torch.inf)\n"
-      "        w = torch.softmax(s / keys.shape[-1] ** 0.5, dim=-1)\n"
-      "        return w @ self.dropout(values)", "the dropout step is wrong"),
      ("07.two_features", "from attnlib.modules import MultiHeadAttentionWrapper\n"
       "def two_feature_wrapper(d_in, context_length, dropout):\n"
       "    layer = MultiHeadAttentionWrapper(d_in, 1, context_length, dropout, num_heads=2)",

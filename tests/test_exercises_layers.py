@@ -30,71 +30,26 @@ def test_an_odd_answer_gets_a_verdict_that_is_not_correct(name: str, what: str) 
     assert "\n" not in verdict.message and len(verdict.message) < 600
 
 
-_BOOK_CAUSAL = """
-class MyCausalAttention(nn.Module):
-    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):
-        super().__init__()
-        self.d_out = d_out
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.dropout = nn.Dropout(dropout)
-        self.register_buffer(
-            "mask", torch.triu(torch.ones(context_length, context_length), diagonal=1)
-        )
-
-    def forward(self, x):
-        b, num_tokens, d_in = x.shape
-        keys = self.W_key(x)
-        queries = self.W_query(x)
-        values = self.W_value(x)
-        attn_scores = queries @ keys.transpose(1, 2)
-        attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1)
-        attn_weights = self.dropout(attn_weights)
-        context_vec = attn_weights @ values
-        return context_vec
-"""
-_BOOK_MHA = """
-class MyMultiHeadAttention(modules.MultiHeadAttention):
-    def forward(self, x):
-        b, num_tokens, d_in = x.shape
-        keys = self.W_key(x)
-        queries = self.W_query(x)
-        values = self.W_value(x)
-        keys = keys.view(b, num_tokens, self.num_heads, self.head_dim)
-        values = values.view(b, num_tokens, self.num_heads, self.head_dim)
-        queries = queries.view(b, num_tokens, self.num_heads, self.head_dim)
-        keys = keys.transpose(1, 2)
-        queries = queries.transpose(1, 2)
-        values = values.transpose(1, 2)
-        attn_scores = queries @ keys.transpose(2, 3)
-        mask_bool = self.mask.bool()[:num_tokens, :num_tokens]
-        attn_scores.masked_fill_(mask_bool, -torch.inf)
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
-        attn_weights = self.dropout(attn_weights)
-        context_vec = (attn_weights @ values).transpose(1, 2)
-        context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)
-        context_vec = self.out_proj(context_vec)
-        return context_vec
-"""
-_V1 = """
-class MySelfAttentionV1(nn.Module):
-    def __init__(self, d_in, d_out):
-        super().__init__()
-        self.W_query = nn.Parameter(torch.rand(d_in, d_out))
-        self.W_key = nn.Parameter(torch.rand(d_in, d_out))
-        self.W_value = nn.Parameter(torch.rand(d_in, d_out))
-
-    def forward(self, x):
-        keys = x @ self.W_key
-        queries = x @ self.W_query
-        values = x @ self.W_value
-        attn_scores = queries @ keys.T
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
-        context_vec = attn_weights @ values
-        return context_vec
-"""
+#: Right answers to the three reasoning exercises, written other ways than the solutions.
+_QUERY_SCALED = [
+    "def rescaled_weights(attn_weights, c):\n"
+    "    return torch.softmax(c * attn_weights.log(), dim=-1)",
+    "def rescaled_weights(attn_weights, c):\n"
+    "    return F.normalize(attn_weights.pow(c), p=1, dim=-1)",
+]
+_LAST_ROW = [
+    "def last_row(ca, x):\n"
+    "    q, k, v = ca.W_query(x), ca.W_key(x), ca.W_value(x)\n"
+    "    return F.softmax(q[-1:] @ k.T / math.sqrt(k.size(-1)), dim=-1)[0] @ v",
+]
+_ONE_HEAD = [
+    "def one_head_weights(mha, x, h):\n"
+    "    q = mha.W_query(x).view(len(x), mha.num_heads, mha.head_dim)[:, h]\n"
+    "    k = mha.W_key(x).view(len(x), mha.num_heads, mha.head_dim)[:, h]\n"
+    "    scores = q @ k.T / math.sqrt(mha.head_dim)\n"
+    "    keep = torch.tril(torch.ones_like(scores)).bool()\n"
+    "    return scores.masked_fill(~keep, float('-inf')).softmax(-1)",
+]
 
 RIGHT = {
     "05.projections": [
@@ -109,7 +64,7 @@ RIGHT = {
         "def scaled_weights(attn_scores, keys):\n"
         "    return F.softmax(attn_scores * keys.size(-1) ** -0.5, dim=attn_scores.dim() - 1)",
     ],
-    "05.forward": [_V1],
+    "05.query_scaled": _QUERY_SCALED,
     "06.mask": [
         "def causal_weights(attn_scores, d_k):\n"
         "    mask = torch.ones_like(attn_scores, dtype=torch.bool).triu(1)\n"
@@ -127,7 +82,7 @@ RIGHT = {
         "def dropout_with(attn_weights, keep, p):\n"
         "    return attn_weights * keep.float() * (1 / (1 - p))",
     ],
-    "06.forward": [_BOOK_CAUSAL],
+    "06.last_row": _LAST_ROW,
     "06.first_row": [
         "def first_row(ca, inputs):\n    return ca.W_value.weight @ inputs[0]",
         "def first_row(ca, inputs):\n    with torch.no_grad():\n"
@@ -152,7 +107,7 @@ RIGHT = {
         "    return context_vec.transpose(1, 2).reshape(b, num_tokens, -1)",
         "def merge_heads(context_vec):\n    return context_vec.permute(0, 2, 1, 3).flatten(2)",
     ],
-    "07.forward": [_BOOK_MHA],
+    "07.one_head": _ONE_HEAD,
 }
 
 
@@ -184,6 +139,31 @@ def test_06_first_row_s_rule_no_attention_is_enforced() -> None:
     exec(NAMESPACE + "def first_row(ca, inputs):\n    return ca(inputs[None])[0, 0]", namespace)
     verdict = check("06.first_row", namespace["first_row"])
     assert "one call of one of ca's projection layers" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("name", "code", "words"),
+    [
+        (
+            "06.last_row",
+            "def last_row(ca, x):\n    return ca(x[None])[0, -1]",
+            "the last row alone",
+        ),
+        (
+            "07.one_head",
+            "def one_head_weights(mha, x, h):\n    mha(x[None])\n"
+            "    return mha.last_attn_weights[0, h]",
+            "head h alone",
+        ),
+    ],
+)
+def test_running_the_whole_layer_is_refused_where_one_row_or_head_is_asked(
+    name: str, code: str, words: str
+) -> None:
+    namespace: dict = {}
+    exec(NAMESPACE + code, namespace)
+    verdict = check(name, namespace[EXERCISES[name].answer_names[0]])
+    assert not verdict.correct and words in verdict.message, verdict.message
 
 
 @pytest.mark.parametrize(

@@ -39,10 +39,7 @@ isolated = pytest.mark.skipif(
 #: The course's own object for an exercise that asks the reader to write that very thing.
 COURSE_ANSWERS = {
     "01.loop_body": attention.attention_scores_loop,
-    "05.forward": modules.SelfAttentionV1,
-    "06.forward": modules.CausalAttention,
     "07.wrapper_forward": modules.MultiHeadAttentionWrapper,
-    "07.forward": modules.MultiHeadAttention,
     "09.rescale": attention.blockwise_attention,
 }
 

@@ -93,8 +93,8 @@ def solution(name: str) -> dict:
     return _run(_sources()[name])
 
 
-#: Layer exercises take about a second a check: `make test` keeps two of them (05.forward's
-#: alias below, 07.forward's subclass entering MultiHeadAttention), `make check-all` the rest.
+#: Layer exercises take about a second a check: `make test` keeps those the quick
+#: delegations below name, `make check-all` the rest.
 LAYERS = {n for n, e in FUNCTIONS.items() if "layer" in e.cases()[0].args}
 
 
@@ -131,19 +131,15 @@ DELEGATIONS = [
     ("04.from_scratch", "def context_from_scratch(inputs, query):\n    scores = "
      "attnlib.attention_scores(inputs)\n    return attnlib.context_vectors(torch.softmax(scores, "
      "-1), inputs)[query]", "attnlib.attention_scores"),
-    ("05.forward", "from attnlib.modules import SelfAttentionV1 as MySelfAttentionV1",
-     "attnlib.modules.SelfAttentionV1"),
-    ("05.forward", "class MySelfAttentionV1(modules.SelfAttentionV1):\n    pass",
-     "attnlib.modules.SelfAttentionV1"),
     ("06.mask", "def causal_weights(attn_scores, d_k):\n    mask = attnlib.causal_mask("
      "attn_scores.shape[-1])\n    return torch.softmax(attn_scores.masked_fill(mask, -torch.inf) "
      "/ d_k**0.5, dim=-1)", "attnlib.causal_mask"),
-    ("06.forward", "MyCausalAttention = CausalAttention", "attnlib.modules.CausalAttention"),
+    ("06.last_row", "def last_row(ca, x):\n    q, k, v = ca.W_query(x[-1:]), ca.W_key(x), "
+     "ca.W_value(x)\n    return attnlib.scaled_dot_product_attention(q, k, v)[0][0]",
+     "attnlib.scaled_dot_product_attention"),
     ("07.wrapper_forward", "class MyWrapper(modules.MultiHeadAttentionWrapper):\n    pass",
      "attnlib.modules.MultiHeadAttentionWrapper"),
     ("07.split_heads", "split_heads = modules.split_heads", "attnlib.modules.split_heads"),
-    ("07.forward", "class MyMultiHeadAttention(modules.MultiHeadAttention):\n    pass",
-     "attnlib.modules.MultiHeadAttention"),
     ("09.rescale", "rescale_and_add = attnlib.blockwise_attention", "attnlib.blockwise_attention"),
     ("09.rescale", "def rescale_and_add(queries, keys, values, block_size):\n    return "
      "F.scaled_dot_product_attention(queries, keys, values)",
@@ -167,7 +163,7 @@ def test_every_function_exercise_says_what_it_bans_or_why_nothing() -> None:
     for name, exercise in FUNCTIONS.items():
         forbids = exercise.forbids
         assert bool(forbids.attnlib or forbids.torch) != bool(forbids.because), name
-    assert {"01.dot", "03.softmax_naive", "07.forward"} <= set(OWN)
+    assert {"01.dot", "03.softmax_naive", "07.one_head"} <= set(OWN)
 
 
 @pytest.mark.parametrize(("name", "kind", "banned"), _banned())
@@ -187,7 +183,7 @@ def test_a_solution_that_enters_a_banned_name_is_refused(name, kind, banned) -> 
 
 @pytest.mark.parametrize(
     ("name", "code", "used"),
-    _tiered(DELEGATIONS, {d for d in DELEGATIONS if d[1].startswith("from attnlib.modules")}),
+    _tiered(DELEGATIONS, {d for d in DELEGATIONS if d[0] == "07.wrapper_forward"}),
 )
 def test_a_delegation_a_reader_types_is_refused(name, code, used) -> None:
     namespace = _run(code)
@@ -207,11 +203,12 @@ def test_check_reads_the_readers_cells_and_refuses_there_too() -> None:
 
 
 def test_the_course_s_own_object_is_judged_on_its_numbers_by_a_checkpoint_only() -> None:
-    # notebook 07's checkpoint judges attnlib's classes with checkpoint()
-    assert checkpoint("07.forward", modules.MultiHeadAttention).status == "checkpoint"
+    # notebook 07's checkpoint judges the wrapper class with checkpoint()
+    wrapper = modules.MultiHeadAttentionWrapper
+    assert checkpoint("07.wrapper_forward", wrapper).status == "checkpoint"
     # the same class typed into check() by a reader is a delegation: not their answer
-    refused = check("07.forward", modules.MultiHeadAttention)
-    assert not refused.correct and "attnlib.modules.MultiHeadAttention" in refused.message
+    refused = check("07.wrapper_forward", wrapper)
+    assert not refused.correct and "attnlib.modules.MultiHeadAttentionWrapper" in refused.message
     # handed over, but not the course's object itself: a delegation all the same
     assert not check("01.loop_body", lambda inputs: attention.attention_scores(inputs)).correct
 

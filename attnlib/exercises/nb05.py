@@ -21,7 +21,6 @@ from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves, rows
-from attnlib.exercises._layers import layer_cases, layer_gradient, reused, run
 from attnlib.exercises._value import Refused, ValueExercise, number, shape
 from attnlib.mistakes import trainable, weights
 from attnlib.modules import SelfAttentionV1
@@ -183,47 +182,72 @@ register(
 )
 
 
-# --- 05.forward: the forward pass of SelfAttentionV1 -------------------------------------
+# --- 05.query_scaled: W_query times c, the new weights from the old ones only ---------------
+
+#: The factors of the cases: no 1 (it changes nothing) and none whose square is itself.
+QUERY_FACTORS = (2.0, -1.0, 0.5, 3.0)
 
 
-def _forward_cases() -> list[Case]:
-    return layer_cases(
-        SelfAttentionV1,
-        [
-            ("the book's 6 tokens, d_out = 2", (D_IN, D_OUT), example_inputs()),
-            ("4 random tokens of 5 dimensions, d_out = 3", (5, 3), random_tensor(4, 5, seed=0)),
-            ("7 random tokens of 2 dimensions, d_out = 4", (2, 4), random_tensor(7, 2, seed=1)),
-        ],
-    )
+def _book_scores() -> torch.Tensor:
+    """The notebook's scores, queries @ keys.T, of the matrices drawn after seed 123, (6, 6)."""
+    inputs, book = example_inputs(), _book_matrices()
+    return (inputs @ book["W_query"]) @ (inputs @ book["W_key"]).T
+
+
+def _query_case(label: str, attn_scores: torch.Tensor, d_k: int, c: float) -> Case:
+    weights = torch.softmax(attn_scores / math.sqrt(d_k), dim=-1)
+    return Case(label, {"attn_weights": weights, "c": c, "attn_scores": attn_scores, "d_k": d_k})
+
+
+def _query_cases() -> list[Case]:
+    book = _book_scores()
+    return [
+        _query_case("the book's weights (seed 123, d_k = 2), c = 2", book, D_OUT, 2.0),
+        _query_case("the book's weights, c = -1", book, D_OUT, -1.0),
+        _query_case(
+            "4 random queries and keys, d_k = 3, c = 0.5",
+            random_tensor(4, 4, seed=140, scale=2.0),
+            3,
+            0.5,
+        ),
+        _query_case(
+            "5 random queries and keys, d_k = 4, c = 3", random_tensor(5, 5, seed=141), 4, 3.0
+        ),
+    ]
+
+
+def _query_scaled(a: dict[str, Any]) -> torch.Tensor:
+    """attnlib's answer from the case's scores, which the reader's function never sees: the
+    queries, so the scores, c times larger, then the layer's scaled softmax."""
+    return torch.softmax(a["c"] * a["attn_scores"] / math.sqrt(a["d_k"]), dim=-1)
 
 
 register(
     FunctionExercise(
-        name="05.forward",
-        task="write forward: queries, keys, values, the scaled softmax, the blend of values",
-        answer_names=("MySelfAttentionV1",),
-        cases=_forward_cases,
-        call=run,
-        reference=lambda a: run(SelfAttentionV1, a),
-        gradient=layer_gradient(SelfAttentionV1),
-        rules=(reused(SelfAttentionV1),),
+        name="05.query_scaled",
+        task="write rescaled_weights(attn_weights, c): the layer's attention weights after "
+        "W_query is multiplied by c, from its old weights alone",
+        answer_names=("rescaled_weights",),
+        cases=_query_cases,
+        call=lambda rescaled_weights, a: rescaled_weights(a["attn_weights"], a["c"]),
+        reference=_query_scaled,
+        gradient=Gradient(
+            lambda attn_weights, c: attn_weights**c / (attn_weights**c).sum(-1, keepdim=True),
+            leaves(
+                lambda rescaled_weights, a: rescaled_weights(a["attn_weights"], a["c"]),
+                "attn_weights",
+            ),
+        ),
         mistakes=rows(
-            "no_scale",
-            "scale_by_d_k",
-            "scale_by_d_in",
-            "scale_by_num_tokens",
-            "scale_hardcoded",
-            "blend_inputs",
-            "weights_not_context",
-            "softmax_dim0",
+            "query_scale_cancels",
+            "query_scale_times_c",
+            "query_scale_squared",
+            "query_scale_not_renormalised",
+            "query_scale_weights_as_scores",
         ),
-        forbids=Forbid(
-            attnlib=("SelfAttentionV1", "SelfAttentionV2", *ATTEND),
-            torch=("scaled_dot_product_attention",),
-            how="with torch, step by step",
-        ),
-        praise="Row 1 is the book's z(2) = [0.3061, 0.8210], and the layer is right for other "
-        "sizes and d_out too.",
+        forbids=Forbid(because="the answer works on the weights alone; no attnlib step takes c"),
+        praise="Each weight to the power c, each row back to a sum of 1: c = 2 sharpens the "
+        "rows, c = 0.5 flattens them, and c = -1 turns each row's ranking upside down.",
     )
 )
 

@@ -2,9 +2,8 @@
 
 The book's scores are the notebook's: ``SelfAttentionV2(3, 2)`` built after
 ``torch.manual_seed(789)``. Each function exercise also runs on seeded random inputs of other
-sizes; dropout is checked with given keep-masks and rates, and the layer's forward pass against
-attnlib's ``CausalAttention`` under the same seeds, with a mask built for more tokens than the
-input has and dropout p > 0, so both draw the same dropout mask on whatever machine.
+sizes; dropout is checked with given keep-masks and rates, and the rows of a layer (the first,
+the last) against attnlib's ``CausalAttention``, some built for more tokens than the input has.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves, rows
-from attnlib.exercises._layers import layer_cases, layer_gradient, reused, run
 from attnlib.exercises._value import ValueExercise, token
 from attnlib.modules import CausalAttention, SelfAttentionV2
 
@@ -152,91 +150,94 @@ register(
 )
 
 
-# --- 06.forward: the forward pass of CausalAttention ---------------------------------------
+def _detached(result: Any) -> Any:
+    return result.detach() if isinstance(result, torch.Tensor) else result
 
 
-def _batch() -> torch.Tensor:
-    inputs = example_inputs()
-    return torch.stack((inputs, inputs))
+# --- 06.last_row: the last token's context vector, one query against every key -------------
 
 
-#: Asked when only dropout p > 0 changes the result: the sizes are the book's case's.
-DROPOUT_STEP = (
-    "only dropout changed, so the dropout step is wrong: dropout goes once, on the "
-    "attention weights after softmax (not on the scores before it, not on the values, not "
-    "twice), through self.dropout"
-)
+def _last_row_cases() -> list[Case]:
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(123)
+        book = CausalAttention(D_IN, D_OUT, context_length=6, dropout=0.0)
+        torch.manual_seed(8)
+        wide = CausalAttention(5, 3, context_length=8, dropout=0.0)
+        torch.manual_seed(9)
+        narrow = CausalAttention(2, 4, context_length=7, dropout=0.0)
+    return [
+        Case("the book's ca (seed 123) and the 6 tokens", {"ca": book, "x": example_inputs()}),
+        Case(
+            "a layer (5 -> 3) built for 8 tokens, 4 random tokens",
+            {"ca": wide, "x": random_tensor(4, 5, seed=150)},
+        ),
+        Case(
+            "a layer (2 -> 4) built for 7 tokens, 7 random tokens",
+            {"ca": narrow, "x": random_tensor(7, 2, seed=151)},
+        ),
+    ]
 
 
-def _forward_cases() -> list[Case]:
-    return layer_cases(
-        CausalAttention,
-        [
-            (
-                "the book's batch (2, 6, 3), context_length 6, dropout 0",
-                (D_IN, D_OUT, 6, 0.0),
-                _batch(),
-            ),
-            (
-                "the same batch and sizes with dropout 0.5",
-                (D_IN, D_OUT, 6, 0.5),
-                _batch(),
-            ),
-            (
-                "the book's batch with context_length 8 and dropout 0.5",
-                (D_IN, D_OUT, 8, 0.5),
-                _batch(),
-            ),
-            (
-                "a random batch (3, 4, 5), d_out 3, context_length 6, dropout 0.3",
-                (5, 3, 6, 0.3),
-                random_tensor(3, 4, 5, seed=60),
-            ),
-            (
-                "a random batch (1, 7, 2), d_out 4, context_length 7, dropout 0.5",
-                (2, 4, 7, 0.5),
-                random_tensor(1, 7, 2, seed=61),
-            ),
-        ],
-        alone={1: DROPOUT_STEP},
-    )
+def _last_row_reference(a: dict[str, Any]) -> torch.Tensor:
+    """attnlib's whole layer on the one sequence, its last row."""
+    with torch.no_grad():
+        return a["ca"](a["x"][None])[0, -1]
+
+
+def _guarded(message: str):
+    """A rule: the answer may not run the layer's own forward pass (attention, masked)."""
+
+    def rule(answer: Any, case: Case, calls: Any) -> str | None:
+        guarded = copy.deepcopy(case.args["ca"])
+
+        def refuse(*args: Any, **kwargs: Any) -> None:
+            raise _AttentionComputed
+
+        guarded.forward = refuse
+        args = {**case.args, "ca": guarded}
+        try:
+            answer(guarded, args.get("x", args.get("inputs")))
+        except _AttentionComputed:
+            return message
+        except Exception:  # any other failure was already judged on the plain layer
+            return None
+        return None
+
+    return rule
+
+
+class _AttentionComputed(Exception):
+    """Raised when the reader's answer runs the layer's attention, which the rule forbids."""
 
 
 register(
     FunctionExercise(
-        name="06.forward",
-        task="write forward: projections, scores, the cut mask with -inf, scaled softmax, "
-        "dropout, the blend of values",
-        answer_names=("MyCausalAttention",),
-        cases=_forward_cases,
-        call=run,
-        reference=lambda a: run(CausalAttention, a),
-        gradient=layer_gradient(CausalAttention),
-        rules=(reused(CausalAttention),),
-        mistakes=rows(
-            "mask_not_cut",
-            "keys_transposed_whole",
-            "mask_after_softmax",
-            "mask_zero",
-            "mask_diagonal",
-            "mask_left_out",
-            "no_dropout",
-            "dropout_before_softmax",
-            "no_scale",
-            "scale_by_d_k",
-            "scale_by_d_in",
-            "scale_hardcoded",
-            "blend_inputs",
-            "weights_not_context",
-            "softmax_dim0",
-        ),
+        name="06.last_row",
+        task="write last_row(ca, x): the context vector of x's last token from its query, "
+        "every key and every value, without the mask and without calling ca(...)",
+        answer_names=("last_row",),
+        cases=_last_row_cases,
+        call=lambda last_row, a: _detached(last_row(a["ca"], a["x"])),
+        reference=_last_row_reference,
         forbids=Forbid(
-            attnlib=("CausalAttention", "MultiHeadAttentionWrapper", "MultiHeadAttention", *ATTEND),
+            attnlib=ATTEND,
             torch=("scaled_dot_product_attention",),
-            how="with torch, step by step",
+            how="from one query, with torch.softmax",
         ),
-        praise="Checked on batches of 1, 2 and 3, with masks built for more tokens than the "
-        "input has, and dropout up to 0.5 under a fixed seed.",
+        rules=(
+            _guarded(
+                "the numbers are right, but they come from running the whole layer, ca(...); "
+                "the exercise asks for the last row alone, from ca's three projection layers"
+            ),
+        ),
+        mistakes=rows(
+            "last_row_own_value",
+            "last_row_first_query",
+            "last_row_unscaled",
+            "last_row_inputs_blended",
+        ),
+        praise="One query against all keys, no mask: the last token sees every token, so its "
+        "row needs nothing hidden, and a model writing its next token needs only this row.",
     )
 )
 
@@ -270,10 +271,6 @@ register(
 # --- 06.first_row: the context vector of "Your" --------------------------------------------
 
 
-class _AttentionComputed(Exception):
-    """Raised when the reader's answer runs the layer's attention, which the rule forbids."""
-
-
 def _first_row_cases() -> list[Case]:
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(123)
@@ -289,30 +286,6 @@ def _first_row_cases() -> list[Case]:
     ]
 
 
-def _detached(result: Any) -> Any:
-    return result.detach() if isinstance(result, torch.Tensor) else result
-
-
-def _no_attention(first_row: Any, case: Case, calls: Any) -> str | None:
-    """The rule: one projection, no attention. The layer given refuses to run attention."""
-    guarded = copy.deepcopy(case.args["ca"])
-
-    def refuse(*args: Any, **kwargs: Any) -> None:
-        raise _AttentionComputed
-
-    guarded.forward = refuse
-    try:
-        first_row(guarded, case.args["inputs"])
-    except _AttentionComputed:
-        return (
-            "the numbers are right, but they come from running the whole layer, ca(...); the "
-            "exercise asks for one call of one of ca's projection layers, with no attention"
-        )
-    except Exception:  # any other failure was already judged on the plain layer
-        return None
-    return None
-
-
 register(
     FunctionExercise(
         name="06.first_row",
@@ -323,7 +296,13 @@ register(
         reference=lambda a: a["ca"].W_value(a["inputs"][0]).detach(),
         mistakes=rows("query_not_value"),
         forbids=Forbid(because="ca(...) is refused by the rule below; ca's layers are the task"),
-        rules=(_no_attention,),
+        rules=(
+            _guarded(
+                "the numbers are right, but they come from running the whole layer, ca(...); "
+                "the exercise asks for one call of one of ca's projection layers, with no "
+                "attention"
+            ),
+        ),
         praise="'Your' puts all its weight on itself, so it gets its own value vector.",
     )
 )

@@ -9,6 +9,7 @@ reader's layer and attnlib's built and run under the same seeds.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import torch
@@ -279,65 +280,83 @@ register(
 )
 
 
-# --- 07.forward: the whole forward pass --------------------------------------------------
+# --- 07.one_head: one head's weights, from the rows of the projections that make it -------
 
 
-def _forward_cases() -> list[Case]:
-    return layer_cases(
-        MultiHeadAttention,
-        [
-            (
-                "the book's batch, d_out 4, 2 heads, context_length 8, dropout 0",
-                (3, 4, 8, 0.0, 2),
-                _batch(),
-            ),
-            (
-                "a random batch (3, 5, 4), d_out 6, 3 heads, context_length 7, dropout 0.25",
-                (4, 6, 7, 0.25, 3),
-                random_tensor(3, 5, 4, seed=120),
-            ),
-            (
-                "a random batch (1, 4, 2), d_out 8, 2 heads, context_length 4, dropout 0.5",
-                (2, 8, 4, 0.5, 2),
-                random_tensor(1, 4, 2, seed=121),
-            ),
-        ],
-    )
+def _one_head_cases() -> list[Case]:
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(5)
+        two = MultiHeadAttention(5, 8, context_length=6, dropout=0.0, num_heads=2)
+        torch.manual_seed(6)
+        three = MultiHeadAttention(4, 6, context_length=8, dropout=0.0, num_heads=3)
+    return [
+        Case(
+            "the notebook's mha (3 heads of 4), head 1",
+            {"mha": _example(), "x": example_inputs(), "h": 1},
+        ),
+        Case("the notebook's mha, head 2", {"mha": _example(), "x": example_inputs(), "h": 2}),
+        Case(
+            "a layer of 2 heads of 4 (5 -> 8), 4 random tokens, head 1",
+            {"mha": two, "x": random_tensor(4, 5, seed=160), "h": 1},
+        ),
+        Case(
+            "a layer of 3 heads of 2 (4 -> 6) built for 8 tokens, 5 random tokens, head 0",
+            {"mha": three, "x": random_tensor(5, 4, seed=161), "h": 0},
+        ),
+    ]
+
+
+def _one_head_reference(a: dict[str, Any]) -> torch.Tensor:
+    """attnlib's whole layer on the one sequence: the weights it kept, of head h."""
+    with torch.no_grad():
+        a["mha"](a["x"][None])
+    return a["mha"].last_attn_weights[0, a["h"]]
+
+
+class _LayerRun(Exception):
+    """Raised when the reader's answer runs the whole layer, which the exercise forbids."""
+
+
+def _rows_only(answer: Any, case: Case, calls: Any) -> str | None:
+    """The rule: the head's weights come from rows of the projections, not from mha(...)."""
+    guarded = copy.deepcopy(case.args["mha"])
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise _LayerRun
+
+    guarded.forward = refuse
+    try:
+        answer(guarded, case.args["x"], case.args["h"])
+    except _LayerRun:
+        return (
+            "the numbers are right, but they come from running the whole layer, mha(...); "
+            "the exercise asks for head h alone, from the rows of mha's weights that make it"
+        )
+    except Exception:  # any other failure was already judged on the plain layer
+        return None
+    return None
+
+
+def _tensor(result: Any) -> Any:
+    return result.detach() if isinstance(result, torch.Tensor) else result
 
 
 register(
     FunctionExercise(
-        name="07.forward",
-        task="write forward(self, x): steps 1 to 8, from x to the (b, num_tokens, d_out) output",
-        answer_names=("MyMultiHeadAttention",),
-        cases=_forward_cases,
-        call=run,
-        reference=lambda a: run(MultiHeadAttention, a),
-        gradient=layer_gradient(MultiHeadAttention),
+        name="07.one_head",
+        task="write one_head_weights(mha, x, h): head h's attention weights on x, from the "
+        "rows of mha's W_query and W_key that make head h, without calling mha(...)",
+        answer_names=("one_head_weights",),
+        cases=_one_head_cases,
+        call=lambda one_head_weights, a: _tensor(one_head_weights(a["mha"], a["x"], a["h"])),
+        reference=_one_head_reference,
         forbids=Forbid(
-            attnlib=("MultiHeadAttention", *ATTEND),
-            torch=("scaled_dot_product_attention",),
-            how="with torch, steps 1 to 8",
+            attnlib=("split_heads", *ATTEND), how="from the head's rows, with torch.softmax"
         ),
-        rules=(reused(MultiHeadAttention),),
-        mistakes=rows(
-            "split_without_transpose",
-            "d_out_per_head",
-            "scale_by_d_out",
-            "merge_without_transpose",
-            "no_out_proj",
-            "mask_not_cut",
-            "mask_after_softmax",
-            "mask_left_out",
-            "mask_zero",
-            "mask_diagonal",
-            "no_dropout",
-            "dropout_before_softmax",
-            "no_scale",
-            "softmax_dim0",
-        ),
-        praise="Your forward pass gives attnlib's numbers for 1 to 3 sequences, 2 or 3 heads and "
-        "dropout up to 0.5: project, split, attend per head, merge, out_proj.",
+        rules=(_rows_only,),
+        mistakes=rows("head_strided", "head_scale_d_out", "head_unmasked"),
+        praise="Head h is one block of head_dim rows of each projection: a small causal "
+        "attention of its own, scaled by the root of head_dim.",
     )
 )
 

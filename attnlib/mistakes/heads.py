@@ -165,3 +165,49 @@ TABLE: dict[str, Mistake] = {
         lambda d_in, d_out, num_heads, x: copied(d_in, d_out, num_heads, x, order=-1),
     ),
 }
+
+
+# --- 07.one_head: one head's weights from the rows of the layer's projections ---------------
+
+
+def one_head(mha, x, h, rows="block", scale="head_dim", mask=True):
+    """Head ``h``'s attention weights on ``x`` (num_tokens, d_in), (num_tokens, num_tokens),
+    from the rows of mha's projections that make it: its block of ``head_dim`` rows, or every
+    ``num_heads``-th row from ``h`` (``rows="strided"``); the scores divided by the root of
+    ``head_dim`` or of ``d_out`` (``scale="d_out"``); with or without the causal mask."""
+    size = mha.head_dim
+    picked = slice(h * size, (h + 1) * size) if rows == "block" else slice(h, None, mha.num_heads)
+    with torch.no_grad():
+        q = x @ mha.W_query.weight[picked].T
+        k = x @ mha.W_key.weight[picked].T
+        scores = q @ k.T / (size if scale == "head_dim" else mha.d_out) ** 0.5
+        if mask:
+            n = x.shape[0]
+            hidden = torch.ones(n, n, dtype=torch.bool).triu(diagonal=1)
+            scores = scores.masked_fill(hidden, -torch.inf)
+        return torch.softmax(scores, dim=-1)
+
+
+TABLE.update(
+    {
+        "head_strided": Mistake(
+            "every num_heads-th feature taken for a head",
+            "view(b, num_tokens, num_heads, head_dim) cuts each token's d_out features into "
+            "consecutive groups: head h is features h * head_dim to (h + 1) * head_dim - 1, "
+            "one block of rows of each weight, not every num_heads-th row.",
+            lambda mha, x, h: one_head(mha, x, h, rows="strided"),
+        ),
+        "head_scale_d_out": Mistake(
+            "the scores divided by the root of d_out",
+            "a head's dot product runs over its own head_dim features, so the scale is the "
+            "root of head_dim, not of the whole d_out.",
+            lambda mha, x, h: one_head(mha, x, h, scale="d_out"),
+        ),
+        "head_unmasked": Mistake(
+            "the causal mask left out",
+            "every head of MultiHeadAttention is causal: its scores above the diagonal are "
+            "filled with -inf before softmax, as in notebook 06.",
+            lambda mha, x, h: one_head(mha, x, h, mask=False),
+        ),
+    }
+)

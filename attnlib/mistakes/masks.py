@@ -100,4 +100,48 @@ TABLE: dict[str, Mistake] = {
     ),
 }
 
+
+# --- 06.last_row: the last token's context vector, from its own query ---------------------
+
+
+def _last_row(ca, x, query=-1, scale=True, blend_values=True):
+    """The context vector of the last token of ``x`` (num_tokens, d_in), with no mask, made
+    with the query of token ``query``, with or without the scale, blending values or inputs."""
+    with torch.no_grad():
+        q, keys, values = ca.W_query(x[query]), ca.W_key(x), ca.W_value(x)
+        scores = keys @ q / (keys.shape[-1] ** 0.5 if scale else 1.0)
+        return torch.softmax(scores, dim=-1) @ (values if blend_values else x)
+
+
+TABLE.update(
+    {
+        "last_row_own_value": Mistake(
+            "the last token taken to see only itself",
+            "that is the first token's row: it sees nothing before it. The last token comes "
+            "after every other one, so the mask hides nothing from it: its query meets every "
+            "key, and its weights blend every value.",
+            lambda ca, x: ca.W_value(x[-1]).detach(),
+        ),
+        "last_row_first_query": Mistake(
+            "the first token's query",
+            "the row of the last token is made by the last token's query, "
+            "ca.W_query(x[-1]), scored against every token's key.",
+            lambda ca, x: _last_row(ca, x, query=0),
+        ),
+        "last_row_unscaled": Mistake(
+            "the scores left undivided",
+            "the layer divides the scores by the root of d_k, the size of a key, before "
+            "softmax; one row is no exception.",
+            lambda ca, x: _last_row(ca, x, scale=False),
+        ),
+        "last_row_inputs_blended": Mistake(
+            "the inputs blended, not the values",
+            "the weights blend the value vectors, ca.W_value(x), as in the whole layer; a "
+            "blend of the inputs has d_in entries, not d_out.",
+            lambda ca, x: _last_row(ca, x, blend_values=False),
+        ),
+    }
+)
+
+
 __all__ = ["MASK_TOO_BIG", "TABLE"]

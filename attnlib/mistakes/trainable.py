@@ -129,3 +129,51 @@ TABLE: dict[str, Mistake] = {
 def _hidden(attn_scores: torch.Tensor) -> torch.Tensor:
     """The causal mask of the scores' size: True strictly above the diagonal."""
     return causal_mask(attn_scores.shape[-1])
+
+
+# --- 05.query_scaled: W_query multiplied by c, the new weights from the old ones ----------
+
+
+def _powered(attn_weights: torch.Tensor, power: float) -> torch.Tensor:
+    """Each row raised to ``power`` and brought back to a sum of 1."""
+    raised = attn_weights**power
+    return raised / raised.sum(dim=-1, keepdim=True)
+
+
+TABLE.update(
+    {
+        "query_scale_cancels": Mistake(
+            "the factor taken to cancel in softmax",
+            "a number added to every score cancels in softmax; a factor does not. c * W_query "
+            "makes every query, so every score, c times larger, and exp(c * s) = exp(s) ** c: "
+            "raise each weight to the power c, then make each row sum to 1 again.",
+            lambda attn_weights, c: attn_weights.clone(),
+        ),
+        "query_scale_times_c": Mistake(
+            "the weights multiplied by c",
+            "c multiplies the scores, before softmax, not the weights after it; and weights "
+            "times c no longer sum to 1. exp(c * s) = exp(s) ** c: each weight to the power c, "
+            "then each row divided by its sum.",
+            lambda attn_weights, c: c * attn_weights,
+        ),
+        "query_scale_squared": Mistake(
+            "the keys taken to grow with the queries",
+            "only W_query is multiplied: the queries grow by c, the keys do not, so each score "
+            "q · k grows by c, not by c ** 2. Raise each weight to the power c.",
+            lambda attn_weights, c: _powered(attn_weights, c * c),
+        ),
+        "query_scale_not_renormalised": Mistake(
+            "the powers left without the division by their row's sum",
+            "exp(c * s) = exp(s) ** c is the top of the new softmax; its bottom is the sum of "
+            "those powers over the row, so each row must be divided by its own sum again.",
+            lambda attn_weights, c: attn_weights**c,
+        ),
+        "query_scale_weights_as_scores": Mistake(
+            "softmax applied to the weights, as if they were scores",
+            "the weights are softmax's output, not its input: softmax(c * attn_weights) treats "
+            "them as scores. Go back through exp: the old weight is exp(s) / sum, and the new "
+            "one is exp(c * s) / sum, a power of the old one.",
+            lambda attn_weights, c: torch.softmax(c * attn_weights, dim=-1),
+        ),
+    }
+)

@@ -1,30 +1,5 @@
 """Mistaken answers to notebook 05's exercises: each replaces the stub and must be named."""
 
-_V1_INIT = """
-class MySelfAttentionV1(nn.Module):
-    def __init__(self, d_in, d_out):
-        super().__init__()
-        self.W_query = nn.Parameter(torch.rand(d_in, d_out))
-        self.W_key = nn.Parameter(torch.rand(d_in, d_out))
-        self.W_value = nn.Parameter(torch.rand(d_in, d_out))
-"""
-
-
-def _v1(weights_line: str, blend: str = "attn_weights @ values") -> str:
-    return (
-        _V1_INIT
-        + f"""
-    def forward(self, x):
-        queries = x @ self.W_query
-        keys = x @ self.W_key
-        values = x @ self.W_value
-        attn_scores = queries @ keys.T
-        attn_weights = {weights_line}
-        return {blend}
-"""
-    )
-
-
 MISTAKES = {
     "05.projections": {
         "projection_mixed_up": """
@@ -64,12 +39,23 @@ def scaled_weights(attn_scores, keys):
     return torch.softmax(attn_scores / math.sqrt(2), dim=-1)
 """,
     },
-    "05.forward": {
-        "no_scale": _v1("torch.softmax(attn_scores, dim=-1)"),
-        "softmax_dim0": _v1("torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=0)"),
-        "blend_inputs": _v1(
-            "torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1)", "attn_weights @ x"
+    "05.query_scaled": {
+        "query_scale_cancels": "def rescaled_weights(attn_weights, c):\n    return attn_weights\n",
+        "query_scale_times_c": (
+            "def rescaled_weights(attn_weights, c):\n    return c * attn_weights\n"
         ),
+        "query_scale_squared": """
+def rescaled_weights(attn_weights, c):
+    powered = attn_weights ** (c * c)
+    return powered / powered.sum(dim=-1, keepdim=True)
+""",
+        "query_scale_not_renormalised": (
+            "def rescaled_weights(attn_weights, c):\n    return attn_weights**c\n"
+        ),
+        "query_scale_weights_as_scores": """
+def rescaled_weights(attn_weights, c):
+    return torch.softmax(c * attn_weights, dim=-1)
+""",
     },
     "05.weights_shape": {
         "weights_sized_by_d_out": "weights_shape = (6, 4)",

@@ -1,37 +1,16 @@
 """Mistaken answers to notebook 06's exercises: each replaces the stub and must be named."""
 
-_CAUSAL_INIT = """
-class MyCausalAttention(nn.Module):
-    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):
-        super().__init__()
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.dropout = nn.Dropout(dropout)
-        ones = torch.ones(context_length, context_length, dtype=torch.bool)
-        self.register_buffer("mask", torch.triu(ones, diagonal=1))  # True: hidden
+
+def _last_row(
+    query: str = "x[-1]", scale: str = " / keys.shape[-1] ** 0.5", blend: str = "values"
+) -> str:
+    return f"""
+def last_row(ca, x):
+    query = ca.W_query({query})
+    keys, values = ca.W_key(x), ca.W_value(x)
+    weights = torch.softmax(keys @ query{scale}, dim=-1)
+    return weights @ {blend}
 """
-
-
-def _causal(mask_line: str, scale: str = " / keys.shape[-1] ** 0.5", dropout: bool = True) -> str:
-    drop = "        attn_weights = self.dropout(attn_weights)\n" if dropout else ""
-    return (
-        _CAUSAL_INIT
-        + f"""
-    def forward(self, x):
-        b, num_tokens, d_in = x.shape
-        queries = self.W_query(x)
-        keys = self.W_key(x)
-        values = self.W_value(x)
-        attn_scores = queries @ keys.transpose(1, 2)
-        attn_scores.masked_fill_({mask_line}, -torch.inf)
-        attn_weights = torch.softmax(attn_scores{scale}, dim=-1)
-{drop}        return attn_weights @ values
-"""
-    )
-
-
-_CUT = "self.mask[:num_tokens, :num_tokens]"
 
 
 def _mask(mask_line: str, fill: str = "attn_scores.masked_fill(mask, -torch.inf)") -> str:
@@ -69,15 +48,11 @@ def dropout_with(attn_weights, keep, p):
     return torch.where(keep, attn_weights, 0.0)
 """,
     },
-    "06.forward": {
-        "mask_not_cut": _causal("self.mask"),
-        "keys_transposed_whole": _causal(_CUT).replace("keys.transpose(1, 2)", "keys.T"),
-        "no_scale": _causal(_CUT, scale=""),
-        "no_dropout": _causal(_CUT, dropout=False),
-        "dropout_before_softmax": _causal(_CUT, dropout=False).replace(
-            "attn_scores = queries @ keys.transpose(1, 2)",
-            "attn_scores = self.dropout(queries @ keys.transpose(1, 2))",
-        ),
+    "06.last_row": {
+        "last_row_own_value": "def last_row(ca, x):\n    return ca.W_value(x[-1])\n",
+        "last_row_first_query": _last_row(query="x[0]"),
+        "last_row_unscaled": _last_row(scale=""),
+        "last_row_inputs_blended": _last_row(blend="x"),
     },
     "06.unchanged_row": {
         "causal_first_row": 'unchanged_row = "Your"',

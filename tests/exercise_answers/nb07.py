@@ -1,27 +1,24 @@
 """Mistaken answers to notebook 07's exercises: each replaces the stub and must be named."""
 
 
-def _forward(
-    split="x_.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)",
-    mask="self.mask[:num_tokens, :num_tokens]",
-    scale="self.head_dim ** 0.5",
-    merge="context_vec.transpose(1, 2).contiguous().view(b, num_tokens, self.d_out)",
-    out="self.out_proj(context_vec)",
+def _one_head(
+    rows: str = "slice(h * mha.head_dim, (h + 1) * mha.head_dim)",
+    scale: str = "mha.head_dim",
+    mask: bool = True,
 ) -> str:
-    """The forward pass of the solution with one line written the mistaken way."""
+    masked = (
+        "scores.masked_fill(torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1), -torch.inf)"
+        if mask
+        else "scores"
+    )
     return f"""
-class MyMultiHeadAttention(modules.MultiHeadAttention):
-    def forward(self, x):
-        b, num_tokens, d_in = x.shape
-        queries, keys, values = (
-            {split} for x_ in (self.W_query(x), self.W_key(x), self.W_value(x))
-        )
-        attn_scores = queries @ keys.transpose(2, 3)
-        attn_scores.masked_fill_({mask}, -torch.inf)
-        attn_weights = self.dropout(torch.softmax(attn_scores / {scale}, dim=-1))
-        context_vec = attn_weights @ values
-        context_vec = {merge}
-        return {out}
+def one_head_weights(mha, x, h):
+    rows = {rows}
+    queries = x @ mha.W_query.weight[rows].T
+    keys = x @ mha.W_key.weight[rows].T
+    scores = queries @ keys.T / {scale}**0.5
+    n = x.shape[0]
+    return torch.softmax({masked}, dim=-1)
 """
 
 
@@ -80,25 +77,10 @@ def merge_heads(context_vec):
     return context_vec.transpose(1, 2).view(b, num_tokens, num_heads * head_dim)
 """,
     },
-    "07.forward": {
-        "split_without_transpose": _forward(
-            split="x_.view(b, self.num_heads, num_tokens, self.head_dim)"
-        ),
-        "d_out_per_head": _forward(
-            split="x_.view(b, num_tokens, self.num_heads, self.d_out).transpose(1, 2)"
-        ),
-        "mask_not_cut": _forward(mask="self.mask"),
-        "scale_by_d_out": _forward(scale="self.d_out ** 0.5"),
-        "merge_without_transpose": _forward(
-            merge="context_vec.contiguous().view(b, num_tokens, self.d_out)"
-        ),
-        "no_out_proj": _forward(out="context_vec"),
-        "dropout_before_softmax": _forward()
-        .replace(
-            "attn_scores = queries @ keys.transpose(2, 3)",
-            "attn_scores = self.dropout(queries @ keys.transpose(2, 3))",
-        )
-        .replace("self.dropout(torch.softmax(", "(torch.softmax("),
+    "07.one_head": {
+        "head_strided": _one_head(rows="slice(h, None, mha.num_heads)"),
+        "head_scale_d_out": _one_head(scale="mha.d_out"),
+        "head_unmasked": _one_head(mask=False),
     },
     "07.head_dim_one": {
         "argmax_per_query": "most_weighted = 6\n",
