@@ -12,6 +12,18 @@ from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import ValueExercise, boolean, word
 
+#: Both softmax exercises' mistakes, tried in this order: the axis, the steps, the shift.
+SOFTMAX_MISTAKES = rows(
+    "softmax_dim0",
+    "no_exp",
+    "no_keepdim",
+    "softmax_whole_grid",
+    "no_max_shift",
+    "max_no_keepdim",
+    "max_of_grid",
+    "max_without_values",
+)
+
 #: The grid the reader's softmax is tried on first: not symmetric (so a sum along the wrong
 #: axis shows), with a negative score (the notebook's example row first), nothing large.
 SMALL_GRID = ((2.0, -1.0, 0.5), (1.0, 3.0, 0.0), (-0.5, 0.5, 1.5))
@@ -48,16 +60,7 @@ register(
         cases=lambda: _grids(SMALL_GRID, "the 3 x 3 grid with a negative score", 3.0),
         call=lambda softmax_naive, args: softmax_naive(args["x"]),
         reference=lambda args: softmax(args["x"]),
-        mistakes=rows(
-            "softmax_dim0",
-            "no_exp",
-            "no_keepdim",
-            "softmax_whole_grid",
-            "no_max_shift",
-            "max_no_keepdim",
-            "max_of_grid",
-            "max_without_values",
-        ),
+        mistakes=SOFTMAX_MISTAKES,
         forbids=Forbid(SOFTMAX, TORCH_SOFTMAX, "from torch.exp and .sum()"),
         nan_hint=EXP_NAN,
         praise="Tried on grids of several shapes, with negative scores: every weight is "
@@ -103,16 +106,7 @@ register(
         cases=lambda: _grids(BIG_SCORES, "the scores up to 100", 200.0),
         call=lambda softmax_stable, args: softmax_stable(args["x"]),
         reference=lambda args: softmax(args["x"]),
-        mistakes=rows(
-            "softmax_dim0",
-            "no_exp",
-            "no_keepdim",
-            "softmax_whole_grid",
-            "no_max_shift",
-            "max_no_keepdim",
-            "max_of_grid",
-            "max_without_values",
-        ),
+        mistakes=SOFTMAX_MISTAKES,
         forbids=Forbid(SOFTMAX, TORCH_SOFTMAX, "from the row's max, torch.exp and .sum()"),
         nan_hint=EXP_NAN,
         praise="Scores up to 100 and no nan: the largest exp is now exp(0) = 1.",
