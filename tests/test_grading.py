@@ -147,9 +147,27 @@ def _sandbox_processes(grader_pid: int | None = None) -> list[int]:
         except OSError:
             continue
         as_run = proc.info["uids"] and proc.info["uids"].real == sandbox.RUN_UID
-        if mark in cgroup or (as_run and proc.info["cwd"] == sandbox.HOME):
+        if mark in cgroup or (
+            as_run
+            and proc.info["cwd"] == sandbox.HOME
+            and _not_others(proc, grader_pid or os.getpid())
+        ):
             found.append(proc.pid)
     return found
+
+
+def _not_others(proc: psutil.Process, grader: int) -> bool:
+    """Whether a run's process is not another test worker's live run: its ancestors reach the
+    grader, or (a leftover that escaped its run) no other pytest process."""
+    try:
+        for parent in proc.parents():
+            if parent.pid == grader:
+                return True
+            if "pytest" in " ".join(parent.cmdline()):
+                return False
+    except psutil.Error:
+        return False
+    return True
 
 
 # ---- the engine's record --------------------------------------------------------------
