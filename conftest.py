@@ -78,7 +78,7 @@ LONG_FIRST = ("tests/browser/", "notebooks/10_attention_that_learns.ipynb")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if config.getvalue("dist") != "loadfile":
+    if config.getoption("dist", None) != "loadfile":
         return
 
     def rank(item: pytest.Item) -> int:
