@@ -331,13 +331,6 @@ def test_weights_bar_reports_a_sum_that_is_not_one():
         ([0.5, float("nan")], ["a", "b"], {}, r"weights: expected finite numbers"),
         (JOURNEY_WEIGHTS, TOKENS, {"query": 6}, r"query: expected None or an int in \[0, 5\]"),
         ([1e301, 0.5], ["a", "b"], {}, r"weights: expected values within ±1e300 to draw"),
-        (  # a 0-d sparse tensor once reached the reader as torch's bare TypeError
-            torch.tensor(0.5).to_sparse(),
-            ["a"],
-            {},
-            r"^weights: expected a dense tensor \(layout torch.strided\), got layout "
-            r"torch.sparse_coo; use weights.to_dense\(\)$",
-        ),
     ],
 )
 def test_weights_bar_bad_arguments(weights, tokens, kwargs, message):
