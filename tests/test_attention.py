@@ -924,7 +924,7 @@ def test_an_odd_call_is_refused_in_words_at_once(call, message):
     assert time.monotonic() - start < 5, "refused, but only after the work it refuses"
 
 
-def test_the_child_tells_a_hang_and_a_raw_error_from_a_refused():
+def test_the_child_tells_a_hang_and_a_raw_error_from_a_refusal():
     assert in_a_child(lambda: time.sleep(5), seconds=1) == ("hang", "")
     assert in_a_child(lambda: torch.ones(2) @ torch.ones(3))[0] == "RuntimeError"
     too_big = in_a_child(lambda: torch.empty(2**31), memory=2**30)
