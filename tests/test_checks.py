@@ -438,6 +438,20 @@ def _a_training_step(model, optimizer, inputs, targets):
 
 
 # name -> (the mistake made with its row's `make`, the correct result written in plain torch)
+LAST_ROW_LAYER = modules.CausalAttention(3, 2, 8, 0.0).eval()
+ONE_HEAD_LAYER = modules.MultiHeadAttention(3, 4, 8, 0.0, num_heads=2).eval()
+
+
+def _head_weights(mha, x, h):
+    """Head ``h``'s causal weights as the layer makes them: project, cut with view, attend."""
+    n, size = x.shape[0], mha.head_dim
+    with torch.no_grad():
+        q = mha.W_query(x).view(n, mha.num_heads, size).transpose(0, 1)[h]
+        k = mha.W_key(x).view(n, mha.num_heads, size).transpose(0, 1)[h]
+        scores = (q @ k.T / size**0.5).masked_fill(torch.ones(n, n).triu(1).bool(), -torch.inf)
+        return torch.softmax(scores, dim=-1)
+
+
 MADE = {
     # scores
     "transposed_product": (lambda make: make(INPUTS), lambda: SCORES),
@@ -558,6 +572,38 @@ MADE = {
     "expected_score_one_mean": (lambda make: make(64), lambda: torch.tensor(16.0)),
     "expected_score_square": (lambda make: make(64), lambda: torch.tensor(16.0)),
     "expected_score_spread": (lambda make: make(64), lambda: torch.tensor(16.0)),
+    # 05.query_scaled: W_query times c raises each weight to the power c, rows renormalised
+    **{
+        name: (lambda make: make(WEIGHTS, 2.0), lambda: WEIGHTS**2 / (WEIGHTS**2).sum(-1, True))
+        for name in (
+            "query_scale_cancels",
+            "query_scale_times_c",
+            "query_scale_squared",
+            "query_scale_not_renormalised",
+            "query_scale_weights_as_scores",
+        )
+    },
+    # 06.last_row: the last token sees every token, so its row is the causal layer's last row
+    **{
+        name: (
+            lambda make: make(LAST_ROW_LAYER, INPUTS),
+            lambda: LAST_ROW_LAYER(INPUTS[None])[0, -1],
+        )
+        for name in (
+            "last_row_own_value",
+            "last_row_first_query",
+            "last_row_unscaled",
+            "last_row_inputs_blended",
+        )
+    },
+    # 07.one_head: head 1's weights, its queries and keys cut by view and transpose
+    **{
+        name: (
+            lambda make: make(ONE_HEAD_LAYER, INPUTS, 1),
+            lambda: _head_weights(ONE_HEAD_LAYER, INPUTS, 1),
+        )
+        for name in ("head_strided", "head_scale_d_out", "head_unmasked")
+    },
     # training (notebook 10)
     "targets_not_shifted": (lambda make: make(TOKEN_IDS, 3, 8), lambda: TOKEN_IDS[4:12]),
     "targets_shifted_back": (lambda make: make(TOKEN_IDS, 3, 8), lambda: TOKEN_IDS[4:12]),

@@ -92,7 +92,7 @@ def test_the_layer_exercises_all_check_gradients() -> None:
     layers = {n for n, code in SOLUTIONS.items() if "class " in code or "Attention" in code}
     functions = {n for n, e in EXERCISES.items() if hasattr(e, "cases")}
     assert layers & functions <= set(WITH_GRADIENT)
-    assert len(LAYERS) >= 4
+    assert "07.wrapper_forward" in LAYERS  # the derivation finds the layer exercise
 
 
 @pytest.mark.parametrize(

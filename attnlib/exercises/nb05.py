@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from attnlib.attention import scaled_scores, softmax
+from attnlib.attention import scaled_scores, softmax, weights_from_scores
 from attnlib.data import example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
@@ -191,11 +191,11 @@ QUERY_FACTORS = (2.0, -1.0, 0.5, 3.0)
 def _book_scores() -> torch.Tensor:
     """The notebook's scores, queries @ keys.T, of the matrices drawn after seed 123, (6, 6)."""
     inputs, book = example_inputs(), _book_matrices()
-    return (inputs @ book["W_query"]) @ (inputs @ book["W_key"]).T
+    return scaled_scores(inputs @ book["W_query"], inputs @ book["W_key"], scale=1.0)
 
 
 def _query_case(label: str, attn_scores: torch.Tensor, d_k: int, c: float) -> Case:
-    weights = torch.softmax(attn_scores / math.sqrt(d_k), dim=-1)
+    weights = weights_from_scores(attn_scores, scale=1 / math.sqrt(d_k))
     return Case(label, {"attn_weights": weights, "c": c, "attn_scores": attn_scores, "d_k": d_k})
 
 
@@ -219,7 +219,7 @@ def _query_cases() -> list[Case]:
 def _query_scaled(a: dict[str, Any]) -> torch.Tensor:
     """attnlib's answer from the case's scores, which the reader's function never sees: the
     queries, so the scores, c times larger, then the layer's scaled softmax."""
-    return torch.softmax(a["c"] * a["attn_scores"] / math.sqrt(a["d_k"]), dim=-1)
+    return weights_from_scores(a["c"] * a["attn_scores"], scale=1 / math.sqrt(a["d_k"]))
 
 
 register(

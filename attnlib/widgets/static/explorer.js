@@ -198,15 +198,11 @@ var FIND_EVERY_MS = 100;
 function setAttr(node, name, value) {
   if (node && node.getAttribute(name) !== value) node.setAttribute(name, value);
 }
-var lines = 0;
 function describeControls(box) {
   box.querySelectorAll(".attnlib-with-status").forEach((pair) => {
     const line = pair.querySelector(".attnlib-status-beside");
     if (!line) return;
-    if (!line.id) {
-      lines += 1;
-      line.id = `attnlib-said-${lines}`;
-    }
+    if (!line.id) line.id = uniqueId("attnlib-said");
     pair.querySelectorAll("input, select, textarea, button, .noUi-handle").forEach((target) => setAttr(target, "aria-describedby", line.id));
   });
 }
@@ -451,14 +447,14 @@ function mathView(kind, data, view, state, cell2) {
   if (kind === "attention") {
     const many = data.heads.length > 1;
     const scaled = data.scale !== 1 || SPECS.g(state.temperature) !== "1";
-    const lines2 = [];
-    if (scaled && view.masked[i][j]) lines2.push(maskedScoreLine([i, j], texts));
-    else if (scaled) lines2.push(scaledLine(view, [i, j], state.temperature, view.context.length, many));
+    const lines = [];
+    if (scaled && view.masked[i][j]) lines.push(maskedScoreLine([i, j], texts));
+    else if (scaled) lines.push(scaledLine(view, [i, j], state.temperature, view.context.length, many));
     const name = scaled ? "s" : "\u03C9";
-    lines2.push(weightLine(view.scaled, view.softmax ?? view.weights, [i, j], state.dim, name, texts));
-    if (view.rate > 0) lines2.push(dropoutLine(view, [i, j], texts));
-    lines2.push(contextLine(state.query, view.context, many ? "v" : "x"));
-    return lines2;
+    lines.push(weightLine(view.scaled, view.softmax ?? view.weights, [i, j], state.dim, name, texts));
+    if (view.rate > 0) lines.push(dropoutLine(view, [i, j], texts));
+    lines.push(contextLine(state.query, view.context, many ? "v" : "x"));
+    return lines;
   }
   return [];
 }
@@ -984,9 +980,9 @@ function textsOf(tree, out = []) {
   tree.slice(1).forEach((c) => typeof c === "string" ? out.push(c) : textsOf(c, out));
   return out;
 }
-function paintMath(node, lines2) {
-  const shape = lines2.map(form).join(";");
-  const texts = lines2.flatMap((line) => textsOf(line));
+function paintMath(node, lines) {
+  const shape = lines.map(form).join(";");
+  const texts = lines.flatMap((line) => textsOf(line));
   const drawn = node.attnlibMath;
   if (drawn && drawn.shape === shape) {
     texts.forEach((text, k) => {
@@ -996,7 +992,7 @@ function paintMath(node, lines2) {
   }
   const nodes = [];
   node.replaceChildren(
-    ...lines2.map((line) => {
+    ...lines.map((line) => {
       const div = document.createElement("div");
       div.className = "attnlib-math-line";
       div.append(element(["math", line], nodes));

@@ -5,7 +5,7 @@
 // come with the data (TEXTS["controls"]).
 
 import { fill } from "./format.js";
-import { make, setText } from "./dom.js";
+import { make, setText, uniqueId } from "./dom.js";
 
 // The announcement waits until the controls rest: a dragged slider or Play says its last value.
 const ANNOUNCE_DELAY_MS = 300;
@@ -18,19 +18,13 @@ function setAttr(node, name, value) {
   if (node && node.getAttribute(name) !== value) node.setAttribute(name, value);
 }
 
-// Ids for the message lines under the controls, unique on the page.
-let lines = 0;
-
 /** Each control of `box` described by the line of its messages right under it (base.py puts
  * the pair in a box of class attnlib-with-status): a screen reader on the control reads them. */
 function describeControls(box) {
   box.querySelectorAll(".attnlib-with-status").forEach((pair) => {
     const line = pair.querySelector(".attnlib-status-beside");
     if (!line) return;
-    if (!line.id) {
-      lines += 1;
-      line.id = `attnlib-said-${lines}`;
-    }
+    if (!line.id) line.id = uniqueId("attnlib-said");
     pair
       .querySelectorAll("input, select, textarea, button, .noUi-handle")
       .forEach((target) => setAttr(target, "aria-describedby", line.id));
