@@ -86,7 +86,8 @@ WORKERS ?= 2
 PYTEST := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(ISOLATED) \
 	exec $(BIN)/python tools/lifetime.py --with-parent $(BIN)/python -m pytest \
 	-n $(WORKERS) --dist loadfile --no-loadscope-reorder
-# check-all's hypothesis search (tests/test_any_argument.py): the same draws each run, this many per test.
+# check-all's longer hypothesis search (tests/test_any_argument.py; its random search runs with
+# the other check_all tests): the same draws each run, this many per test.
 FUZZ_EXAMPLES ?= 1000
 
 test: lint $(NPM_STAMP)  ## ruff, attnlib units, widgets, nbval over every notebook, browser
@@ -97,7 +98,7 @@ test: lint $(NPM_STAMP)  ## ruff, attnlib units, widgets, nbval over every noteb
 # collected", not a failure.
 check-all: $(STAMP) $(NPM_STAMP)  ## the slow checks make test leaves out (CI runs both)
 	$(PYTEST) -m check_all
-	ATTNLIB_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PYTEST) tests/test_any_argument.py
+	ATTNLIB_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PYTEST) -m "not check_all" tests/test_any_argument.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

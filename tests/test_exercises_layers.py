@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from test_exercise_robust import ODD
+from test_exercise_verdicts import ODD
 
 from attnlib.exercises import EXERCISES, NOT_RUN, check
 

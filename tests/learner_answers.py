@@ -1,5 +1,5 @@
-"""Reviewer L's answers (session 3) that the checks called "Correct!" although they are
-wrong, and right ones they refused; copied from its script, run by test_exercise_gradients.
+"""A learner's answers, kept as typed: wrong ones the checks once called "Correct!", and
+right ones they once refused; run by test_exercise_gradients.
 """
 
 # ruff: noqa: E501

@@ -1,5 +1,6 @@
-"""A check never raises and never calls an odd answer Correct; right answers written other
-ways than the solution are Correct. All in-process: the checks are plain functions."""
+"""attnlib.exercises.check's verdicts: a check never raises and never calls an odd answer
+Correct; right answers written other ways than the solution are Correct; a wrong one is
+described in the learner's terms. All in-process: the checks are plain functions."""
 
 from __future__ import annotations
 
@@ -354,7 +355,7 @@ def test_a_wrong_value_is_described_with_its_likely_mistake(name: str, answer, s
     assert not verdict.correct and says in verdict.message, verdict.message
 
 
-# --- issue 32's rough edges: what a learner met, told in the learner's terms -------------------
+# --- what a learner meets, told in the learner's terms ------------------------------------------
 
 # dim=0 written every way a learner writes it: right on the 1-D row of "journey" (one axis,
 # as notebook 04 teaches), wrong on the grids the exercise says it also feeds.
