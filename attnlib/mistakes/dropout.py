@@ -1,14 +1,13 @@
 """Mistakes in dropout on the attention weights (notebook 06, and the layers after it).
 
 Inputs by name: ``attn_weights``, a ``keep`` mask of the same shape (True: kept) and the
-rate ``p``; a whole forward pass from ``layer, x, seed`` (see :mod:`attnlib.mistakes._layer`).
+rate ``p``.
 """
 
 from __future__ import annotations
 
 import torch
 
-from attnlib.mistakes import _layer as passes
 from attnlib.mistakes._row import Mistake
 
 TABLE: dict[str, Mistake] = {
@@ -34,19 +33,5 @@ TABLE: dict[str, Mistake] = {
             lambda attn_weights, keep, p: attn_weights * ~keep,
             lambda attn_weights, keep, p: attn_weights * ~keep / p,
         ),
-    ),
-    "dropout_before_softmax": Mistake(
-        "dropout on the scores, before softmax",
-        "dropout acts on the attention weights: after softmax, attn_weights = "
-        "self.dropout(attn_weights), then the blend of the values. Dropped scores change "
-        "what softmax normalises, so the weights no longer come from the scores.",
-        passes.dropout_on_scores,
-        others=(passes.dropout_on_masked_scores,),
-    ),
-    "no_dropout": Mistake(
-        "dropout not applied to the weights",
-        "in training mode the layer drops weights: attn_weights = self.dropout(attn_weights), "
-        "after softmax and before the weights blend the values.",
-        passes.no_dropout,
     ),
 }

@@ -2,8 +2,7 @@
 
 Inputs by name: ``head_outputs``, the wrapper's heads' outputs, each (b, num_tokens, d_out);
 ``x`` (b, num_tokens, d_out) and ``num_heads`` for a split; ``context_vec`` (b, num_heads,
-num_tokens, head_dim) for a merge; a whole forward pass from ``layer, x, seed`` (see
-:mod:`attnlib.mistakes._layer`); ``d_in, context_length, dropout`` and the ``batch`` for a
+num_tokens, head_dim) for a merge; ``d_in, context_length, dropout`` and the ``batch`` for a
 wrapper the reader builds; ``d_in, d_out, num_heads, x`` for a wrapper's heads copied into
 MultiHeadAttention (:func:`pair`, :func:`copied`).
 """
@@ -12,7 +11,6 @@ from __future__ import annotations
 
 import torch
 
-from attnlib.mistakes import _layer as passes
 from attnlib.mistakes._row import Mistake
 from attnlib.modules import MultiHeadAttention, MultiHeadAttentionWrapper
 
@@ -60,14 +58,12 @@ TABLE: dict[str, Mistake] = {
         "transpose(1, 2) so the heads come before the tokens. A view straight to "
         "(b, num_heads, num_tokens, head_dim) mixes tokens between heads.",
         lambda x, num_heads: x.reshape(x.shape[0], num_heads, x.shape[1], -1),
-        others=(passes.split_without_transpose,),
     ),
     "merge_without_transpose": Mistake(
         "heads merged without the transpose",
         "bring the tokens back before the heads with transpose(1, 2), then "
         ".contiguous().view(b, num_tokens, d_out).",
         lambda context_vec: context_vec.reshape(context_vec.shape[0], context_vec.shape[2], -1),
-        others=(passes.merge_without_transpose,),
     ),
     "heads_cat_wrong_axis": Mistake(
         "the heads' outputs concatenated along the tokens axis",
@@ -104,18 +100,6 @@ TABLE: dict[str, Mistake] = {
         "head).",
         # heads split as if each had d_out features (raises for num_heads > 1).
         lambda x, num_heads: x.view(*x.shape[:2], num_heads, x.shape[-1]).transpose(1, 2),
-        others=(passes.d_out_per_head,),
-    ),
-    "scale_by_d_out": Mistake(
-        "scores scaled by sqrt(d_out) instead of sqrt(head_dim)",
-        "each head's dot products run over its head_dim features, so divide by "
-        "keys.shape[-1] ** 0.5 (head_dim), not by the total d_out.",
-        passes.scale_by_d_out,
-    ),
-    "no_out_proj": Mistake(
-        "the output projection forgotten",
-        "after merging the heads, pass the result through self.out_proj.",
-        passes.no_out_proj,
     ),
     "wrapper_d_out_total": Mistake(
         "d_out read as the total of the wrapper's heads",

@@ -1,16 +1,13 @@
 """Mistakes in hiding the future (notebook 06, and every causal forward pass after it).
 
 Inputs by name: ``attn_scores`` (num_tokens, num_tokens), not yet scaled, and ``d_k`` for the
-masked, scaled softmax; a whole forward pass from ``layer, x, seed`` (see
-:mod:`attnlib.mistakes._layer`).
+masked, scaled softmax.
 """
 
 from __future__ import annotations
 
 import torch
 
-from attnlib.mistakes import _layer as passes
-from attnlib.mistakes._layer import MASK_TOO_BIG
 from attnlib.mistakes._row import Mistake
 
 
@@ -32,7 +29,6 @@ TABLE: dict[str, Mistake] = {
         lambda attn_scores, d_k: _softmax_hiding(
             attn_scores, d_k, _ones(attn_scores).triu(diagonal=0), -torch.inf
         ),
-        others=(passes.mask_diagonal,),
     ),
     "mask_zero": Mistake(
         "masked scores set to 0 instead of -inf",
@@ -40,7 +36,6 @@ TABLE: dict[str, Mistake] = {
         lambda attn_scores, d_k: _softmax_hiding(
             attn_scores, d_k, _ones(attn_scores).triu(diagonal=1), 0.0
         ),
-        others=(passes.mask_zero,),
     ),
     "mask_after_softmax": Mistake(
         "weights masked after softmax without renormalising",
@@ -49,14 +44,12 @@ TABLE: dict[str, Mistake] = {
         lambda attn_scores, d_k: torch.softmax(attn_scores / d_k**0.5, dim=-1).masked_fill(
             _ones(attn_scores).triu(diagonal=1), 0.0
         ),
-        others=(passes.mask_after_softmax,),
     ),
     "mask_left_out": Mistake(
         "no causal mask: every token sees the later ones",
         "fill the scores above the diagonal with -torch.inf before softmax: "
         "attn_scores.masked_fill(self.mask[:num_tokens, :num_tokens], -torch.inf).",
         lambda attn_scores, d_k: torch.softmax(attn_scores / d_k**0.5, dim=-1),
-        others=(passes.mask_left_out,),
     ),
     "mask_inverted": Mistake(
         "the mask inverted: it hides the visible tokens",
@@ -73,19 +66,6 @@ TABLE: dict[str, Mistake] = {
         lambda attn_scores, d_k: _softmax_hiding(
             attn_scores, d_k, _ones(attn_scores, torch.float32).triu(diagonal=1), -torch.inf
         ),
-    ),
-    "mask_not_cut": Mistake(
-        "the causal mask not cut to num_tokens",
-        "the buffer is (context_length, context_length); for a shorter input use "
-        "self.mask[:num_tokens, :num_tokens].",
-        passes.mask_not_cut,
-    ),
-    "keys_transposed_whole": Mistake(
-        "keys.T on a batch",
-        "on a 3-d tensor .T reverses every axis, (b, num_tokens, d_out) -> (d_out, num_tokens, "
-        "b), so the batch axis moves too. Swap only the last two: keys.transpose(1, 2) (or "
-        "keys.transpose(-2, -1)).",
-        passes.keys_transposed_whole,
     ),
     "causal_first_row": Mistake(
         "the first row, which the mask changes most",
@@ -142,6 +122,3 @@ TABLE.update(
         ),
     }
 )
-
-
-__all__ = ["MASK_TOO_BIG", "TABLE"]

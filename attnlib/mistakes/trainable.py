@@ -3,8 +3,7 @@ projections, the scale of the scores, what is blended.
 
 Inputs by name: ``inputs`` (num_tokens, d_in) and ``W_query``, ``W_key``, ``W_value``
 (d_in, d_out) for the projections; ``attn_scores`` (..., num_tokens) and ``keys``
-(num_tokens, d_k) for the scaled softmax, ``d_in`` the notebook's embedding size; a whole
-forward pass from ``layer, x, seed`` (see :mod:`attnlib.mistakes._layer`).
+(num_tokens, d_k) for the scaled softmax, ``d_in`` the notebook's embedding size.
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ import math
 import torch
 
 from attnlib.attention import causal_mask
-from attnlib.mistakes import _layer as passes
 from attnlib.mistakes._row import Mistake
 
 
@@ -52,7 +50,6 @@ TABLE: dict[str, Mistake] = {
             lambda attn_scores, d_k: torch.softmax(
                 attn_scores.masked_fill(_hidden(attn_scores), -torch.inf), dim=-1
             ),
-            passes.no_scale,
         ),
     ),
     "scale_by_d_k": Mistake(
@@ -63,7 +60,6 @@ TABLE: dict[str, Mistake] = {
             lambda attn_scores, d_k: torch.softmax(
                 attn_scores.masked_fill(_hidden(attn_scores), -torch.inf) / d_k, dim=-1
             ),
-            passes.scale_by_d_k,
         ),
     ),
     "scale_by_d_in": Mistake(
@@ -71,14 +67,12 @@ TABLE: dict[str, Mistake] = {
         "d_k is the keys' last dimension (d_out here), not the embedding size: "
         "use keys.shape[-1] ** 0.5.",
         lambda attn_scores, keys, d_in: _scaled(attn_scores, math.sqrt(d_in)),
-        others=(passes.scale_by_d_in,),
     ),
     "scale_by_num_tokens": Mistake(
         "scores scaled by the number of tokens (keys.shape[0]) instead of the key size",
         "keys has one row per token and one column per key entry: d_k is the last axis, "
         "keys.shape[-1], not keys.shape[0].",
         lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(keys.shape[0])),
-        others=(passes.scale_by_num_tokens,),
     ),
     "scale_hardcoded": Mistake(
         "the scale typed in as a number, or read from a name of the notebook (its d_out, its "
@@ -86,7 +80,6 @@ TABLE: dict[str, Mistake] = {
         "read d_k from the keys the function is given, keys.shape[-1] ** 0.5, so the line "
         "stays right for any d_out: with d_out = 4 the scale is sqrt(4) = 2, not sqrt(2).",
         lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(2)),
-        others=(passes.scale_hardcoded,),
     ),
     "projection_mixed_up": Mistake(
         "a projection made with another role's matrix",
@@ -102,20 +95,6 @@ TABLE: dict[str, Mistake] = {
         lambda inputs, W_query, W_key, W_value: torch.stack(
             [W @ inputs for W in (W_query, W_key, W_value)]
         ),
-    ),
-    "blend_inputs": Mistake(
-        "the inputs blended instead of the values",
-        "trainable attention blends the value vectors: attn_weights @ values, "
-        "(num_tokens, num_tokens) @ (num_tokens, d_out) -> (num_tokens, d_out); "
-        "attn_weights @ x was notebook 04's recipe.",
-        lambda attn_weights, inputs: attn_weights @ inputs,
-        others=(passes.blend_inputs,),
-    ),
-    "weights_not_context": Mistake(
-        "the attention weights returned instead of the context vectors",
-        "the weights say how much of each value to take; the layer returns the blend, "
-        "attn_weights @ values.",
-        passes.weights_not_context,
     ),
     "weights_sized_by_d_out": Mistake(
         "the attention weights sized by d_out",

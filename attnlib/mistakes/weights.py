@@ -8,7 +8,6 @@ from __future__ import annotations
 import torch
 
 from attnlib.attention import causal_mask
-from attnlib.mistakes import _layer as passes
 from attnlib.mistakes._row import Mistake
 
 TABLE: dict[str, Mistake] = {
@@ -18,12 +17,11 @@ TABLE: dict[str, Mistake] = {
         "query's row of weights is a distribution over the tokens. (On symmetric scores the same "
         "numbers also come from a row sum without keepdim=True, or from attn_weights.T.)",
         lambda x: torch.softmax(x, dim=0),
-        others=(  # the scaled scores of 05, the masked scores of 06, a whole forward pass
+        others=(  # the scaled scores of 05, the masked scores of 06
             lambda attn_scores, keys: torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=0),
             lambda attn_scores, d_k: torch.softmax(
                 attn_scores.masked_fill(_hidden(attn_scores), -torch.inf) / d_k**0.5, dim=0
             ),
-            passes.softmax_dim0,
         ),
     ),
     "no_exp": Mistake(
