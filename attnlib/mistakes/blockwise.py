@@ -81,52 +81,19 @@ block_sum_of_all | one sum over the whole block, not one per query
     exps.sum() adds every query's exps together; each query keeps its own running sum:
     exps.sum(dim=-1, keepdim=True), one per row.
 """,
-    no_rescale=_wrong(
-        lambda running_sum, context, rescale, exps, block_values: (
-            running_sum + exps.sum(dim=-1, keepdim=True),
-            context + exps @ block_values,
-        )
-    ),
+    # s, c: running_sum, context; r: rescale; e: exps; v: block_values (see :func:`blocks`)
+    no_rescale=_wrong(lambda s, c, r, e, v: (s + e.sum(dim=-1, keepdim=True), c + e @ v)),
     context_not_rescaled=_wrong(
-        lambda running_sum, context, rescale, exps, block_values: (
-            running_sum * rescale + exps.sum(dim=-1, keepdim=True),
-            context + exps @ block_values,
-        )
+        lambda s, c, r, e, v: (s * r + e.sum(dim=-1, keepdim=True), c + e @ v)
     ),
-    sum_not_rescaled=_wrong(
-        lambda running_sum, context, rescale, exps, block_values: (
-            running_sum + exps.sum(dim=-1, keepdim=True),
-            context * rescale + exps @ block_values,
-        )
-    ),
+    sum_not_rescaled=_wrong(lambda s, c, r, e, v: (s + e.sum(dim=-1, keepdim=True), c * r + e @ v)),
     new_block_rescaled=_wrong(
-        lambda running_sum, context, rescale, exps, block_values: (
-            (running_sum + exps.sum(dim=-1, keepdim=True)) * rescale,
-            (context + exps @ block_values) * rescale,
-        )
+        lambda s, c, r, e, v: ((s + e.sum(dim=-1, keepdim=True)) * r, (c + e @ v) * r)
     ),
     rescale_divides=_wrong(
-        lambda running_sum, context, rescale, exps, block_values: (
-            running_sum / rescale + exps.sum(dim=-1, keepdim=True),
-            context / rescale + exps @ block_values,
-        )
+        lambda s, c, r, e, v: (s / r + e.sum(dim=-1, keepdim=True), c / r + e @ v)
     ),
-    block_replaces_sums=_wrong(
-        lambda running_sum, context, rescale, exps, block_values: (
-            exps.sum(dim=-1, keepdim=True),
-            exps @ block_values,
-        )
-    ),
-    running_sum_no_keepdim=_wrong(
-        lambda running_sum, context, rescale, exps, block_values: (
-            running_sum * rescale + exps.sum(dim=-1),
-            context * rescale + exps @ block_values,
-        )
-    ),
-    block_sum_of_all=_wrong(
-        lambda running_sum, context, rescale, exps, block_values: (
-            running_sum * rescale + exps.sum(),
-            context * rescale + exps @ block_values,
-        )
-    ),
+    block_replaces_sums=_wrong(lambda s, c, r, e, v: (e.sum(dim=-1, keepdim=True), e @ v)),
+    running_sum_no_keepdim=_wrong(lambda s, c, r, e, v: (s * r + e.sum(dim=-1), c * r + e @ v)),
+    block_sum_of_all=_wrong(lambda s, c, r, e, v: (s * r + e.sum(), c * r + e @ v)),
 )
