@@ -381,8 +381,8 @@ KEYS_4 = INPUTS @ torch.ones(3, 4)  # keys of d_out = 4
 W_QKV = [torch.eye(3)[:, :2], torch.eye(3)[:, 1:], torch.ones(3, 2)]
 BATCH = torch.stack((INPUTS, INPUTS))
 torch.manual_seed(0)
-LAYER = modules.CausalAttention(3, 2, 8, 0.5)  # a mask longer than BATCH's 6 tokens
-MHA = modules.MultiHeadAttention(3, 4, 8, 0.5, num_heads=2)
+LAYER = modules.CausalAttention(3, 2, 8, 0.5)
+MHA = modules.MultiHeadAttention(3, 4, 8, 0.0, num_heads=2)  # 2 heads of head_dim 2
 
 
 def _scaled(scores: torch.Tensor, d_k: int) -> torch.Tensor:
@@ -397,11 +397,19 @@ def _projections(matrices: list[torch.Tensor]) -> torch.Tensor:
     return torch.stack([INPUTS @ w for w in matrices])
 
 
-def _right(layer: torch.nn.Module) -> torch.Tensor:
-    """The layer's own forward pass on BATCH, after the seed the mistakes' passes use."""
-    torch.manual_seed(5)
+def _last_row() -> torch.Tensor:
+    """The last token's context vector of LAYER on INPUTS (it sees every token)."""
     with torch.no_grad():
-        return layer(BATCH)
+        keys, query = LAYER.W_key(INPUTS), LAYER.W_query(INPUTS[5])
+        return torch.softmax(keys @ query / 2**0.5, dim=-1) @ LAYER.W_value(INPUTS)
+
+
+def _head_weights(h: int) -> torch.Tensor:
+    """Head ``h``'s causal weights in MHA on INPUTS: rows 2h, 2h + 1 of each projection."""
+    with torch.no_grad():
+        q = INPUTS @ MHA.W_query.weight[2 * h : 2 * h + 2].T
+        k = INPUTS @ MHA.W_key.weight[2 * h : 2 * h + 2].T
+        return torch.softmax((q @ k.T).masked_fill(CAUSAL, -torch.inf) / 2**0.5, dim=-1)
 
 
 def _two_features() -> torch.Tensor:
@@ -488,8 +496,17 @@ MADE = {
     "scale_hardcoded": (lambda make: make(SCORES, KEYS_4), lambda: _scaled(SCORES, 4)),
     "projection_order": (lambda make: make(INPUTS, *[torch.ones(3, 2)] * 3), lambda: RAISES),
     "projection_mixed_up": (lambda make: make(INPUTS, *W_QKV), lambda: _projections(W_QKV)),
-    "blend_inputs": (lambda make: make(WEIGHTS, INPUTS), lambda: WEIGHTS @ VALUES),
-    "weights_not_context": (lambda make: make(LAYER, BATCH, 5), lambda: _right(LAYER)),
+    # 05.query_scaled: W_query times c = 2, the weights of the scores times 2
+    **{
+        name: (lambda make: make(WEIGHTS, 2.0), lambda: torch.softmax(2 * SCORES, dim=-1))
+        for name in (
+            "query_scale_cancels",
+            "query_scale_times_c",
+            "query_scale_squared",
+            "query_scale_not_renormalised",
+            "query_scale_weights_as_scores",
+        )
+    },
     "weights_sized_by_d_out": (lambda make: make(6, 2), lambda: (6, 6)),
     # causal attention: make(attn_scores, d_k) -> the weights, or a whole forward pass
     "mask_diagonal": (lambda make: make(SCORES, 2), lambda: _causal_weights()),
@@ -498,8 +515,10 @@ MADE = {
     "mask_zero": (lambda make: make(SCORES, 2), lambda: _causal_weights()),
     "mask_after_softmax": (lambda make: make(SCORES, 2), lambda: _causal_weights()),
     "mask_left_out": (lambda make: make(SCORES, 2), lambda: _causal_weights()),
-    "mask_not_cut": (lambda make: make(LAYER, BATCH, 5), lambda: RAISES),
-    "keys_transposed_whole": (lambda make: make(LAYER, BATCH, 5), lambda: RAISES),
+    "last_row_own_value": (lambda make: make(LAYER, INPUTS), _last_row),
+    "last_row_first_query": (lambda make: make(LAYER, INPUTS), _last_row),
+    "last_row_unscaled": (lambda make: make(LAYER, INPUTS), _last_row),
+    "last_row_inputs_blended": (lambda make: make(LAYER, INPUTS), _last_row),
     "query_not_value": (lambda make: make(LAYER, INPUTS), lambda: LAYER.W_value(INPUTS[0])),
     "dropout_by_p": (lambda make: make(WEIGHTS, KEEP, P), lambda: WEIGHTS * KEEP / (1 - P)),
     "dropout_unscaled": (lambda make: make(WEIGHTS, KEEP, P), lambda: WEIGHTS * KEEP / (1 - P)),
@@ -507,8 +526,6 @@ MADE = {
         lambda make: make(WEIGHTS, KEEP.bool(), P),
         lambda: WEIGHTS * KEEP / (1 - P),
     ),
-    "no_dropout": (lambda make: make(LAYER, BATCH, 5), lambda: _right(LAYER)),
-    "dropout_before_softmax": (lambda make: make(LAYER, BATCH, 5), lambda: _right(LAYER)),
     # the memory of the grid, float32: 4 bytes a score
     "grid_entries_not_bytes": (lambda make: make(6), lambda: 4 * 6 * 6),
     "grid_one_row": (lambda make: make(6), lambda: 4 * 6 * 6),
@@ -550,8 +567,6 @@ MADE = {
         lambda: X_HEADS.view(1, 6, 2, 2).transpose(1, 2),
     ),
     "d_out_per_head": (lambda make: make(X_HEADS, 2), lambda: RAISES),
-    "scale_by_d_out": (lambda make: make(MHA, BATCH, 5), lambda: _right(MHA)),
-    "no_out_proj": (lambda make: make(MHA, BATCH, 5), lambda: _right(MHA)),
     "wrapper_d_out_total": (lambda make: make(3, 6, 0.0, BATCH, 5), lambda: _two_features()),
     "wrapper_one_head": (lambda make: make(3, 6, 0.0, BATCH, 5), lambda: _two_features()),
     "view_without_contiguous": (lambda make: make(CONTEXT_HEADS), lambda: RAISES),
@@ -563,6 +578,9 @@ MADE = {
         lambda make: make(CONTEXT_HEADS),
         lambda: CONTEXT_HEADS.transpose(1, 2).reshape(1, 6, 4),
     ),
+    "head_strided": (lambda make: make(MHA, INPUTS, 1), lambda: _head_weights(1)),
+    "head_scale_d_out": (lambda make: make(MHA, INPUTS, 1), lambda: _head_weights(1)),
+    "head_unmasked": (lambda make: make(MHA, INPUTS, 1), lambda: _head_weights(1)),
     # the wrapper's heads inside MultiHeadAttention (07.copy_heads)
     "out_proj_left_random": (lambda make: make(3, 2, 2, BATCH), _two_heads),
     "out_proj_bias_kept": (lambda make: make(3, 2, 2, BATCH), _two_heads),

@@ -8,6 +8,7 @@ as it was.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -16,9 +17,26 @@ import torch
 
 from attnlib.exercises._compare import Raised, outcome, same
 from attnlib.exercises._function import Case, Gradient
-from attnlib.mistakes._layer import one_message
 
 BUILD_SEED, DROPOUT_SEED = 123, 456
+#: torch's words when two sizes clash, in place (masked_fill_) or not (masked_fill).
+_SIZE_CLASH = re.compile(
+    r"size of (?:tensor a|the tensor) \((\d+)\) must match the (?:size of tensor b|existing size) "
+    r"\((\d+)\)"
+)
+MASK_TOO_BIG = "a mask of context_length rows laid over the scores of fewer tokens"
+
+
+def one_message(compute: Callable[[], torch.Tensor], sizes: set[int] | None = None) -> torch.Tensor:
+    """``compute()``; a clash between the mask's ``sizes`` {context_length, num_tokens} is
+    reported the same however it was written (masked_fill and masked_fill_ word it apart)."""
+    try:
+        return compute()
+    except RuntimeError as err:
+        clash = _SIZE_CLASH.search(str(err))
+        if sizes and len(sizes) == 2 and clash and {int(n) for n in clash.groups()} == sizes:
+            raise RuntimeError(MASK_TOO_BIG) from None
+        raise
 
 
 def build(cls: Callable[..., Any], args: tuple) -> Any:

@@ -43,3 +43,24 @@ class Mistake:
         """What the mistake gives on ``args`` (it may raise, like the reader's code would)."""
         form = self._form(args)
         return form(**{name: args[name] for name in inspect.signature(form).parameters})
+
+
+def table(text: str, **makes: Callable[..., Any] | tuple[Callable[..., Any], ...]) -> dict:
+    """The rows of ``text`` by name: a line ``name | label`` (the label's further lines indented
+    by 2), then the hint's lines indented by 4, joined by spaces; a ``#`` line is a comment.
+    ``makes[name]`` is the row's ``make``, or a tuple of ``make`` and its ``others``."""
+    rows: dict[str, list[str]] = {}
+    for line in text.strip("\n").splitlines():
+        if not line.startswith((" ", "#")):
+            name, label = line.split(" | ", 1)
+            rows[name] = [label, ""]
+        elif not line.startswith("#"):
+            part = rows[name][line.startswith("    ")]
+            rows[name][line.startswith("    ")] = f"{part} {line.strip()}".lstrip()
+    if unknown := set(makes) - set(rows):
+        raise ValueError(f"makes for no row of the table: {sorted(unknown)}")
+    forms = {name: make if isinstance(make, tuple) else (make,) for name, make in makes.items()}
+    return {
+        name: Mistake(label, hint, *forms.get(name, (None,))[:1], forms.get(name, ())[1:])
+        for name, (label, hint) in rows.items()
+    }

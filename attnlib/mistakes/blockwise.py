@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from attnlib.mistakes._row import Mistake
+from attnlib.mistakes._row import Mistake, table
 
 
 def blocks(
@@ -52,96 +52,48 @@ def _wrong(update: Callable[..., Any]) -> Callable[..., Any]:
     )
 
 
-TABLE: dict[str, Mistake] = {
-    "no_rescale": Mistake(
-        "the running sums not rescaled when the maximum grows",
-        "what running_sum and context hold was added up as exp(score - old max). When a block "
-        "raises the max, multiply both by rescale = exp(old max - new max) before adding the "
-        "block: running_sum = running_sum * rescale + exps.sum(dim=-1, keepdim=True).",
-        _wrong(
-            lambda running_sum, context, rescale, exps, block_values: (
-                running_sum + exps.sum(dim=-1, keepdim=True),
-                context + exps @ block_values,
-            )
-        ),
+TABLE: dict[str, Mistake] = table(
+    """
+no_rescale | the running sums not rescaled when the maximum grows
+    what running_sum and context hold was added up as exp(score - old max). When a block raises the
+    max, multiply both by rescale = exp(old max - new max) before adding the block: running_sum =
+    running_sum * rescale + exps.sum(dim=-1, keepdim=True).
+context_not_rescaled | the running sum rescaled but not the context
+    context was added up with the same exp(score - old max) as running_sum, so it needs the same
+    correction: context = context * rescale + exps @ block_values.
+sum_not_rescaled | the context rescaled but not the running sum
+    running_sum was added up with the same exp(score - old max) as context, so it needs the same
+    correction: running_sum = running_sum * rescale + exps.sum(dim=-1, keepdim=True).
+new_block_rescaled | the new block rescaled as well
+    this block's exps are already taken against new_max; only what was added before needs rescale:
+    running_sum * rescale + exps.sum(...), not (running_sum + exps.sum(...)) * rescale.
+rescale_divides | the old part divided by rescale
+    rescale = exp(old max - new max) is at most 1 and already turns exp(s - old max) into exp(s -
+    new max) when it MULTIPLIES: running_sum * rescale, context * rescale.
+block_replaces_sums | each block replacing what came before (`=` for `+=`)
+    the running values keep what the earlier blocks added: the old part, rescaled, PLUS this block's
+    part, not this block's part alone.
+running_sum_no_keepdim | the block's sum taken without keepdim=True
+    exps.sum(dim=-1) drops the axis: (num_queries,) lines up with the columns, and running_sum,
+    (num_queries, 1), grows into a grid. Keep one sum per query as a column: exps.sum(dim=-1,
+    keepdim=True).
+block_sum_of_all | one sum over the whole block, not one per query
+    exps.sum() adds every query's exps together; each query keeps its own running sum:
+    exps.sum(dim=-1, keepdim=True), one per row.
+""",
+    # s, c: running_sum, context; r: rescale; e: exps; v: block_values (see :func:`blocks`)
+    no_rescale=_wrong(lambda s, c, r, e, v: (s + e.sum(dim=-1, keepdim=True), c + e @ v)),
+    context_not_rescaled=_wrong(
+        lambda s, c, r, e, v: (s * r + e.sum(dim=-1, keepdim=True), c + e @ v)
     ),
-    "context_not_rescaled": Mistake(
-        "the running sum rescaled but not the context",
-        "context was added up with the same exp(score - old max) as running_sum, so it needs the "
-        "same correction: context = context * rescale + exps @ block_values.",
-        _wrong(
-            lambda running_sum, context, rescale, exps, block_values: (
-                running_sum * rescale + exps.sum(dim=-1, keepdim=True),
-                context + exps @ block_values,
-            )
-        ),
+    sum_not_rescaled=_wrong(lambda s, c, r, e, v: (s + e.sum(dim=-1, keepdim=True), c * r + e @ v)),
+    new_block_rescaled=_wrong(
+        lambda s, c, r, e, v: ((s + e.sum(dim=-1, keepdim=True)) * r, (c + e @ v) * r)
     ),
-    "sum_not_rescaled": Mistake(
-        "the context rescaled but not the running sum",
-        "running_sum was added up with the same exp(score - old max) as context, so it needs the "
-        "same correction: running_sum = running_sum * rescale + exps.sum(dim=-1, keepdim=True).",
-        _wrong(
-            lambda running_sum, context, rescale, exps, block_values: (
-                running_sum + exps.sum(dim=-1, keepdim=True),
-                context * rescale + exps @ block_values,
-            )
-        ),
+    rescale_divides=_wrong(
+        lambda s, c, r, e, v: (s / r + e.sum(dim=-1, keepdim=True), c / r + e @ v)
     ),
-    "new_block_rescaled": Mistake(
-        "the new block rescaled as well",
-        "this block's exps are already taken against new_max; only what was added before needs "
-        "rescale: running_sum * rescale + exps.sum(...), not (running_sum + exps.sum(...)) * "
-        "rescale.",
-        _wrong(
-            lambda running_sum, context, rescale, exps, block_values: (
-                (running_sum + exps.sum(dim=-1, keepdim=True)) * rescale,
-                (context + exps @ block_values) * rescale,
-            )
-        ),
-    ),
-    "rescale_divides": Mistake(
-        "the old part divided by rescale",
-        "rescale = exp(old max - new max) is at most 1 and already turns exp(s - old max) into "
-        "exp(s - new max) when it MULTIPLIES: running_sum * rescale, context * rescale.",
-        _wrong(
-            lambda running_sum, context, rescale, exps, block_values: (
-                running_sum / rescale + exps.sum(dim=-1, keepdim=True),
-                context / rescale + exps @ block_values,
-            )
-        ),
-    ),
-    "block_replaces_sums": Mistake(
-        "each block replacing what came before (`=` for `+=`)",
-        "the running values keep what the earlier blocks added: the old part, rescaled, PLUS "
-        "this block's part, not this block's part alone.",
-        _wrong(
-            lambda running_sum, context, rescale, exps, block_values: (
-                exps.sum(dim=-1, keepdim=True),
-                exps @ block_values,
-            )
-        ),
-    ),
-    "running_sum_no_keepdim": Mistake(
-        "the block's sum taken without keepdim=True",
-        "exps.sum(dim=-1) drops the axis: (num_queries,) lines up with the columns, and "
-        "running_sum, (num_queries, 1), grows into a grid. Keep one sum per query as a column: "
-        "exps.sum(dim=-1, keepdim=True).",
-        _wrong(
-            lambda running_sum, context, rescale, exps, block_values: (
-                running_sum * rescale + exps.sum(dim=-1),
-                context * rescale + exps @ block_values,
-            )
-        ),
-    ),
-    "block_sum_of_all": Mistake(
-        "one sum over the whole block, not one per query",
-        "exps.sum() adds every query's exps together; each query keeps its own running sum: "
-        "exps.sum(dim=-1, keepdim=True), one per row.",
-        _wrong(
-            lambda running_sum, context, rescale, exps, block_values: (
-                running_sum * rescale + exps.sum(),
-                context * rescale + exps @ block_values,
-            )
-        ),
-    ),
-}
+    block_replaces_sums=_wrong(lambda s, c, r, e, v: (e.sum(dim=-1, keepdim=True), e @ v)),
+    running_sum_no_keepdim=_wrong(lambda s, c, r, e, v: (s * r + e.sum(dim=-1), c * r + e @ v)),
+    block_sum_of_all=_wrong(lambda s, c, r, e, v: (s * r + e.sum(), c * r + e @ v)),
+)

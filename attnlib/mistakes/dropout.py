@@ -1,52 +1,33 @@
 """Mistakes in dropout on the attention weights (notebook 06, and the layers after it).
 
 Inputs by name: ``attn_weights``, a ``keep`` mask of the same shape (True: kept) and the
-rate ``p``; a whole forward pass from ``layer, x, seed`` (see :mod:`attnlib.mistakes._layer`).
+rate ``p``.
 """
 
 from __future__ import annotations
 
 import torch
 
-from attnlib.mistakes import _layer as passes
-from attnlib.mistakes._row import Mistake
+from attnlib.mistakes._row import Mistake, table
 
-TABLE: dict[str, Mistake] = {
-    "dropout_by_p": Mistake(
-        "kept weights scaled by 1/p instead of 1/(1 - p)",
-        "dropout keeps a fraction 1 - p of the weights, so it scales them by 1 / (1 - p).",
-        lambda attn_weights, keep, p: attn_weights * keep / p,
-    ),
-    "dropout_unscaled": Mistake(
-        "dropout without rescaling the kept weights",
-        "after dropping a fraction p, scale what is kept by 1 / (1 - p) so the expected sum "
-        "stays the same.",
-        lambda attn_weights, keep, p: attn_weights * keep,
-    ),
-    "dropout_inverted": Mistake(
-        "the keep-mask inverted: the dropped weights kept, the kept ones dropped",
-        "keep is True where a weight stays. ~keep (or keep == 0) picks the weights to drop; "
-        "keep them where keep is True and scale them by 1 / (1 - p).",
+TABLE: dict[str, Mistake] = table(
+    """
+dropout_by_p | kept weights scaled by 1/p instead of 1/(1 - p)
+    dropout keeps a fraction 1 - p of the weights, so it scales them by 1 / (1 - p).
+dropout_unscaled | dropout without rescaling the kept weights
+    after dropping a fraction p, scale what is kept by 1 / (1 - p) so the expected sum stays the
+    same.
+dropout_inverted | the keep-mask inverted: the dropped weights kept, the kept ones dropped
+    keep is True where a weight stays. ~keep (or keep == 0) picks the weights to drop; keep them
+    where keep is True and scale them by 1 / (1 - p).
+""",
+    dropout_by_p=lambda attn_weights, keep, p: attn_weights * keep / p,
+    dropout_unscaled=lambda attn_weights, keep, p: attn_weights * keep,
+    dropout_inverted=(
         lambda attn_weights, keep, p: torch.where(
             keep, torch.zeros_like(attn_weights), attn_weights / (1 - p)
         ),
-        others=(
-            lambda attn_weights, keep, p: attn_weights * ~keep,
-            lambda attn_weights, keep, p: attn_weights * ~keep / p,
-        ),
+        lambda attn_weights, keep, p: attn_weights * ~keep,
+        lambda attn_weights, keep, p: attn_weights * ~keep / p,
     ),
-    "dropout_before_softmax": Mistake(
-        "dropout on the scores, before softmax",
-        "dropout acts on the attention weights: after softmax, attn_weights = "
-        "self.dropout(attn_weights), then the blend of the values. Dropped scores change "
-        "what softmax normalises, so the weights no longer come from the scores.",
-        passes.dropout_on_scores,
-        others=(passes.dropout_on_masked_scores,),
-    ),
-    "no_dropout": Mistake(
-        "dropout not applied to the weights",
-        "in training mode the layer drops weights: attn_weights = self.dropout(attn_weights), "
-        "after softmax and before the weights blend the values.",
-        passes.no_dropout,
-    ),
-}
+)

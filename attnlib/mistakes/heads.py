@@ -2,8 +2,7 @@
 
 Inputs by name: ``head_outputs``, the wrapper's heads' outputs, each (b, num_tokens, d_out);
 ``x`` (b, num_tokens, d_out) and ``num_heads`` for a split; ``context_vec`` (b, num_heads,
-num_tokens, head_dim) for a merge; a whole forward pass from ``layer, x, seed`` (see
-:mod:`attnlib.mistakes._layer`); ``d_in, context_length, dropout`` and the ``batch`` for a
+num_tokens, head_dim) for a merge; ``d_in, context_length, dropout`` and the ``batch`` for a
 wrapper the reader builds; ``d_in, d_out, num_heads, x`` for a wrapper's heads copied into
 MultiHeadAttention (:func:`pair`, :func:`copied`).
 """
@@ -12,8 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from attnlib.mistakes import _layer as passes
-from attnlib.mistakes._row import Mistake
+from attnlib.mistakes._row import Mistake, table
 from attnlib.modules import MultiHeadAttention, MultiHeadAttentionWrapper
 
 
@@ -53,118 +51,81 @@ def copied(d_in, d_out, num_heads, x, eye=True, bias=True, order=1):
         return mha(x)
 
 
-TABLE: dict[str, Mistake] = {
-    "split_without_transpose": Mistake(
-        "heads split without the transpose",
-        "view(b, num_tokens, num_heads, head_dim) cuts each token's features into heads; then "
-        "transpose(1, 2) so the heads come before the tokens. A view straight to "
-        "(b, num_heads, num_tokens, head_dim) mixes tokens between heads.",
-        lambda x, num_heads: x.reshape(x.shape[0], num_heads, x.shape[1], -1),
-        others=(passes.split_without_transpose,),
+TABLE: dict[str, Mistake] = table(
+    """
+split_without_transpose | heads split without the transpose
+    view(b, num_tokens, num_heads, head_dim) cuts each token's features into heads; then
+    transpose(1, 2) so the heads come before the tokens. A view straight to (b, num_heads,
+    num_tokens, head_dim) mixes tokens between heads.
+merge_without_transpose | heads merged without the transpose
+    bring the tokens back before the heads with transpose(1, 2), then .contiguous().view(b,
+    num_tokens, d_out).
+heads_cat_wrong_axis | the heads' outputs concatenated along the tokens axis
+    torch.cat(..., dim=1) puts the heads' tokens one after the other: (b, 2 * num_tokens, d_out).
+    Put each token's heads side by side along the last axis: dim=-1.
+heads_summed | the heads' outputs added instead of put side by side
+    adding blurs what each head found into d_out features; the wrapper keeps every head's features:
+    torch.cat([head(x) for head in self.heads], dim=-1).
+split_transpose_last | heads split with transpose(-2, -1) instead of transpose(1, 2)
+    after view(b, num_tokens, num_heads, head_dim), transpose(-2, -1) swaps heads and features;
+    transpose(1, 2) swaps tokens and heads, giving (b, num_heads, num_tokens, head_dim).
+view_without_contiguous | view() straight after the transpose, without .contiguous()
+    a transpose only swaps strides, so the heads to merge are not side by side in memory: write
+    context_vec.transpose(1, 2).contiguous().view(b, num_tokens, d_out) (or use .reshape).
+d_out_per_head | d_out taken per head where it is the total
+    in MultiHeadAttention d_out is the total: each head gets head_dim = d_out // num_heads features,
+    and the output has d_out features (the wrapper is the one whose d_out is per head).
+wrapper_d_out_total | d_out read as the total of the wrapper's heads
+    the wrapper gives every head its own d_out and puts them side by side: num_heads=2 heads of
+    d_out=2 give 4 features. For 2 features, each head gets d_out=1.
+wrapper_one_head | one head of 2 features instead of two heads of 1
+    the exercise keeps num_heads=2: the two features must come one from each head,
+    MultiHeadAttentionWrapper(d_in, 1, context_length, dropout, num_heads=2).
+argmax_per_query | each query taken to pick its own most weighted token
+    with head_dim 1 a score is the product q_i * k_j of two numbers. For every query with q_i > 0
+    the largest score is with the largest k_j; for every query with q_i < 0, with the smallest k_j.
+    So all queries share at most two favourites.
+query_sign_ignored | the queries' sign forgotten
+    a positive q_i ranks the keys from largest to smallest, but a negative q_i ranks them the other
+    way round: the smallest k_j then gives the largest score q_i * k_j.
+# --- 07.copy_heads: a wrapper's heads copied into MultiHeadAttention ---------------------
+out_proj_left_random | out_proj left as it was drawn
+    MultiHeadAttention sends the heads' outputs, side by side, through out_proj; the wrapper has
+    none. Make out_proj change nothing: its weight the identity, torch.eye(d_out), and its bias 0.
+out_proj_bias_kept | out_proj's bias left in
+    an identity weight passes the heads through, but out_proj also adds its bias to every token's
+    output: set it to 0 with .zero_().
+heads_reversed | the heads copied in reverse order
+    rows 0 to head_dim - 1 of MultiHeadAttention's W_query.weight are head 0, the next head_dim rows
+    head 1, and so on: stack the heads' weights in the wrapper's order.
+""",
+    split_without_transpose=lambda x, num_heads: x.reshape(x.shape[0], num_heads, x.shape[1], -1),
+    merge_without_transpose=lambda context_vec: context_vec.reshape(
+        context_vec.shape[0], context_vec.shape[2], -1
     ),
-    "merge_without_transpose": Mistake(
-        "heads merged without the transpose",
-        "bring the tokens back before the heads with transpose(1, 2), then "
-        ".contiguous().view(b, num_tokens, d_out).",
-        lambda context_vec: context_vec.reshape(context_vec.shape[0], context_vec.shape[2], -1),
-        others=(passes.merge_without_transpose,),
+    heads_cat_wrong_axis=lambda head_outputs: torch.cat(head_outputs, dim=1),
+    heads_summed=lambda head_outputs: sum(head_outputs[1:], head_outputs[0]),
+    split_transpose_last=lambda x, num_heads: x.view(*x.shape[:2], num_heads, -1).transpose(-2, -1),
+    view_without_contiguous=lambda context_vec: context_vec.transpose(1, 2).view(
+        context_vec.shape[0], context_vec.shape[2], -1
     ),
-    "heads_cat_wrong_axis": Mistake(
-        "the heads' outputs concatenated along the tokens axis",
-        "torch.cat(..., dim=1) puts the heads' tokens one after the other: (b, 2 * num_tokens, "
-        "d_out). Put each token's heads side by side along the last axis: dim=-1.",
-        lambda head_outputs: torch.cat(head_outputs, dim=1),
+    d_out_per_head=lambda x, num_heads: x.view(*x.shape[:2], num_heads, x.shape[-1]).transpose(
+        1, 2
     ),
-    "heads_summed": Mistake(
-        "the heads' outputs added instead of put side by side",
-        "adding blurs what each head found into d_out features; the wrapper keeps every head's "
-        "features: torch.cat([head(x) for head in self.heads], dim=-1).",
-        lambda head_outputs: sum(head_outputs[1:], head_outputs[0]),
+    wrapper_d_out_total=lambda d_in, context_length, dropout, batch, seed: _wrapper(
+        d_in, context_length, dropout, batch, seed, d_out=2, num_heads=2
     ),
-    "split_transpose_last": Mistake(
-        "heads split with transpose(-2, -1) instead of transpose(1, 2)",
-        "after view(b, num_tokens, num_heads, head_dim), transpose(-2, -1) swaps heads and "
-        "features; transpose(1, 2) swaps tokens and heads, giving (b, num_heads, num_tokens, "
-        "head_dim).",
-        lambda x, num_heads: x.view(*x.shape[:2], num_heads, -1).transpose(-2, -1),
+    wrapper_one_head=lambda d_in, context_length, dropout, batch, seed: _wrapper(
+        d_in, context_length, dropout, batch, seed, d_out=2, num_heads=1
     ),
-    "view_without_contiguous": Mistake(
-        "view() straight after the transpose, without .contiguous()",
-        "a transpose only swaps strides, so the heads to merge are not side by side in memory: "
-        "write context_vec.transpose(1, 2).contiguous().view(b, num_tokens, d_out) (or use "
-        ".reshape).",
-        lambda context_vec: context_vec.transpose(1, 2).view(
-            context_vec.shape[0], context_vec.shape[2], -1
-        ),
+    out_proj_left_random=lambda d_in, d_out, num_heads, x: copied(
+        d_in, d_out, num_heads, x, eye=False, bias=False
     ),
-    "d_out_per_head": Mistake(
-        "d_out taken per head where it is the total",
-        "in MultiHeadAttention d_out is the total: each head gets head_dim = d_out // num_heads "
-        "features, and the output has d_out features (the wrapper is the one whose d_out is per "
-        "head).",
-        # heads split as if each had d_out features (raises for num_heads > 1).
-        lambda x, num_heads: x.view(*x.shape[:2], num_heads, x.shape[-1]).transpose(1, 2),
-        others=(passes.d_out_per_head,),
+    out_proj_bias_kept=lambda d_in, d_out, num_heads, x: copied(
+        d_in, d_out, num_heads, x, bias=False
     ),
-    "scale_by_d_out": Mistake(
-        "scores scaled by sqrt(d_out) instead of sqrt(head_dim)",
-        "each head's dot products run over its head_dim features, so divide by "
-        "keys.shape[-1] ** 0.5 (head_dim), not by the total d_out.",
-        passes.scale_by_d_out,
-    ),
-    "no_out_proj": Mistake(
-        "the output projection forgotten",
-        "after merging the heads, pass the result through self.out_proj.",
-        passes.no_out_proj,
-    ),
-    "wrapper_d_out_total": Mistake(
-        "d_out read as the total of the wrapper's heads",
-        "the wrapper gives every head its own d_out and puts them side by side: num_heads=2 "
-        "heads of d_out=2 give 4 features. For 2 features, each head gets d_out=1.",
-        lambda d_in, context_length, dropout, batch, seed: _wrapper(
-            d_in, context_length, dropout, batch, seed, d_out=2, num_heads=2
-        ),
-    ),
-    "wrapper_one_head": Mistake(
-        "one head of 2 features instead of two heads of 1",
-        "the exercise keeps num_heads=2: the two features must come one from each head, "
-        "MultiHeadAttentionWrapper(d_in, 1, context_length, dropout, num_heads=2).",
-        lambda d_in, context_length, dropout, batch, seed: _wrapper(
-            d_in, context_length, dropout, batch, seed, d_out=2, num_heads=1
-        ),
-    ),
-    "argmax_per_query": Mistake(
-        "each query taken to pick its own most weighted token",
-        "with head_dim 1 a score is the product q_i * k_j of two numbers. For every query with "
-        "q_i > 0 the largest score is with the largest k_j; for every query with q_i < 0, with "
-        "the smallest k_j. So all queries share at most two favourites.",
-    ),
-    "query_sign_ignored": Mistake(
-        "the queries' sign forgotten",
-        "a positive q_i ranks the keys from largest to smallest, but a negative q_i ranks them "
-        "the other way round: the smallest k_j then gives the largest score q_i * k_j.",
-    ),
-    # --- 07.copy_heads: a wrapper's heads copied into MultiHeadAttention ---------------------
-    "out_proj_left_random": Mistake(
-        "out_proj left as it was drawn",
-        "MultiHeadAttention sends the heads' outputs, side by side, through out_proj; the wrapper "
-        "has none. Make out_proj change nothing: its weight the identity, torch.eye(d_out), and "
-        "its bias 0.",
-        lambda d_in, d_out, num_heads, x: copied(d_in, d_out, num_heads, x, eye=False, bias=False),
-    ),
-    "out_proj_bias_kept": Mistake(
-        "out_proj's bias left in",
-        "an identity weight passes the heads through, but out_proj also adds its bias to every "
-        "token's output: set it to 0 with .zero_().",
-        lambda d_in, d_out, num_heads, x: copied(d_in, d_out, num_heads, x, bias=False),
-    ),
-    "heads_reversed": Mistake(
-        "the heads copied in reverse order",
-        "rows 0 to head_dim - 1 of MultiHeadAttention's W_query.weight are head 0, the next "
-        "head_dim rows head 1, and so on: stack the heads' weights in the wrapper's order.",
-        lambda d_in, d_out, num_heads, x: copied(d_in, d_out, num_heads, x, order=-1),
-    ),
-}
+    heads_reversed=lambda d_in, d_out, num_heads, x: copied(d_in, d_out, num_heads, x, order=-1),
+)
 
 
 # --- 07.one_head: one head's weights from the rows of the layer's projections ---------------
@@ -189,25 +150,21 @@ def one_head(mha, x, h, rows="block", scale="head_dim", mask=True):
 
 
 TABLE.update(
-    {
-        "head_strided": Mistake(
-            "every num_heads-th feature taken for a head",
-            "view(b, num_tokens, num_heads, head_dim) cuts each token's d_out features into "
-            "consecutive groups: head h is features h * head_dim to (h + 1) * head_dim - 1, "
-            "one block of rows of each weight, not every num_heads-th row.",
-            lambda mha, x, h: one_head(mha, x, h, rows="strided"),
-        ),
-        "head_scale_d_out": Mistake(
-            "the scores divided by the root of d_out",
-            "a head's dot product runs over its own head_dim features, so the scale is the "
-            "root of head_dim, not of the whole d_out.",
-            lambda mha, x, h: one_head(mha, x, h, scale="d_out"),
-        ),
-        "head_unmasked": Mistake(
-            "the causal mask left out",
-            "every head of MultiHeadAttention is causal: its scores above the diagonal are "
-            "filled with -inf before softmax, as in notebook 06.",
-            lambda mha, x, h: one_head(mha, x, h, mask=False),
-        ),
-    }
+    table(
+        """
+head_strided | every num_heads-th feature taken for a head
+    view(b, num_tokens, num_heads, head_dim) cuts each token's d_out features into consecutive
+    groups: head h is features h * head_dim to (h + 1) * head_dim - 1, one block of rows of each
+    weight, not every num_heads-th row.
+head_scale_d_out | the scores divided by the root of d_out
+    a head's dot product runs over its own head_dim features, so the scale is the root of head_dim,
+    not of the whole d_out.
+head_unmasked | the causal mask left out
+    every head of MultiHeadAttention is causal: its scores above the diagonal are filled with -inf
+    before softmax, as in notebook 06.
+""",
+        head_strided=lambda mha, x, h: one_head(mha, x, h, rows="strided"),
+        head_scale_d_out=lambda mha, x, h: one_head(mha, x, h, scale="d_out"),
+        head_unmasked=lambda mha, x, h: one_head(mha, x, h, mask=False),
+    )
 )

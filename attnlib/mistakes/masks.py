@@ -1,17 +1,14 @@
 """Mistakes in hiding the future (notebook 06, and every causal forward pass after it).
 
 Inputs by name: ``attn_scores`` (num_tokens, num_tokens), not yet scaled, and ``d_k`` for the
-masked, scaled softmax; a whole forward pass from ``layer, x, seed`` (see
-:mod:`attnlib.mistakes._layer`).
+masked, scaled softmax.
 """
 
 from __future__ import annotations
 
 import torch
 
-from attnlib.mistakes import _layer as passes
-from attnlib.mistakes._layer import MASK_TOO_BIG
-from attnlib.mistakes._row import Mistake
+from attnlib.mistakes._row import Mistake, table
 
 
 def _softmax_hiding(attn_scores: torch.Tensor, d_k: int, hidden: torch.Tensor, fill: float):
@@ -24,81 +21,50 @@ def _ones(attn_scores: torch.Tensor, dtype: torch.dtype = torch.bool) -> torch.T
     return torch.ones(n, n, dtype=dtype)
 
 
-TABLE: dict[str, Mistake] = {
-    "mask_diagonal": Mistake(
-        "a mask that hides the diagonal too",
-        "a token may attend to itself: build the mask with torch.triu(..., diagonal=1), which "
-        "starts one above the diagonal.",
-        lambda attn_scores, d_k: _softmax_hiding(
-            attn_scores, d_k, _ones(attn_scores).triu(diagonal=0), -torch.inf
-        ),
-        others=(passes.mask_diagonal,),
+TABLE: dict[str, Mistake] = table(
+    """
+mask_diagonal | a mask that hides the diagonal too
+    a token may attend to itself: build the mask with torch.triu(..., diagonal=1), which starts one
+    above the diagonal.
+mask_zero | masked scores set to 0 instead of -inf
+    exp(0) is 1, so a score of 0 still gets weight; fill with -torch.inf, whose exp is 0.
+mask_after_softmax | weights masked after softmax without renormalising
+    zeroing weights after softmax leaves rows that sum to less than 1: divide each row by its sum
+    again, or mask the scores with -inf before softmax.
+mask_left_out | no causal mask: every token sees the later ones
+    fill the scores above the diagonal with -torch.inf before softmax:
+    attn_scores.masked_fill(self.mask[:num_tokens, :num_tokens], -torch.inf).
+mask_inverted | the mask inverted: it hides the visible tokens
+    masked_fill hides the positions where the mask is True. torch.tril marks what a query may see;
+    the positions to hide are above the diagonal: torch.triu(..., diagonal=1).
+mask_not_bool | a mask of 0/1 floats given to masked_fill
+    masked_fill needs a bool mask (True = hidden): build it with dtype=torch.bool, or call .bool()
+    on the 0/1 mask.
+causal_first_row | the first row, which the mask changes most
+    'Your' may see only itself, so the mask hides 5 of its 6 weights. Look for the query that
+    already sees every token.
+query_not_value | the query of 'Your' instead of its value
+    attention weights blend value vectors. With all its weight on itself, 'Your' gets its own value
+    vector: ca.W_value(inputs[0]).
+""",
+    mask_diagonal=lambda attn_scores, d_k: _softmax_hiding(
+        attn_scores, d_k, _ones(attn_scores).triu(diagonal=0), -torch.inf
     ),
-    "mask_zero": Mistake(
-        "masked scores set to 0 instead of -inf",
-        "exp(0) is 1, so a score of 0 still gets weight; fill with -torch.inf, whose exp is 0.",
-        lambda attn_scores, d_k: _softmax_hiding(
-            attn_scores, d_k, _ones(attn_scores).triu(diagonal=1), 0.0
-        ),
-        others=(passes.mask_zero,),
+    mask_zero=lambda attn_scores, d_k: _softmax_hiding(
+        attn_scores, d_k, _ones(attn_scores).triu(diagonal=1), 0.0
     ),
-    "mask_after_softmax": Mistake(
-        "weights masked after softmax without renormalising",
-        "zeroing weights after softmax leaves rows that sum to less than 1: divide each row by "
-        "its sum again, or mask the scores with -inf before softmax.",
-        lambda attn_scores, d_k: torch.softmax(attn_scores / d_k**0.5, dim=-1).masked_fill(
-            _ones(attn_scores).triu(diagonal=1), 0.0
-        ),
-        others=(passes.mask_after_softmax,),
+    mask_after_softmax=lambda attn_scores, d_k: torch.softmax(
+        attn_scores / d_k**0.5, dim=-1
+    ).masked_fill(_ones(attn_scores).triu(diagonal=1), 0.0),
+    mask_left_out=lambda attn_scores, d_k: torch.softmax(attn_scores / d_k**0.5, dim=-1),
+    mask_inverted=lambda attn_scores, d_k: _softmax_hiding(
+        attn_scores, d_k, _ones(attn_scores).tril(), -torch.inf
     ),
-    "mask_left_out": Mistake(
-        "no causal mask: every token sees the later ones",
-        "fill the scores above the diagonal with -torch.inf before softmax: "
-        "attn_scores.masked_fill(self.mask[:num_tokens, :num_tokens], -torch.inf).",
-        lambda attn_scores, d_k: torch.softmax(attn_scores / d_k**0.5, dim=-1),
-        others=(passes.mask_left_out,),
+    mask_not_bool=lambda attn_scores, d_k: _softmax_hiding(
+        attn_scores, d_k, _ones(attn_scores, torch.float32).triu(diagonal=1), -torch.inf
     ),
-    "mask_inverted": Mistake(
-        "the mask inverted: it hides the visible tokens",
-        "masked_fill hides the positions where the mask is True. torch.tril marks what a query "
-        "may see; the positions to hide are above the diagonal: torch.triu(..., diagonal=1).",
-        lambda attn_scores, d_k: _softmax_hiding(
-            attn_scores, d_k, _ones(attn_scores).tril(), -torch.inf
-        ),
-    ),
-    "mask_not_bool": Mistake(
-        "a mask of 0/1 floats given to masked_fill",
-        "masked_fill needs a bool mask (True = hidden): build it with dtype=torch.bool, or call "
-        ".bool() on the 0/1 mask.",
-        lambda attn_scores, d_k: _softmax_hiding(
-            attn_scores, d_k, _ones(attn_scores, torch.float32).triu(diagonal=1), -torch.inf
-        ),
-    ),
-    "mask_not_cut": Mistake(
-        "the causal mask not cut to num_tokens",
-        "the buffer is (context_length, context_length); for a shorter input use "
-        "self.mask[:num_tokens, :num_tokens].",
-        passes.mask_not_cut,
-    ),
-    "keys_transposed_whole": Mistake(
-        "keys.T on a batch",
-        "on a 3-d tensor .T reverses every axis, (b, num_tokens, d_out) -> (d_out, num_tokens, "
-        "b), so the batch axis moves too. Swap only the last two: keys.transpose(1, 2) (or "
-        "keys.transpose(-2, -1)).",
-        passes.keys_transposed_whole,
-    ),
-    "causal_first_row": Mistake(
-        "the first row, which the mask changes most",
-        "'Your' may see only itself, so the mask hides 5 of its 6 weights. Look for the query "
-        "that already sees every token.",
-    ),
-    "query_not_value": Mistake(
-        "the query of 'Your' instead of its value",
-        "attention weights blend value vectors. With all its weight on itself, 'Your' gets its "
-        "own value vector: ca.W_value(inputs[0]).",
-        lambda ca, inputs: ca.W_query(inputs[0]).detach(),
-    ),
-}
+    query_not_value=lambda ca, inputs: ca.W_query(inputs[0]).detach(),
+)
 
 
 # --- 06.last_row: the last token's context vector, from its own query ---------------------
@@ -114,34 +80,25 @@ def _last_row(ca, x, query=-1, scale=True, blend_values=True):
 
 
 TABLE.update(
-    {
-        "last_row_own_value": Mistake(
-            "the last token taken to see only itself",
-            "that is the first token's row: it sees nothing before it. The last token comes "
-            "after every other one, so the mask hides nothing from it: its query meets every "
-            "key, and its weights blend every value.",
-            lambda ca, x: ca.W_value(x[-1]).detach(),
-        ),
-        "last_row_first_query": Mistake(
-            "the first token's query",
-            "the row of the last token is made by the last token's query, "
-            "ca.W_query(x[-1]), scored against every token's key.",
-            lambda ca, x: _last_row(ca, x, query=0),
-        ),
-        "last_row_unscaled": Mistake(
-            "the scores left undivided",
-            "the layer divides the scores by the root of d_k, the size of a key, before "
-            "softmax; one row is no exception.",
-            lambda ca, x: _last_row(ca, x, scale=False),
-        ),
-        "last_row_inputs_blended": Mistake(
-            "the inputs blended, not the values",
-            "the weights blend the value vectors, ca.W_value(x), as in the whole layer; a "
-            "blend of the inputs has d_in entries, not d_out.",
-            lambda ca, x: _last_row(ca, x, blend_values=False),
-        ),
-    }
+    table(
+        """
+last_row_own_value | the last token taken to see only itself
+    that is the first token's row: it sees nothing before it. The last token comes after every other
+    one, so the mask hides nothing from it: its query meets every key, and its weights blend every
+    value.
+last_row_first_query | the first token's query
+    the row of the last token is made by the last token's query, ca.W_query(x[-1]), scored against
+    every token's key.
+last_row_unscaled | the scores left undivided
+    the layer divides the scores by the root of d_k, the size of a key, before softmax; one row is
+    no exception.
+last_row_inputs_blended | the inputs blended, not the values
+    the weights blend the value vectors, ca.W_value(x), as in the whole layer; a blend of the inputs
+    has d_in entries, not d_out.
+""",
+        last_row_own_value=lambda ca, x: ca.W_value(x[-1]).detach(),
+        last_row_first_query=lambda ca, x: _last_row(ca, x, query=0),
+        last_row_unscaled=lambda ca, x: _last_row(ca, x, scale=False),
+        last_row_inputs_blended=lambda ca, x: _last_row(ca, x, blend_values=False),
+    )
 )
-
-
-__all__ = ["MASK_TOO_BIG", "TABLE"]

@@ -3,8 +3,7 @@ projections, the scale of the scores, what is blended.
 
 Inputs by name: ``inputs`` (num_tokens, d_in) and ``W_query``, ``W_key``, ``W_value``
 (d_in, d_out) for the projections; ``attn_scores`` (..., num_tokens) and ``keys``
-(num_tokens, d_k) for the scaled softmax, ``d_in`` the notebook's embedding size; a whole
-forward pass from ``layer, x, seed`` (see :mod:`attnlib.mistakes._layer`).
+(num_tokens, d_k) for the scaled softmax, ``d_in`` the notebook's embedding size.
 """
 
 from __future__ import annotations
@@ -15,8 +14,7 @@ import math
 import torch
 
 from attnlib.attention import causal_mask
-from attnlib.mistakes import _layer as passes
-from attnlib.mistakes._row import Mistake
+from attnlib.mistakes._row import Mistake, table
 
 
 def _scaled(attn_scores: torch.Tensor, divisor: float) -> torch.Tensor:
@@ -36,94 +34,57 @@ def _mixed_up(roles: tuple[str, str, str]):
 _ROLES = ("W_query", "W_key", "W_value")
 _MIXED = [_mixed_up(choice) for choice in itertools.product(_ROLES, repeat=3) if choice != _ROLES]
 
-TABLE: dict[str, Mistake] = {
-    "no_gradient": Mistake(
-        "the result cut off from training",
-        "the numbers are right, but no gradient reaches {parameter}: a .detach(), a "
-        "torch.no_grad() block or requires_grad_(False) stops the layer from learning. Return "
-        "the tensors your operations give, as they are.",
-    ),
-    "no_scale": Mistake(
-        "scores not scaled by 1/sqrt(d_k)",
-        "divide the scores by keys.shape[-1] ** 0.5 before softmax, so that larger key sizes "
-        "do not push softmax towards one-hot weights.",
+TABLE: dict[str, Mistake] = table(
+    """
+no_gradient | the result cut off from training
+    the numbers are right, but no gradient reaches {parameter}: a .detach(), a torch.no_grad() block
+    or requires_grad_(False) stops the layer from learning. Return the tensors your operations give,
+    as they are.
+no_scale | scores not scaled by 1/sqrt(d_k)
+    divide the scores by keys.shape[-1] ** 0.5 before softmax, so that larger key sizes do not push
+    softmax towards one-hot weights.
+scale_by_d_k | scores divided by d_k instead of sqrt(d_k)
+    the scale is the square root: attn_scores / keys.shape[-1] ** 0.5.
+scale_by_d_in | scores scaled by the input size d_in instead of the key size d_k
+    d_k is the keys' last dimension (d_out here), not the embedding size: use keys.shape[-1] ** 0.5.
+scale_by_num_tokens | scores scaled by the number of tokens (keys.shape[0]) instead of the key size
+    keys has one row per token and one column per key entry: d_k is the last axis, keys.shape[-1],
+    not keys.shape[0].
+scale_hardcoded | the scale typed in as a number, or read from a name of the notebook (its d_out,
+  its keys) instead of the keys given
+    read d_k from the keys the function is given, keys.shape[-1] ** 0.5, so the line stays right for
+    any d_out: with d_out = 4 the scale is sqrt(4) = 2, not sqrt(2).
+projection_mixed_up | a projection made with another role's matrix
+    each role has its own matrix: queries = inputs @ W_query, keys = inputs @ W_key, values = inputs
+    @ W_value.
+projection_order | the matrix written before the inputs (W @ inputs)
+    each token is a row of inputs, and a row is multiplied from the left: inputs @ W_query, ({t},
+    {d}) @ ({d}, d_out) -> ({t}, d_out).
+weights_sized_by_d_out | the attention weights sized by d_out
+    there is one weight per pair of tokens, (num_tokens, num_tokens), whatever d_out is; d_out sizes
+    the queries, keys, values and context vectors.
+""",
+    no_scale=(
         lambda attn_scores, keys: torch.softmax(attn_scores, dim=-1),
-        others=(
-            lambda attn_scores, d_k: torch.softmax(
-                attn_scores.masked_fill(_hidden(attn_scores), -torch.inf), dim=-1
-            ),
-            passes.no_scale,
+        lambda attn_scores, d_k: torch.softmax(
+            attn_scores.masked_fill(_hidden(attn_scores), -torch.inf), dim=-1
         ),
     ),
-    "scale_by_d_k": Mistake(
-        "scores divided by d_k instead of sqrt(d_k)",
-        "the scale is the square root: attn_scores / keys.shape[-1] ** 0.5.",
+    scale_by_d_k=(
         lambda attn_scores, keys: _scaled(attn_scores, keys.shape[-1]),
-        others=(
-            lambda attn_scores, d_k: torch.softmax(
-                attn_scores.masked_fill(_hidden(attn_scores), -torch.inf) / d_k, dim=-1
-            ),
-            passes.scale_by_d_k,
+        lambda attn_scores, d_k: torch.softmax(
+            attn_scores.masked_fill(_hidden(attn_scores), -torch.inf) / d_k, dim=-1
         ),
     ),
-    "scale_by_d_in": Mistake(
-        "scores scaled by the input size d_in instead of the key size d_k",
-        "d_k is the keys' last dimension (d_out here), not the embedding size: "
-        "use keys.shape[-1] ** 0.5.",
-        lambda attn_scores, keys, d_in: _scaled(attn_scores, math.sqrt(d_in)),
-        others=(passes.scale_by_d_in,),
+    scale_by_d_in=lambda attn_scores, keys, d_in: _scaled(attn_scores, math.sqrt(d_in)),
+    scale_by_num_tokens=lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(keys.shape[0])),
+    scale_hardcoded=lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(2)),
+    projection_mixed_up=tuple(_MIXED),
+    projection_order=lambda inputs, W_query, W_key, W_value: torch.stack(
+        [W @ inputs for W in (W_query, W_key, W_value)]
     ),
-    "scale_by_num_tokens": Mistake(
-        "scores scaled by the number of tokens (keys.shape[0]) instead of the key size",
-        "keys has one row per token and one column per key entry: d_k is the last axis, "
-        "keys.shape[-1], not keys.shape[0].",
-        lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(keys.shape[0])),
-        others=(passes.scale_by_num_tokens,),
-    ),
-    "scale_hardcoded": Mistake(
-        "the scale typed in as a number, or read from a name of the notebook (its d_out, its "
-        "keys) instead of the keys given",
-        "read d_k from the keys the function is given, keys.shape[-1] ** 0.5, so the line "
-        "stays right for any d_out: with d_out = 4 the scale is sqrt(4) = 2, not sqrt(2).",
-        lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(2)),
-        others=(passes.scale_hardcoded,),
-    ),
-    "projection_mixed_up": Mistake(
-        "a projection made with another role's matrix",
-        "each role has its own matrix: queries = inputs @ W_query, keys = inputs @ W_key, "
-        "values = inputs @ W_value.",
-        _MIXED[0],
-        others=tuple(_MIXED[1:]),
-    ),
-    "projection_order": Mistake(
-        "the matrix written before the inputs (W @ inputs)",
-        "each token is a row of inputs, and a row is multiplied from the left: "
-        "inputs @ W_query, ({t}, {d}) @ ({d}, d_out) -> ({t}, d_out).",
-        lambda inputs, W_query, W_key, W_value: torch.stack(
-            [W @ inputs for W in (W_query, W_key, W_value)]
-        ),
-    ),
-    "blend_inputs": Mistake(
-        "the inputs blended instead of the values",
-        "trainable attention blends the value vectors: attn_weights @ values, "
-        "(num_tokens, num_tokens) @ (num_tokens, d_out) -> (num_tokens, d_out); "
-        "attn_weights @ x was notebook 04's recipe.",
-        lambda attn_weights, inputs: attn_weights @ inputs,
-        others=(passes.blend_inputs,),
-    ),
-    "weights_not_context": Mistake(
-        "the attention weights returned instead of the context vectors",
-        "the weights say how much of each value to take; the layer returns the blend, "
-        "attn_weights @ values.",
-        passes.weights_not_context,
-    ),
-    "weights_sized_by_d_out": Mistake(
-        "the attention weights sized by d_out",
-        "there is one weight per pair of tokens, (num_tokens, num_tokens), whatever d_out is; "
-        "d_out sizes the queries, keys, values and context vectors.",
-        lambda num_tokens, d_out: (num_tokens, d_out),
-    ),
-}
+    weights_sized_by_d_out=lambda num_tokens, d_out: (num_tokens, d_out),
+)
 
 
 def _hidden(attn_scores: torch.Tensor) -> torch.Tensor:
@@ -141,39 +102,33 @@ def _powered(attn_weights: torch.Tensor, power: float) -> torch.Tensor:
 
 
 TABLE.update(
-    {
-        "query_scale_cancels": Mistake(
-            "the factor taken to cancel in softmax",
-            "a number added to every score cancels in softmax; a factor does not. c * W_query "
-            "makes every query, so every score, c times larger, and exp(c * s) = exp(s) ** c: "
-            "raise each weight to the power c, then make each row sum to 1 again.",
-            lambda attn_weights, c: attn_weights.clone(),
+    table(
+        """
+query_scale_cancels | the factor taken to cancel in softmax
+    a number added to every score cancels in softmax; a factor does not. c * W_query makes every
+    query, so every score, c times larger, and exp(c * s) = exp(s) ** c: raise each weight to the
+    power c, then make each row sum to 1 again.
+query_scale_times_c | the weights multiplied by c
+    c multiplies the scores, before softmax, not the weights after it; and weights times c no longer
+    sum to 1. exp(c * s) = exp(s) ** c: each weight to the power c, then each row divided by its
+    sum.
+query_scale_squared | the keys taken to grow with the queries
+    only W_query is multiplied: the queries grow by c, the keys do not, so each score q · k grows by
+    c, not by c ** 2. Raise each weight to the power c.
+query_scale_not_renormalised | the powers left without the division by their row's sum
+    exp(c * s) = exp(s) ** c is the top of the new softmax; its bottom is the sum of those powers
+    over the row, so each row must be divided by its own sum again.
+query_scale_weights_as_scores | softmax applied to the weights, as if they were scores
+    the weights are softmax's output, not its input: softmax(c * attn_weights) treats them as
+    scores. Go back through exp: the old weight is exp(s) / sum, and the new one is exp(c * s) /
+    sum, a power of the old one.
+""",
+        query_scale_cancels=lambda attn_weights, c: attn_weights.clone(),
+        query_scale_times_c=lambda attn_weights, c: c * attn_weights,
+        query_scale_squared=lambda attn_weights, c: _powered(attn_weights, c * c),
+        query_scale_not_renormalised=lambda attn_weights, c: attn_weights**c,
+        query_scale_weights_as_scores=lambda attn_weights, c: torch.softmax(
+            c * attn_weights, dim=-1
         ),
-        "query_scale_times_c": Mistake(
-            "the weights multiplied by c",
-            "c multiplies the scores, before softmax, not the weights after it; and weights "
-            "times c no longer sum to 1. exp(c * s) = exp(s) ** c: each weight to the power c, "
-            "then each row divided by its sum.",
-            lambda attn_weights, c: c * attn_weights,
-        ),
-        "query_scale_squared": Mistake(
-            "the keys taken to grow with the queries",
-            "only W_query is multiplied: the queries grow by c, the keys do not, so each score "
-            "q · k grows by c, not by c ** 2. Raise each weight to the power c.",
-            lambda attn_weights, c: _powered(attn_weights, c * c),
-        ),
-        "query_scale_not_renormalised": Mistake(
-            "the powers left without the division by their row's sum",
-            "exp(c * s) = exp(s) ** c is the top of the new softmax; its bottom is the sum of "
-            "those powers over the row, so each row must be divided by its own sum again.",
-            lambda attn_weights, c: attn_weights**c,
-        ),
-        "query_scale_weights_as_scores": Mistake(
-            "softmax applied to the weights, as if they were scores",
-            "the weights are softmax's output, not its input: softmax(c * attn_weights) treats "
-            "them as scores. Go back through exp: the old weight is exp(s) / sum, and the new "
-            "one is exp(c * s) / sum, a power of the old one.",
-            lambda attn_weights, c: torch.softmax(c * attn_weights, dim=-1),
-        ),
-    }
+    )
 )

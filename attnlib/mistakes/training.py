@@ -14,7 +14,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from attnlib.mistakes._row import Mistake
+from attnlib.mistakes._row import Mistake, table
 
 #: How many steps the reader's training step is run for on each little model.
 NUM_STEPS = 3
@@ -93,109 +93,81 @@ def loss_value(value: float) -> torch.Tensor:
     return torch.tensor(value, dtype=torch.float64)
 
 
-TABLE: dict[str, Mistake] = {
-    "targets_not_shifted": Mistake(
-        "targets equal to the inputs",
-        "the model would learn to repeat the word it reads. The target at position i is the word "
-        "after inputs[i]: token_ids[start + 1 : start + 1 + context_length].",
-        lambda token_ids, start, context_length: token_ids[start : start + context_length],
-    ),
-    "targets_shifted_back": Mistake(
-        "targets shifted the wrong way (the previous word)",
-        "start - 1 gives each position the word before it, which the model has already read. "
-        "Shift forward: token_ids[start + 1 : start + 1 + context_length].",
-        lambda token_ids, start, context_length: token_ids[start - 1 : start - 1 + context_length],
-    ),
-    "targets_one_short": Mistake(
-        "targets one word short",
-        "start + 1 moves the start; the end must move too, so that there is one target per input: "
-        "token_ids[start + 1 : start + 1 + context_length].",
-        lambda token_ids, start, context_length: token_ids[start + 1 : start + context_length],
-    ),
-    "targets_one_long": Mistake(
-        "targets one word too many",
-        "only the end moved: the targets start at the first input and hold context_length + 1 "
-        "ids. Move both ends: token_ids[start + 1 : start + 1 + context_length].",
-        lambda token_ids, start, context_length: token_ids[start : start + 1 + context_length],
-    ),
-    "grads_not_zeroed": Mistake(
-        "gradients not zeroed before backward()",
-        "backward() adds to .grad, so each step also follows every earlier step's gradients. "
-        "Call optimizer.zero_grad() first.",
-        _steps(zero=False),
-    ),
-    "no_update": Mistake(
-        "the parameters never change",
-        "the gradients are computed but not used: call optimizer.step() after loss.backward() "
-        "(step before backward, or zero_grad between them, finds no gradients).",
-        _steps(update=False),
-    ),
-    "uniform_log2": Mistake(
-        "log base 2 instead of the natural log",
-        "cross_entropy uses the natural logarithm: math.log(vocab_size), not math.log2.",
-        lambda vocab_size: loss_value(math.log2(vocab_size)),
-    ),
-    "uniform_log10": Mistake(
-        "log base 10 instead of the natural log",
-        "cross_entropy uses the natural logarithm: math.log(vocab_size), not math.log10.",
-        lambda vocab_size: loss_value(math.log10(vocab_size)),
-    ),
-    "uniform_probability": Mistake(
-        "the probability of the right word, not its loss",
-        "a uniform guess gives every word probability 1 / vocab_size; the loss is its negative "
-        "natural log, -log(1 / vocab_size) = log(vocab_size).",
-        lambda vocab_size: loss_value(1 / vocab_size),
-    ),
-    "uniform_log_sign": Mistake(
-        "the log of the probability without the minus sign",
-        "log(1 / vocab_size) is negative; a loss is the *negative* log of the right word's "
-        "probability: -log(1 / vocab_size) = log(vocab_size).",
-        lambda vocab_size: loss_value(-math.log(vocab_size)),
-    ),
-    "even_over_all_words": Mistake(
-        "the weight spread over every word of the sentence",
-        "the causal mask hides the words after the query: the fourth word sees only itself and "
-        "the three before it, 4 words, so each gets 1 / 4.",
-    ),
-    "even_without_itself": Mistake(
-        "the query's own word left out",
-        "a query also weighs itself (the diagonal is not masked): the fourth word shares its "
-        "weight among itself and the three words before it, 1 / 4 each.",
-    ),
-    "even_masked_out": Mistake(
-        "the word before taken to be hidden",
-        "the mask hides the words AFTER the query; the word just before it is visible, and gets "
-        "its share: 1 / 4 of the fourth word's weight.",
-    ),
-    "pattern_next_word": Mistake(
-        "a causal head reading the next word",
-        "the causal mask hides every later key: the cells above the diagonal are 0. Look at the "
-        "cells just below the diagonal.",
-    ),
-    "pattern_itself": Mistake(
-        "the diagonal (each word itself)",
-        "the diagonal is each query's own word; the bright cells here are one step to the left "
-        "of it, just below the diagonal.",
-    ),
-    "pattern_first": Mistake(
-        "the first word of the sentence",
-        "a head that reads the first word lights up the first column; here the bright cells "
-        "follow the diagonal, one step to its left.",
-    ),
-    "pattern_even": Mistake(
-        "the weight spread evenly",
-        "evenly spread rows fade from left to right with no line; the head asked about has one "
-        "bright cell per row, just below the diagonal.",
-    ),
-    "no_position_head_forms": Mistake(
-        "a previous-token head without positions",
-        "without pos_emb, a word's vector in the first block is the same wherever the word "
-        "stands: its query cannot ask for 'the key one place before me', only for keys with "
-        "some content. Which word came just before is not in the vectors.",
-    ),
-    "no_position_next_word": Mistake(
-        "a head reading the next word",
-        "taking away the position embeddings leaves the causal mask as it was: every key after "
-        "a query stays hidden, so no head can weigh the next word.",
-    ),
-}
+TABLE: dict[str, Mistake] = table(
+    """
+targets_not_shifted | targets equal to the inputs
+    the model would learn to repeat the word it reads. The target at position i is the word after
+    inputs[i]: token_ids[start + 1 : start + 1 + context_length].
+targets_shifted_back | targets shifted the wrong way (the previous word)
+    start - 1 gives each position the word before it, which the model has already read. Shift
+    forward: token_ids[start + 1 : start + 1 + context_length].
+targets_one_short | targets one word short
+    start + 1 moves the start; the end must move too, so that there is one target per input:
+    token_ids[start + 1 : start + 1 + context_length].
+targets_one_long | targets one word too many
+    only the end moved: the targets start at the first input and hold context_length + 1 ids. Move
+    both ends: token_ids[start + 1 : start + 1 + context_length].
+grads_not_zeroed | gradients not zeroed before backward()
+    backward() adds to .grad, so each step also follows every earlier step's gradients. Call
+    optimizer.zero_grad() first.
+no_update | the parameters never change
+    the gradients are computed but not used: call optimizer.step() after loss.backward() (step
+    before backward, or zero_grad between them, finds no gradients).
+uniform_log2 | log base 2 instead of the natural log
+    cross_entropy uses the natural logarithm: math.log(vocab_size), not math.log2.
+uniform_log10 | log base 10 instead of the natural log
+    cross_entropy uses the natural logarithm: math.log(vocab_size), not math.log10.
+uniform_probability | the probability of the right word, not its loss
+    a uniform guess gives every word probability 1 / vocab_size; the loss is its negative natural
+    log, -log(1 / vocab_size) = log(vocab_size).
+uniform_log_sign | the log of the probability without the minus sign
+    log(1 / vocab_size) is negative; a loss is the *negative* log of the right word's probability:
+    -log(1 / vocab_size) = log(vocab_size).
+even_over_all_words | the weight spread over every word of the sentence
+    the causal mask hides the words after the query: the fourth word sees only itself and the three
+    before it, 4 words, so each gets 1 / 4.
+even_without_itself | the query's own word left out
+    a query also weighs itself (the diagonal is not masked): the fourth word shares its weight among
+    itself and the three words before it, 1 / 4 each.
+even_masked_out | the word before taken to be hidden
+    the mask hides the words AFTER the query; the word just before it is visible, and gets its
+    share: 1 / 4 of the fourth word's weight.
+pattern_next_word | a causal head reading the next word
+    the causal mask hides every later key: the cells above the diagonal are 0. Look at the cells
+    just below the diagonal.
+pattern_itself | the diagonal (each word itself)
+    the diagonal is each query's own word; the bright cells here are one step to the left of it,
+    just below the diagonal.
+pattern_first | the first word of the sentence
+    a head that reads the first word lights up the first column; here the bright cells follow the
+    diagonal, one step to its left.
+pattern_even | the weight spread evenly
+    evenly spread rows fade from left to right with no line; the head asked about has one bright
+    cell per row, just below the diagonal.
+no_position_head_forms | a previous-token head without positions
+    without pos_emb, a word's vector in the first block is the same wherever the word stands: its
+    query cannot ask for 'the key one place before me', only for keys with some content. Which word
+    came just before is not in the vectors.
+no_position_next_word | a head reading the next word
+    taking away the position embeddings leaves the causal mask as it was: every key after a query
+    stays hidden, so no head can weigh the next word.
+""",
+    targets_not_shifted=lambda token_ids, start, context_length: token_ids[
+        start : start + context_length
+    ],
+    targets_shifted_back=lambda token_ids, start, context_length: token_ids[
+        start - 1 : start - 1 + context_length
+    ],
+    targets_one_short=lambda token_ids, start, context_length: token_ids[
+        start + 1 : start + context_length
+    ],
+    targets_one_long=lambda token_ids, start, context_length: token_ids[
+        start : start + 1 + context_length
+    ],
+    grads_not_zeroed=_steps(zero=False),
+    no_update=_steps(update=False),
+    uniform_log2=lambda vocab_size: loss_value(math.log2(vocab_size)),
+    uniform_log10=lambda vocab_size: loss_value(math.log10(vocab_size)),
+    uniform_probability=lambda vocab_size: loss_value(1 / vocab_size),
+    uniform_log_sign=lambda vocab_size: loss_value(-math.log(vocab_size)),
+)
