@@ -114,6 +114,24 @@ def token(tokens: tuple[str, ...]) -> Callable[[Any], Any]:
     return accept
 
 
+def each(accept: Callable[[Any], Any], names: tuple[str, ...], what: str) -> Callable[[Any], Any]:
+    """Answers to ``names`` given together (the names' values, or a tuple by hand), each
+    taken by ``accept``, as a tuple; else a :class:`Refused` that names the value refused,
+    or says ``what`` was asked (``{got}``: the answer as given)."""
+
+    def accept_each(answer: Any) -> Any:
+        values = [answer[n] for n in names] if isinstance(answer, dict) else answer
+        if not isinstance(values, (tuple, list)) or len(values) != len(names):
+            return Refused(what.format(got=shown(answer)))
+        taken = [accept(v) for v in values]
+        for name, value in zip(names, taken, strict=True):
+            if isinstance(value, Refused):
+                return Refused(f"`{name}`: {value}")
+        return tuple(taken)
+
+    return accept_each
+
+
 def _wrong(answer: Any, value: Any, right: Any, accept: Callable[[Any], Any]) -> str:
     """A wrong answer described: what the reader typed, what it stands for, which way it is off.
 

@@ -20,7 +20,7 @@ from attnlib.data import example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves, rows
+from attnlib.exercises._function import Case, FunctionExercise, Gradient, rows
 from attnlib.exercises._value import Refused, ValueExercise, number, shape
 from attnlib.mistakes import trainable, weights
 from attnlib.modules import SelfAttentionV1
@@ -48,17 +48,22 @@ def _random_matrices(d_in: int, d_out: int, seed: int) -> dict[str, torch.Tensor
 
 
 def _projection_cases() -> list[Case]:
-    return [
-        Case("the book's 6 tokens, d_out = 2", {"inputs": example_inputs(), **_book_matrices()}),
-        Case(
-            "4 random tokens of 5 dimensions, d_out = 3",
-            {"inputs": random_tensor(4, 5, seed=0), **_random_matrices(5, 3, seed=10)},
-        ),
-        Case(
-            "7 random tokens of 2 dimensions, d_out = 4",
-            {"inputs": random_tensor(7, 2, seed=1), **_random_matrices(2, 4, seed=20)},
-        ),
+    cases = [
+        Case("the book's 6 tokens, d_out = 2", {"inputs": example_inputs(), **_book_matrices()})
     ]
+    for seed, (n, d_in, d_out) in enumerate(((4, 5, 3), (7, 2, 4))):
+        args = {
+            "inputs": random_tensor(n, d_in, seed=seed),
+            **_random_matrices(d_in, d_out, seed=10 + 10 * seed),
+        }
+        cases.append(Case(f"{n} random tokens of {d_in} dimensions, d_out = {d_out}", args))
+    return cases
+
+
+def _project(
+    inputs: torch.Tensor, W_query: torch.Tensor, W_key: torch.Tensor, W_value: torch.Tensor
+) -> tuple:
+    return inputs @ W_query, inputs @ W_key, inputs @ W_value
 
 
 def _three(out: Any) -> Any:
@@ -68,7 +73,7 @@ def _three(out: Any) -> Any:
         if all(t is Ellipsis for t in out):
             return Ellipsis
         if all(isinstance(t, torch.Tensor) for t in out) and len({t.shape for t in out}) == 1:
-            return torch.stack([t.detach() for t in out])
+            return torch.stack(list(out))
     return out
 
 
@@ -81,24 +86,10 @@ register(
         call=lambda project, a: _three(
             project(a["inputs"], a["W_query"], a["W_key"], a["W_value"])
         ),
-        reference=lambda a: torch.stack(
-            [a["inputs"] @ a[w] for w in ("W_query", "W_key", "W_value")]
-        ),
+        reference=lambda a: _three(_project(**a)),
         mistakes=rows("projection_mixed_up", "projection_order"),
         forbids=Forbid(because="attnlib has no projection function; the products are the task"),
-        gradient=Gradient(
-            lambda inputs, W_query, W_key, W_value: (
-                inputs @ W_query,
-                inputs @ W_key,
-                inputs @ W_value,
-            ),
-            leaves(
-                lambda project, a: project(a["inputs"], a["W_query"], a["W_key"], a["W_value"]),
-                "W_query",
-                "W_key",
-                "W_value",
-            ),
-        ),
+        gradient=Gradient(_project, ("W_query", "W_key", "W_value")),
         praise="One product per role, (6, 3) @ (3, 2) -> (6, 2); row 1 is 'journey' again.",
     )
 )
@@ -153,6 +144,11 @@ _ONE_ROW_AND_GRIDS = (
     "is a row's entries in a grid and in a single row alike."
 )
 
+
+def _scaled(attn_scores: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    return softmax(attn_scores / math.sqrt(keys.shape[-1]))
+
+
 register(
     FunctionExercise(
         name="05.scale",
@@ -160,13 +156,8 @@ register(
         answer_names=("scaled_weights",),
         cases=_scale_cases,
         call=lambda scaled_weights, a: scaled_weights(a["attn_scores"], a["keys"]),
-        reference=lambda a: softmax(a["attn_scores"] / math.sqrt(a["keys"].shape[-1])),
-        gradient=Gradient(
-            lambda attn_scores, keys: softmax(attn_scores / math.sqrt(keys.shape[-1])),
-            leaves(
-                lambda scaled_weights, a: scaled_weights(a["attn_scores"], a["keys"]), "attn_scores"
-            ),
-        ),
+        reference=lambda a: _scaled(a["attn_scores"], a["keys"]),
+        gradient=Gradient(_scaled, ("attn_scores",)),
         mistakes=rows(
             "no_scale",
             "scale_by_d_k",
@@ -191,11 +182,11 @@ QUERY_FACTORS = (2.0, -1.0, 0.5, 3.0)
 def _book_scores() -> torch.Tensor:
     """The notebook's scores, queries @ keys.T, of the matrices drawn after seed 123, (6, 6)."""
     inputs, book = example_inputs(), _book_matrices()
-    return (inputs @ book["W_query"]) @ (inputs @ book["W_key"]).T
+    return _scores(inputs @ book["W_query"], inputs @ book["W_key"])
 
 
 def _query_case(label: str, attn_scores: torch.Tensor, d_k: int, c: float) -> Case:
-    weights = torch.softmax(attn_scores / math.sqrt(d_k), dim=-1)
+    weights = softmax(attn_scores / math.sqrt(d_k))
     return Case(label, {"attn_weights": weights, "c": c, "attn_scores": attn_scores, "d_k": d_k})
 
 
@@ -219,7 +210,7 @@ def _query_cases() -> list[Case]:
 def _query_scaled(a: dict[str, Any]) -> torch.Tensor:
     """attnlib's answer from the case's scores, which the reader's function never sees: the
     queries, so the scores, c times larger, then the layer's scaled softmax."""
-    return torch.softmax(a["c"] * a["attn_scores"] / math.sqrt(a["d_k"]), dim=-1)
+    return softmax(a["c"] * a["attn_scores"] / math.sqrt(a["d_k"]))
 
 
 register(
@@ -233,10 +224,7 @@ register(
         reference=_query_scaled,
         gradient=Gradient(
             lambda attn_weights, c: attn_weights**c / (attn_weights**c).sum(-1, keepdim=True),
-            leaves(
-                lambda rescaled_weights, a: rescaled_weights(a["attn_weights"], a["c"]),
-                "attn_weights",
-            ),
+            ("attn_weights",),
         ),
         mistakes=rows(
             "query_scale_cancels",

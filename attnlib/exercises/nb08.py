@@ -18,7 +18,7 @@ from attnlib.exercises._calls import Forbid
 from attnlib.exercises._compare import shown
 from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise, rows
-from attnlib.exercises._value import Refused, ValueExercise, boolean, number, token, whole
+from attnlib.exercises._value import Refused, ValueExercise, boolean, each, number, token, whole
 from attnlib.modules import MultiHeadAttention
 
 #: Decimals a predicted weight is compared at: the 4 the notebook prints.
@@ -108,17 +108,6 @@ _REPEATED = "the dog saw the dog"
 _PAIR = ("same_without_mask", "same_with_mask")
 
 
-def _pair(answer: Any) -> Any:
-    """Two booleans from the two names (or a pair passed by hand), else a :class:`Refused`."""
-    values = [answer[n] for n in _PAIR] if isinstance(answer, dict) else answer
-    if not isinstance(values, (tuple, list)) or len(values) != 2:
-        return Refused(f"expected True or False for {' and '.join(_PAIR)}, got {shown(answer)}")
-    for name, value in zip(_PAIR, values, strict=True):
-        if isinstance(accepted := boolean(value), Refused):
-            return Refused(f"`{name}`: {accepted}")
-    return tuple(bool(v) for v in values)
-
-
 def _rows_equal() -> tuple[bool, bool]:
     """Rows 1 and 4 (the two "dog") of the simplified weights, without and with the mask."""
     _, inputs = embed(_REPEATED)
@@ -133,7 +122,11 @@ register(
         name="08.repeated_word",
         task="set same_without_mask and same_with_mask to True or False for the two 'dog' rows",
         answer_names=_PAIR,
-        accept=_pair,
+        accept=each(
+            boolean,
+            _PAIR,
+            "expected True or False for same_without_mask and same_with_mask, got {got}",
+        ),
         expected=_rows_equal,
         mistakes={
             "repeat_rows_differ": lambda: (False, False),
@@ -194,19 +187,6 @@ def _words(answer: Any) -> Any:
     return frozenset(words)
 
 
-def _moved(answer: Any) -> Any:
-    """The two names' answers as a pair of frozensets, else a :class:`Refused`."""
-    values = [answer[n] for n in _MOVED] if isinstance(answer, dict) else answer
-    if not isinstance(values, (tuple, list)) or len(values) != 2:
-        return Refused(f"expected a set of tokens for each of {' and '.join(_MOVED)}")
-    pair = []
-    for name, value in zip(_MOVED, values, strict=True):
-        if isinstance(accepted := _words(value), Refused):
-            return Refused(f"`{name}`: {accepted}")
-        pair.append(accepted)
-    return tuple(pair)
-
-
 def _changed_words() -> tuple[frozenset[str], frozenset[str]]:
     """The words whose simplified context vector changes when the two tokens swap places."""
     inputs = example_inputs()
@@ -246,7 +226,11 @@ register(
         task="set changed_without_mask and changed_with_mask to the words whose context vector "
         "changes when 'journey' and 'starts' swap places",
         answer_names=_MOVED,
-        accept=_moved,
+        accept=each(
+            _words,
+            _MOVED,
+            "expected a set of tokens for each of changed_without_mask and changed_with_mask",
+        ),
         expected=_changed_words,
         mistakes={
             "swap_moves_unmasked": _swap_mistake(SWAPPED, SWAPPED),
