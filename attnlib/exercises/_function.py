@@ -18,7 +18,7 @@ import torch
 
 from attnlib.exercises._calls import Calls, Forbid, run_on
 from attnlib.exercises._compare import NAN_HINT, Raised, describe, outcome, rounded, same, shown
-from attnlib.exercises._core import Verdict, correct, named, not_attempted, not_quite
+from attnlib.exercises._core import Verdict, correct, named, not_attempted, not_quite, register
 from attnlib.mistakes import MISTAKES, Mistake
 
 
@@ -135,6 +135,9 @@ class FunctionExercise:
     praise: str = ""
     nan_hint: str = NAN_HINT
     gradient: Gradient | None = None
+
+    def __post_init__(self) -> None:
+        register(self)  # declared is registered: the notebook module's declaration is all
 
     def judge(self, answer: Any, course: bool = False) -> Verdict:
         """The verdict on ``answer``; ``course``: the course's own object, handed over by

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from attnlib.exercises._compare import NAN_HINT, describe, outcome, same, shown
-from attnlib.exercises._core import Verdict, correct, named, not_attempted, not_quite
+from attnlib.exercises._core import Verdict, correct, named, not_attempted, not_quite, register
 
 
 class Refused(str):
@@ -196,6 +196,9 @@ class ValueExercise:
         """A question answered by a value the reader predicts, not a tensor they compute:
         its first wrong answer gets a nudge, not the explanation (``_tries``)."""
         return self.accept is not tensor
+
+    def __post_init__(self) -> None:
+        register(self)  # declared is registered: the notebook module's declaration is all
 
     def judge(self, answer: Any, course: bool = False) -> Verdict:
         names = self.answer_names

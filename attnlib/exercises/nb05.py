@@ -19,7 +19,6 @@ from attnlib.attention import scaled_scores, softmax
 from attnlib.data import example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
-from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise, Gradient, rows
 from attnlib.exercises._value import Refused, ValueExercise, number, shape
 from attnlib.mistakes import trainable, weights
@@ -77,21 +76,17 @@ def _three(out: Any) -> Any:
     return out
 
 
-register(
-    FunctionExercise(
-        name="05.projections",
-        task="write project: every token's query, key and value with its own matrix",
-        answer_names=("project",),
-        cases=_projection_cases,
-        call=lambda project, a: _three(
-            project(a["inputs"], a["W_query"], a["W_key"], a["W_value"])
-        ),
-        reference=lambda a: _three(_project(**a)),
-        mistakes=rows("projection_mixed_up", "projection_order"),
-        forbids=Forbid(because="attnlib has no projection function; the products are the task"),
-        gradient=Gradient(_project, ("W_query", "W_key", "W_value")),
-        praise="One product per role, (6, 3) @ (3, 2) -> (6, 2); row 1 is 'journey' again.",
-    )
+FunctionExercise(
+    name="05.projections",
+    task="write project: every token's query, key and value with its own matrix",
+    answer_names=("project",),
+    cases=_projection_cases,
+    call=lambda project, a: _three(project(a["inputs"], a["W_query"], a["W_key"], a["W_value"])),
+    reference=lambda a: _three(_project(**a)),
+    mistakes=rows("projection_mixed_up", "projection_order"),
+    forbids=Forbid(because="attnlib has no projection function; the products are the task"),
+    gradient=Gradient(_project, ("W_query", "W_key", "W_value")),
+    praise="One product per role, (6, 3) @ (3, 2) -> (6, 2); row 1 is 'journey' again.",
 )
 
 
@@ -149,27 +144,21 @@ def _scaled(attn_scores: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
     return softmax(attn_scores / math.sqrt(keys.shape[-1]))
 
 
-register(
-    FunctionExercise(
-        name="05.scale",
-        task="return the softmax of attn_scores divided by sqrt(d_k), d_k read from the keys",
-        answer_names=("scaled_weights",),
-        cases=_scale_cases,
-        call=lambda scaled_weights, a: scaled_weights(a["attn_scores"], a["keys"]),
-        reference=lambda a: _scaled(a["attn_scores"], a["keys"]),
-        gradient=Gradient(_scaled, ("attn_scores",)),
-        mistakes=rows(
-            "no_scale",
-            "scale_by_d_k",
-            "scale_by_d_in",
-            "scale_by_num_tokens",
-            "scale_hardcoded",
-        )
-        | {"softmax_dim0": replace(weights.TABLE["softmax_dim0"], hint=_ONE_ROW_AND_GRIDS)},
-        forbids=Forbid(attnlib=ATTEND, how="with torch.softmax and the root of d_k"),
-        praise="Checked with d_out = 2, 3 and 4, on one query and on whole grids: the scale "
-        "follows the keys' size, and each row sums to 1.",
+FunctionExercise(
+    name="05.scale",
+    task="return the softmax of attn_scores divided by sqrt(d_k), d_k read from the keys",
+    answer_names=("scaled_weights",),
+    cases=_scale_cases,
+    call=lambda scaled_weights, a: scaled_weights(a["attn_scores"], a["keys"]),
+    reference=lambda a: _scaled(a["attn_scores"], a["keys"]),
+    gradient=Gradient(_scaled, ("attn_scores",)),
+    mistakes=rows(
+        "no_scale", "scale_by_d_k", "scale_by_d_in", "scale_by_num_tokens", "scale_hardcoded"
     )
+    | {"softmax_dim0": replace(weights.TABLE["softmax_dim0"], hint=_ONE_ROW_AND_GRIDS)},
+    forbids=Forbid(attnlib=ATTEND, how="with torch.softmax and the root of d_k"),
+    praise="Checked with d_out = 2, 3 and 4, on one query and on whole grids: the scale "
+    "follows the keys' size, and each row sums to 1.",
 )
 
 
@@ -213,30 +202,28 @@ def _query_scaled(a: dict[str, Any]) -> torch.Tensor:
     return softmax(a["c"] * a["attn_scores"] / math.sqrt(a["d_k"]))
 
 
-register(
-    FunctionExercise(
-        name="05.query_scaled",
-        task="write rescaled_weights(attn_weights, c): the layer's attention weights after "
-        "W_query is multiplied by c, from its old weights alone",
-        answer_names=("rescaled_weights",),
-        cases=_query_cases,
-        call=lambda rescaled_weights, a: rescaled_weights(a["attn_weights"], a["c"]),
-        reference=_query_scaled,
-        gradient=Gradient(
-            lambda attn_weights, c: attn_weights**c / (attn_weights**c).sum(-1, keepdim=True),
-            ("attn_weights",),
-        ),
-        mistakes=rows(
-            "query_scale_cancels",
-            "query_scale_times_c",
-            "query_scale_squared",
-            "query_scale_not_renormalised",
-            "query_scale_weights_as_scores",
-        ),
-        forbids=Forbid(because="the answer works on the weights alone; no attnlib step takes c"),
-        praise="Each weight to the power c, each row back to a sum of 1: c = 2 sharpens the "
-        "rows, c = 0.5 flattens them, and c = -1 turns each row's ranking upside down.",
-    )
+FunctionExercise(
+    name="05.query_scaled",
+    task="write rescaled_weights(attn_weights, c): the layer's attention weights after "
+    "W_query is multiplied by c, from its old weights alone",
+    answer_names=("rescaled_weights",),
+    cases=_query_cases,
+    call=lambda rescaled_weights, a: rescaled_weights(a["attn_weights"], a["c"]),
+    reference=_query_scaled,
+    gradient=Gradient(
+        lambda attn_weights, c: attn_weights**c / (attn_weights**c).sum(-1, keepdim=True),
+        ("attn_weights",),
+    ),
+    mistakes=rows(
+        "query_scale_cancels",
+        "query_scale_times_c",
+        "query_scale_squared",
+        "query_scale_not_renormalised",
+        "query_scale_weights_as_scores",
+    ),
+    forbids=Forbid(because="the answer works on the weights alone; no attnlib step takes c"),
+    praise="Each weight to the power c, each row back to a sum of 1: c = 2 sharpens the "
+    "rows, c = 0.5 flattens them, and c = -1 turns each row's ranking upside down.",
 )
 
 
@@ -263,21 +250,19 @@ _SHAPES_SEEN = {
 }
 
 
-register(
-    ValueExercise(
-        name="05.weights_shape",
-        task="set weights_shape to the shape of the attention weights of SelfAttentionV1(3, 4)",
-        answer_names=("weights_shape",),
-        accept=shape,
-        expected=_weights_shape,
-        mistakes={
-            "weights_sized_by_d_out": lambda: trainable.TABLE["weights_sized_by_d_out"].make(
-                num_tokens=len(example_inputs()), d_out=OTHER_D_OUT
-            ),
-        },
-        praise="One weight per pair of tokens: d_out never enters the weights' shape.",
-        explain=lambda value: _SHAPES_SEEN.get(value),
-    )
+ValueExercise(
+    name="05.weights_shape",
+    task="set weights_shape to the shape of the attention weights of SelfAttentionV1(3, 4)",
+    answer_names=("weights_shape",),
+    accept=shape,
+    expected=_weights_shape,
+    mistakes={
+        "weights_sized_by_d_out": lambda: trainable.TABLE["weights_sized_by_d_out"].make(
+            num_tokens=len(example_inputs()), d_out=OTHER_D_OUT
+        )
+    },
+    praise="One weight per pair of tokens: d_out never enters the weights' shape.",
+    explain=lambda value: _SHAPES_SEEN.get(value),
 )
 
 
@@ -295,24 +280,22 @@ def _score_mean(result: Any) -> Any:
     return result if isinstance(value, Refused) else torch.tensor(float(value))
 
 
-register(
-    FunctionExercise(
-        name="05.expected_score",
-        task="make expected_score(d_k) return the mean of q · k when every entry of q and k is "
-        "drawn like torch.rand",
-        answer_names=("expected_score",),
-        cases=lambda: [Case(f"d_k = {d}", {"d_k": d}) for d in SCORE_SIZES],
-        call=lambda expected_score, a: _score_mean(expected_score(a["d_k"])),
-        # d_k independent terms, each the product of two independent means
-        reference=lambda a: torch.tensor(a["d_k"] * UNIFORM_MEAN * UNIFORM_MEAN),
-        mistakes=rows(
-            "expected_score_zero",
-            "expected_score_one_mean",
-            "expected_score_square",
-            "expected_score_spread",
-        ),
-        forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
-        praise="d_k / 4: positive, and growing with d_k faster than the spread, about "
-        "0.22 * sqrt(d_k). Every query scores every key well above 0.",
-    )
+FunctionExercise(
+    name="05.expected_score",
+    task="make expected_score(d_k) return the mean of q · k when every entry of q and k is "
+    "drawn like torch.rand",
+    answer_names=("expected_score",),
+    cases=lambda: [Case(f"d_k = {d}", {"d_k": d}) for d in SCORE_SIZES],
+    call=lambda expected_score, a: _score_mean(expected_score(a["d_k"])),
+    # d_k independent terms, each the product of two independent means
+    reference=lambda a: torch.tensor(a["d_k"] * UNIFORM_MEAN * UNIFORM_MEAN),
+    mistakes=rows(
+        "expected_score_zero",
+        "expected_score_one_mean",
+        "expected_score_square",
+        "expected_score_spread",
+    ),
+    forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
+    praise="d_k / 4: positive, and growing with d_k faster than the spread, about "
+    "0.22 * sqrt(d_k). Every query scores every key well above 0.",
 )

@@ -13,15 +13,10 @@ from typing import Any
 
 import torch
 
-from attnlib.attention import (
-    attention_weights,
-    scaled_scores,
-    weights_from_scores,
-)
+from attnlib.attention import attention_weights, scaled_scores, weights_from_scores
 from attnlib.data import TOKENS, example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid, no_forward
 from attnlib.exercises._cases import random_tensor
-from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise, Gradient, detached, rows
 from attnlib.exercises._value import ValueExercise, token
 from attnlib.modules import CausalAttention, SelfAttentionV2
@@ -68,33 +63,31 @@ def _mask_cases() -> list[Case]:
     return cases
 
 
-register(
-    FunctionExercise(
-        name="06.mask",
-        task="build the mask (True above the diagonal), fill those scores with -inf, softmax",
-        answer_names=("causal_weights",),
-        cases=_mask_cases,
-        call=lambda causal_weights, a: causal_weights(a["attn_scores"], a["d_k"]),
-        reference=lambda a: _causal(a["attn_scores"], a["d_k"]),
-        gradient=Gradient(_causal, ("attn_scores",)),
-        mistakes=rows(
-            "mask_diagonal",
-            "mask_zero",
-            "mask_after_softmax",
-            "mask_inverted",
-            "mask_not_bool",
-            "mask_left_out",
-            "no_scale",
-            "scale_by_d_k",
-            "softmax_dim0",
-        ),
-        forbids=Forbid(
-            attnlib=("causal_mask", *ATTEND),
-            torch=("scaled_dot_product_attention",),
-            how="with torch.triu, masked_fill and torch.softmax",
-        ),
-        praise="Zeros above the diagonal, and every row still sums to 1, for 4, 6 and 7 tokens.",
-    )
+FunctionExercise(
+    name="06.mask",
+    task="build the mask (True above the diagonal), fill those scores with -inf, softmax",
+    answer_names=("causal_weights",),
+    cases=_mask_cases,
+    call=lambda causal_weights, a: causal_weights(a["attn_scores"], a["d_k"]),
+    reference=lambda a: _causal(a["attn_scores"], a["d_k"]),
+    gradient=Gradient(_causal, ("attn_scores",)),
+    mistakes=rows(
+        "mask_diagonal",
+        "mask_zero",
+        "mask_after_softmax",
+        "mask_inverted",
+        "mask_not_bool",
+        "mask_left_out",
+        "no_scale",
+        "scale_by_d_k",
+        "softmax_dim0",
+    ),
+    forbids=Forbid(
+        attnlib=("causal_mask", *ATTEND),
+        torch=("scaled_dot_product_attention",),
+        how="with torch.triu, masked_fill and torch.softmax",
+    ),
+    praise="Zeros above the diagonal, and every row still sums to 1, for 4, 6 and 7 tokens.",
 )
 
 
@@ -118,19 +111,17 @@ def _dropped(attn_weights: torch.Tensor, keep: torch.Tensor, p: float) -> torch.
     return attn_weights * keep / (1 - p)
 
 
-register(
-    FunctionExercise(
-        name="06.dropout",
-        task="return attn_weights with the dropped entries set to 0 and the kept ones scaled",
-        answer_names=("dropout_with",),
-        cases=_dropout_cases,
-        call=lambda dropout_with, a: dropout_with(a["attn_weights"], a["keep"], a["p"]),
-        reference=lambda a: _dropped(**a),
-        mistakes=rows("dropout_by_p", "dropout_unscaled", "dropout_inverted"),
-        forbids=Forbid(because="torch's dropout draws its own mask; the exercise hands over keep"),
-        gradient=Gradient(_dropped, ("attn_weights",)),
-        praise="Kept weights are divided by 1 - p: by 0.8 for p = 0.2, by 0.5 for p = 0.5.",
-    )
+FunctionExercise(
+    name="06.dropout",
+    task="return attn_weights with the dropped entries set to 0 and the kept ones scaled",
+    answer_names=("dropout_with",),
+    cases=_dropout_cases,
+    call=lambda dropout_with, a: dropout_with(a["attn_weights"], a["keep"], a["p"]),
+    reference=lambda a: _dropped(**a),
+    mistakes=rows("dropout_by_p", "dropout_unscaled", "dropout_inverted"),
+    forbids=Forbid(because="torch's dropout draws its own mask; the exercise hands over keep"),
+    gradient=Gradient(_dropped, ("attn_weights",)),
+    praise="Kept weights are divided by 1 - p: by 0.8 for p = 0.2, by 0.5 for p = 0.5.",
 )
 
 
@@ -163,30 +154,25 @@ def _last_row_reference(a: dict[str, Any]) -> torch.Tensor:
         return a["ca"](a["x"][None])[0, -1]
 
 
-register(
-    FunctionExercise(
-        name="06.last_row",
-        task="write last_row(ca, x): the context vector of x's last token from its query, "
-        "every key and every value, without the mask and without calling ca(...)",
-        answer_names=("last_row",),
-        cases=_last_row_cases,
-        call=lambda last_row, a: detached(last_row(a["ca"], a["x"])),
-        reference=_last_row_reference,
-        forbids=Forbid(
-            attnlib=ATTEND,
-            torch=("scaled_dot_product_attention",),
-            how="from one query, with torch.softmax",
-        ),
-        rules=(no_forward("ca", "the last row alone, from ca's three projection layers"),),
-        mistakes=rows(
-            "last_row_own_value",
-            "last_row_first_query",
-            "last_row_unscaled",
-            "last_row_inputs_blended",
-        ),
-        praise="One query against all keys, no mask: the last token sees every token, so its "
-        "row needs nothing hidden, and a model writing its next token needs only this row.",
-    )
+FunctionExercise(
+    name="06.last_row",
+    task="write last_row(ca, x): the context vector of x's last token from its query, "
+    "every key and every value, without the mask and without calling ca(...)",
+    answer_names=("last_row",),
+    cases=_last_row_cases,
+    call=lambda last_row, a: detached(last_row(a["ca"], a["x"])),
+    reference=_last_row_reference,
+    forbids=Forbid(
+        attnlib=ATTEND,
+        torch=("scaled_dot_product_attention",),
+        how="from one query, with torch.softmax",
+    ),
+    rules=(no_forward("ca", "the last row alone, from ca's three projection layers"),),
+    mistakes=rows(
+        "last_row_own_value", "last_row_first_query", "last_row_unscaled", "last_row_inputs_blended"
+    ),
+    praise="One query against all keys, no mask: the last token sees every token, so its "
+    "row needs nothing hidden, and a model writing its next token needs only this row.",
 )
 
 
@@ -202,17 +188,14 @@ def _unchanged_row() -> str:
     return TOKENS[same[0]].lower()
 
 
-register(
-    ValueExercise(
-        name="06.unchanged_row",
-        task="set unchanged_row to the token (text or index) whose row the causal mask leaves "
-        "as it is",
-        answer_names=("unchanged_row",),
-        accept=token(TOKENS),
-        expected=_unchanged_row,
-        mistakes={"causal_first_row": lambda: TOKENS[0].lower()},
-        praise="'step' comes last: it already sees every token, so the mask hides nothing there.",
-    )
+ValueExercise(
+    name="06.unchanged_row",
+    task="set unchanged_row to the token (text or index) whose row the causal mask leaves as it is",
+    answer_names=("unchanged_row",),
+    accept=token(TOKENS),
+    expected=_unchanged_row,
+    mistakes={"causal_first_row": lambda: TOKENS[0].lower()},
+    praise="'step' comes last: it already sees every token, so the mask hides nothing there.",
 )
 
 
@@ -230,17 +213,15 @@ def _first_row_cases() -> list[Case]:
     ]
 
 
-register(
-    FunctionExercise(
-        name="06.first_row",
-        task="write first_row: the context vector of 'Your', from one call of one of ca's layers",
-        answer_names=("first_row",),
-        cases=_first_row_cases,
-        call=lambda first_row, a: detached(first_row(a["ca"], a["inputs"])),
-        reference=lambda a: a["ca"].W_value(a["inputs"][0]).detach(),
-        mistakes=rows("query_not_value"),
-        forbids=Forbid(because="ca(...) is refused by the rule below; ca's layers are the task"),
-        rules=(no_forward("ca", "one call of one of ca's projection layers, with no attention"),),
-        praise="'Your' puts all its weight on itself, so it gets its own value vector.",
-    )
+FunctionExercise(
+    name="06.first_row",
+    task="write first_row: the context vector of 'Your', from one call of one of ca's layers",
+    answer_names=("first_row",),
+    cases=_first_row_cases,
+    call=lambda first_row, a: detached(first_row(a["ca"], a["inputs"])),
+    reference=lambda a: a["ca"].W_value(a["inputs"][0]).detach(),
+    mistakes=rows("query_not_value"),
+    forbids=Forbid(because="ca(...) is refused by the rule below; ca's layers are the task"),
+    rules=(no_forward("ca", "one call of one of ca's projection layers, with no attention"),),
+    praise="'Your' puts all its weight on itself, so it gets its own value vector.",
 )

@@ -17,7 +17,6 @@ from attnlib.attention import context_vectors
 from attnlib.data import example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid, no_forward
 from attnlib.exercises._cases import random_tensor
-from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise, Gradient, detached, rows
 from attnlib.exercises._layers import DROPOUT_SEED, build, layer_gradient, reused, run, trained
 from attnlib.exercises._value import ValueExercise, each, whole
@@ -33,11 +32,16 @@ def _batch() -> torch.Tensor:
     return torch.stack((inputs, inputs))
 
 
+def _mha(seed: int, d_in: int, d_out: int, context_length: int, num_heads: int) -> Any:
+    """A ``MultiHeadAttention`` built right after ``torch.manual_seed(seed)``, no dropout."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return MultiHeadAttention(d_in, d_out, context_length, 0.0, num_heads=num_heads)
+
+
 def _example() -> MultiHeadAttention:
     """The notebook's step-by-step layer, with its seed."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(123)
-        return MultiHeadAttention(3, 12, context_length=6, dropout=0.0, num_heads=NUM_HEADS)
+    return _mha(123, 3, 12, 6, NUM_HEADS)
 
 
 def _merge(context_vec: torch.Tensor) -> torch.Tensor:
@@ -72,22 +76,20 @@ def _wrapper_cases() -> list[Case]:
     return cases
 
 
-register(
-    FunctionExercise(
-        name="07.wrapper_forward",
-        task="write the wrapper's forward: every head on x, their outputs side by side",
-        answer_names=("MyWrapper",),
-        cases=_wrapper_cases,
-        call=run,
-        reference=lambda a: run(MultiHeadAttentionWrapper, a),
-        gradient=layer_gradient(MultiHeadAttentionWrapper),
-        rules=(reused(MultiHeadAttentionWrapper),),
-        mistakes=rows("heads_cat_wrong_axis", "heads_summed"),
-        # the heads are attnlib's CausalAttention, as the notebook hands them out: only the
-        # wrapper's own forward is the answer
-        forbids=Forbid(attnlib=("MultiHeadAttentionWrapper",), how="with torch.cat"),
-        praise="Each token's row now holds head 0's d_out features, then head 1's, and so on.",
-    )
+FunctionExercise(
+    name="07.wrapper_forward",
+    task="write the wrapper's forward: every head on x, their outputs side by side",
+    answer_names=("MyWrapper",),
+    cases=_wrapper_cases,
+    call=run,
+    reference=lambda a: run(MultiHeadAttentionWrapper, a),
+    gradient=layer_gradient(MultiHeadAttentionWrapper),
+    rules=(reused(MultiHeadAttentionWrapper),),
+    mistakes=rows("heads_cat_wrong_axis", "heads_summed"),
+    # the heads are attnlib's CausalAttention, as the notebook hands them out: only the
+    # wrapper's own forward is the answer
+    forbids=Forbid(attnlib=("MultiHeadAttentionWrapper",), how="with torch.cat"),
+    praise="Each token's row now holds head 0's d_out features, then head 1's, and so on.",
 )
 
 
@@ -123,20 +125,18 @@ def _two_heads(d_in: int, length: int, p: float) -> MultiHeadAttentionWrapper:
     return MultiHeadAttentionWrapper(d_in, 1, length, p, num_heads=2)
 
 
-register(
-    FunctionExercise(
-        name="07.two_features",
-        task="return a MultiHeadAttentionWrapper with num_heads=2 whose context vectors have 2 "
-        "features",
-        answer_names=("two_feature_wrapper",),
-        cases=_two_feature_cases,
-        call=_run_made,
-        reference=lambda a: _run_made(_two_heads, a),
-        gradient=Gradient(_two_heads, run=lambda make, a: trained(make, _as_layer_case(a))),
-        mistakes=rows("wrapper_d_out_total", "wrapper_one_head"),
-        forbids=Forbid(because="building attnlib's wrapper is the task"),
-        praise="Two heads of d_out = 1, side by side: (2, 6, 2) for the book's batch.",
-    )
+FunctionExercise(
+    name="07.two_features",
+    task="return a MultiHeadAttentionWrapper with num_heads=2 whose context vectors have 2 "
+    "features",
+    answer_names=("two_feature_wrapper",),
+    cases=_two_feature_cases,
+    call=_run_made,
+    reference=lambda a: _run_made(_two_heads, a),
+    gradient=Gradient(_two_heads, run=lambda make, a: trained(make, _as_layer_case(a))),
+    mistakes=rows("wrapper_d_out_total", "wrapper_one_head"),
+    forbids=Forbid(because="building attnlib's wrapper is the task"),
+    praise="Two heads of d_out = 1, side by side: (2, 6, 2) for the book's batch.",
 )
 
 
@@ -147,9 +147,7 @@ _SIZES = ("features_per_head", "out_features")
 
 
 def _book_layer_sizes() -> tuple[int, int]:
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(123)
-        module = MultiHeadAttention(3, 2, context_length=6, dropout=0.0, num_heads=2)
+    module = _mha(123, 3, 2, 6, 2)
     with torch.no_grad():
         return module.head_dim, module(_batch()).shape[-1]
 
@@ -163,20 +161,17 @@ _PAIRS_SEEN = {
 }
 
 
-register(
-    ValueExercise(
-        name="07.d_out",
-        task="set features_per_head and out_features for "
-        "MultiHeadAttention(3, 2, 6, 0.0, num_heads=2)",
-        answer_names=_SIZES,
-        accept=each(
-            whole, _SIZES, "expected two numbers, features per head and out features, got {got}"
-        ),
-        expected=_book_layer_sizes,
-        mistakes={"d_out_per_head": lambda: (2, 4)},
-        explain=lambda value: _PAIRS_SEEN.get(value),
-        praise="d_out = 2 is shared by the 2 heads: 1 feature each, 2 features out.",
-    )
+ValueExercise(
+    name="07.d_out",
+    task="set features_per_head and out_features for MultiHeadAttention(3, 2, 6, 0.0, num_heads=2)",
+    answer_names=_SIZES,
+    accept=each(
+        whole, _SIZES, "expected two numbers, features per head and out features, got {got}"
+    ),
+    expected=_book_layer_sizes,
+    mistakes={"d_out_per_head": lambda: (2, 4)},
+    explain=lambda value: _PAIRS_SEEN.get(value),
+    praise="d_out = 2 is shared by the 2 heads: 1 feature each, 2 features out.",
 )
 
 
@@ -193,20 +188,18 @@ def _split_cases() -> list[Case]:
     ]
 
 
-register(
-    FunctionExercise(
-        name="07.split_heads",
-        task="return x cut into heads, shape (b, num_heads, num_tokens, head_dim)",
-        answer_names=("split_heads",),
-        cases=_split_cases,
-        call=lambda split, a: split(a["x"], a["num_heads"]),
-        reference=lambda a: split_heads(a["x"], a["num_heads"]),
-        gradient=Gradient(split_heads, ("x",)),
-        mistakes=rows("split_without_transpose", "split_transpose_last", "d_out_per_head"),
-        forbids=Forbid(attnlib=("split_heads",), how="with .view and .transpose"),
-        praise="view cuts each token's features into heads; transpose(1, 2) puts the heads "
-        "before the tokens.",
-    )
+FunctionExercise(
+    name="07.split_heads",
+    task="return x cut into heads, shape (b, num_heads, num_tokens, head_dim)",
+    answer_names=("split_heads",),
+    cases=_split_cases,
+    call=lambda split, a: split(a["x"], a["num_heads"]),
+    reference=lambda a: split_heads(a["x"], a["num_heads"]),
+    gradient=Gradient(split_heads, ("x",)),
+    mistakes=rows("split_without_transpose", "split_transpose_last", "d_out_per_head"),
+    forbids=Forbid(attnlib=("split_heads",), how="with .view and .transpose"),
+    praise="view cuts each token's features into heads; transpose(1, 2) puts the heads "
+    "before the tokens.",
 )
 
 
@@ -226,19 +219,17 @@ def _merge_cases() -> list[Case]:
     ]
 
 
-register(
-    FunctionExercise(
-        name="07.merge_heads",
-        task="return the heads side by side again, shape (b, num_tokens, num_heads * head_dim)",
-        answer_names=("merge_heads",),
-        cases=_merge_cases,
-        call=lambda merge, a: merge(a["context_vec"]),
-        reference=lambda a: _merge(a["context_vec"]),
-        gradient=Gradient(_merge, ("context_vec",)),
-        mistakes=rows("merge_without_transpose", "view_without_contiguous"),
-        forbids=Forbid(because="attnlib has no merge function; MultiHeadAttention is not called"),
-        praise="Each token's row holds its heads' features, head 0 first.",
-    )
+FunctionExercise(
+    name="07.merge_heads",
+    task="return the heads side by side again, shape (b, num_tokens, num_heads * head_dim)",
+    answer_names=("merge_heads",),
+    cases=_merge_cases,
+    call=lambda merge, a: merge(a["context_vec"]),
+    reference=lambda a: _merge(a["context_vec"]),
+    gradient=Gradient(_merge, ("context_vec",)),
+    mistakes=rows("merge_without_transpose", "view_without_contiguous"),
+    forbids=Forbid(because="attnlib has no merge function; MultiHeadAttention is not called"),
+    praise="Each token's row holds its heads' features, head 0 first.",
 )
 
 
@@ -246,24 +237,17 @@ register(
 
 
 def _one_head_cases() -> list[Case]:
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(5)
-        two = MultiHeadAttention(5, 8, context_length=6, dropout=0.0, num_heads=2)
-        torch.manual_seed(6)
-        three = MultiHeadAttention(4, 6, context_length=8, dropout=0.0, num_heads=3)
+    book = {"mha": _example(), "x": example_inputs()}
     return [
-        Case(
-            "the notebook's mha (3 heads of 4), head 1",
-            {"mha": _example(), "x": example_inputs(), "h": 1},
-        ),
-        Case("the notebook's mha, head 2", {"mha": _example(), "x": example_inputs(), "h": 2}),
+        Case("the notebook's mha (3 heads of 4), head 1", {**book, "h": 1}),
+        Case("the notebook's mha, head 2", {**book, "mha": _example(), "h": 2}),
         Case(
             "a layer of 2 heads of 4 (5 -> 8), 4 random tokens, head 1",
-            {"mha": two, "x": random_tensor(4, 5, seed=160), "h": 1},
+            {"mha": _mha(5, 5, 8, 6, 2), "x": random_tensor(4, 5, seed=160), "h": 1},
         ),
         Case(
             "a layer of 3 heads of 2 (4 -> 6) built for 8 tokens, 5 random tokens, head 0",
-            {"mha": three, "x": random_tensor(5, 4, seed=161), "h": 0},
+            {"mha": _mha(6, 4, 6, 8, 3), "x": random_tensor(5, 4, seed=161), "h": 0},
         ),
     ]
 
@@ -275,23 +259,21 @@ def _one_head_reference(a: dict[str, Any]) -> torch.Tensor:
     return a["mha"].last_attn_weights[0, a["h"]]
 
 
-register(
-    FunctionExercise(
-        name="07.one_head",
-        task="write one_head_weights(mha, x, h): head h's attention weights on x, from the "
-        "rows of mha's W_query and W_key that make head h, without calling mha(...)",
-        answer_names=("one_head_weights",),
-        cases=_one_head_cases,
-        call=lambda one_head_weights, a: detached(one_head_weights(a["mha"], a["x"], a["h"])),
-        reference=_one_head_reference,
-        forbids=Forbid(
-            attnlib=("split_heads", *ATTEND), how="from the head's rows, with torch.softmax"
-        ),
-        rules=(no_forward("mha", "head h alone, from the rows of mha's weights that make it"),),
-        mistakes=rows("head_strided", "head_scale_d_out", "head_unmasked"),
-        praise="Head h is one block of head_dim rows of each projection: a small causal "
-        "attention of its own, scaled by the root of head_dim.",
-    )
+FunctionExercise(
+    name="07.one_head",
+    task="write one_head_weights(mha, x, h): head h's attention weights on x, from the "
+    "rows of mha's W_query and W_key that make head h, without calling mha(...)",
+    answer_names=("one_head_weights",),
+    cases=_one_head_cases,
+    call=lambda one_head_weights, a: detached(one_head_weights(a["mha"], a["x"], a["h"])),
+    reference=_one_head_reference,
+    forbids=Forbid(
+        attnlib=("split_heads", *ATTEND), how="from the head's rows, with torch.softmax"
+    ),
+    rules=(no_forward("mha", "head h alone, from the rows of mha's weights that make it"),),
+    mistakes=rows("head_strided", "head_scale_d_out", "head_unmasked"),
+    praise="Head h is one block of head_dim rows of each projection: a small causal "
+    "attention of its own, scaled by the root of head_dim.",
 )
 
 
@@ -299,21 +281,16 @@ register(
 
 _NUM_TOKENS = example_inputs().shape[0]
 
-register(
-    ValueExercise(
-        name="07.head_dim_one",
-        task="set most_weighted to the largest number of different tokens that can be some "
-        "query's most weighted token, in one head with head_dim 1",
-        answer_names=("most_weighted",),
-        accept=whole,
-        expected=lambda: 2,
-        mistakes={
-            "argmax_per_query": lambda: _NUM_TOKENS,
-            "query_sign_ignored": lambda: 1,
-        },
-        praise="A score is q_i * k_j: a positive query picks the largest key, a negative one "
-        "the smallest, whatever the query's size.",
-    )
+ValueExercise(
+    name="07.head_dim_one",
+    task="set most_weighted to the largest number of different tokens that can be some "
+    "query's most weighted token, in one head with head_dim 1",
+    answer_names=("most_weighted",),
+    accept=whole,
+    expected=lambda: 2,
+    mistakes={"argmax_per_query": lambda: _NUM_TOKENS, "query_sign_ignored": lambda: 1},
+    praise="A score is q_i * k_j: a positive query picks the largest key, a negative one "
+    "the smallest, whatever the query's size.",
 )
 
 
@@ -349,17 +326,15 @@ def _wrapper_output(a: dict[str, Any]) -> torch.Tensor:
         return wrapper(a["x"])
 
 
-register(
-    FunctionExercise(
-        name="07.copy_heads",
-        task="write copy_heads(wrapper, mha): fill mha's weights so that mha(x) equals wrapper(x)",
-        answer_names=("copy_heads",),
-        cases=_copy_cases,
-        call=_copied_output,
-        reference=_wrapper_output,
-        mistakes=rows("out_proj_left_random", "out_proj_bias_kept", "heads_reversed"),
-        forbids=Forbid(because="the two layers are handed out; copying weights is the task"),
-        praise="The same numbers from both layers: MultiHeadAttention is the wrapper's heads, "
-        "stacked into three larger projections, followed by out_proj.",
-    )
+FunctionExercise(
+    name="07.copy_heads",
+    task="write copy_heads(wrapper, mha): fill mha's weights so that mha(x) equals wrapper(x)",
+    answer_names=("copy_heads",),
+    cases=_copy_cases,
+    call=_copied_output,
+    reference=_wrapper_output,
+    mistakes=rows("out_proj_left_random", "out_proj_bias_kept", "heads_reversed"),
+    forbids=Forbid(because="the two layers are handed out; copying weights is the task"),
+    praise="The same numbers from both layers: MultiHeadAttention is the wrapper's heads, "
+    "stacked into three larger projections, followed by out_proj.",
 )
