@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from attnlib.exercises._compare import NAN_HINT, describe, outcome, same, shown
+from attnlib.exercises._compare import describe, outcome, same, shown
 from attnlib.exercises._core import Verdict, correct, named, not_attempted, not_quite, register
 
 
@@ -172,9 +172,11 @@ def tensor(answer: Any) -> Any:
 class ValueExercise:
     """One value exercise: ``accept`` applies the answer policy; ``expected`` is the right
     value; ``mistakes`` map rows of a kind's table to the value that mistake gives; ``exact``
-    for counts. ``search(answer, value)``, for a wrong value no row gives, may name a mistake
-    of ``searched`` as ``(mistake, hint values, hint or "")``. Several ``answer_names`` are
-    answered together: not attempted while all are ``...``, refused while one of them is."""
+    for counts. For a wrong value no row gives, ``near`` names a mistake when its test takes
+    the number (one read off a plot, say), the answer echoed as ``{got}``; ``search(answer,
+    value)`` may name a mistake of ``searched`` as ``(mistake, hint values, hint or "")``.
+    Several ``answer_names`` are answered together: not attempted while all are ``...``,
+    refused while one of them is."""
 
     name: str
     task: str
@@ -185,9 +187,9 @@ class ValueExercise:
     exact: bool = True
     praise: str = ""
     hint_values: Mapping[str, Any] = field(default_factory=dict)
-    nan_hint: str = NAN_HINT
     #: What a wrong accepted value stands for, concretely (None: echo and direction only).
     explain: Callable[[Any], str | None] | None = None
+    near: Mapping[str, Callable[[float], bool]] = field(default_factory=dict)
     search: Callable[[Any, Any], tuple[str, Mapping[str, Any], str] | None] | None = None
     searched: tuple[str, ...] = ()
 
@@ -218,10 +220,13 @@ class ValueExercise:
         for mistake, make in self.mistakes.items():
             if same(value, outcome(make), exact=self.exact):
                 return named(self.name, mistake, self.hint_values)
+        for mistake, close in self.near.items():
+            if isinstance(value, (int, float)) and close(value):
+                return named(self.name, mistake, {"got": shown(answer)})
         if self.search is not None and (found := self.search(answer, value)):
             return named(self.name, found[0], found[1], hint=found[2])
         if isinstance(value, torch.Tensor):
-            what = describe(value, right, self.nan_hint)
+            what = describe(value, right)
         else:
             what = _wrong(answer, value, right, self.accept)
             told = self.explain(value) if self.explain is not None else None

@@ -28,10 +28,6 @@ def _pairs() -> list[Case]:
     return cases
 
 
-def _grids() -> list[Case]:
-    return [Case(label, {"inputs": x, "asking": x}) for label, x in token_inputs()]
-
-
 FunctionExercise(
     name="01.dot",
     task="return the dot product of a and b: multiply position by position, then add",
@@ -69,7 +65,7 @@ FunctionExercise(
     name="01.loop_body",
     task="fill in the line inside the two loops that sets attn_scores[i, j]",
     answer_names=("attention_scores_loop",),
-    cases=_grids,
+    cases=lambda: [Case(label, {"inputs": x, "asking": x}) for label, x in token_inputs()],
     call=lambda scores_loop, args: scores_loop(args["inputs"]),
     reference=lambda args: attention_scores(args["inputs"]),
     mistakes=rows(

@@ -151,16 +151,12 @@ def _scratch_cases() -> list[Case]:
     return cases
 
 
-def _from_scratch(from_scratch: Any, args: dict[str, Any]) -> Any:
-    return from_scratch(args["inputs"], args["query"])
-
-
 FunctionExercise(
     name="04.from_scratch",
     task="return the context vector of token `query_index` computed from `inputs` alone",
     answer_names=("context_from_scratch",),
     cases=_scratch_cases,
-    call=_from_scratch,
+    call=lambda from_scratch, args: from_scratch(args["inputs"], args["query"]),
     reference=lambda args: context_vector(args["inputs"], softmax(args["attn_scores"])),
     mistakes={
         "not_from_scratch": context.TABLE["not_from_scratch"],

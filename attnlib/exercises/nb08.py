@@ -32,14 +32,6 @@ def _weights(causal: bool) -> torch.Tensor:
 # --- 08.first_self: the causal mask on a sentence of your own ------------------------------
 
 
-def _unmasked(answer: Any, value: Any) -> tuple[str, dict, str] | None:
-    """A weight read without the mask is named, with the reader's value echoed."""
-    unmasked = float(_weights(causal=False)[0, 0])
-    if isinstance(value, float) and round(value, 2) == round(unmasked, 2):
-        return "first_self_unmasked", {"got": shown(answer)}, ""
-    return None
-
-
 ValueExercise(
     name="08.first_self",
     task="set first_self to the weight the first token gives itself under the causal mask",
@@ -47,8 +39,12 @@ ValueExercise(
     accept=number,
     expected=lambda: float(_weights(causal=True)[0, 0]),
     mistakes={"first_token_hidden": lambda: 0},
-    search=_unmasked,
-    searched=("first_self_unmasked",),
+    # a weight read without the mask
+    near={
+        "first_self_unmasked": lambda v: (
+            isinstance(v, float) and round(v, 2) == round(float(_weights(causal=False)[0, 0]), 2)
+        )
+    },
     praise="The first token sees only itself: one score, and softmax of one score is 1.",
 )
 
@@ -176,7 +172,12 @@ def _words(answer: Any) -> Any:
     return frozenset(words)
 
 
-def _changed_words() -> tuple[frozenset[str], frozenset[str]]:
+def _contexts(inputs: torch.Tensor, causal: bool) -> torch.Tensor:
+    """The simplified context vectors of ``inputs`` (no projections, no scale)."""
+    return context_vectors(attention_weights(inputs, inputs, scale=1.0, causal=causal), inputs)
+
+
+def _changed_words() -> tuple[frozenset[str], ...]:
     """The words whose simplified context vector changes when the two tokens swap places."""
     inputs = example_inputs()
     order = list(range(len(inputs)))
@@ -184,22 +185,13 @@ def _changed_words() -> tuple[frozenset[str], frozenset[str]]:
     order[i], order[j] = order[j], order[i]
     changed = []
     for causal in (False, True):
-        before = context_vectors(
-            attention_weights(inputs, inputs, scale=1.0, causal=causal), inputs
-        )
-        swapped = inputs[order]
-        after = context_vectors(
-            attention_weights(swapped, swapped, scale=1.0, causal=causal), swapped
-        )
+        before, after = _contexts(inputs, causal), _contexts(inputs[order], causal)
         # row p of `after` is the word that now stands at p, order[p] of the sentence
-        changed.append(
-            frozenset(
-                TOKENS[order[p]].lower()
-                for p in range(len(inputs))
-                if not torch.allclose(after[p], before[order[p]], atol=1e-6)
-            )
-        )
-    return changed[0], changed[1]
+        moved = [
+            q for p, q in enumerate(order) if not torch.allclose(after[p], before[q], atol=1e-6)
+        ]
+        changed.append(frozenset(TOKENS[q].lower() for q in moved))
+    return tuple(changed)
 
 
 def _swap_mistake(without: tuple[int, ...], with_mask: tuple[int, ...]) -> Any:

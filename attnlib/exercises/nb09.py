@@ -13,7 +13,6 @@ import torch
 from attnlib.attention import scaled_dot_product_attention
 from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
-from attnlib.exercises._compare import shown
 from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import Refused, ValueExercise, number, whole
 from attnlib.mistakes.blockwise import blocks
@@ -25,26 +24,12 @@ SLOPE = 2
 GRID_SIZES = (6, 1024, 8192, 5, 1000, 3000)
 #: The context lengths of the growth question: "8k" and "1M" tokens.
 SHORT, LONG = 8192, 1_048_576
+GROWTH = (LONG // SHORT) ** 2  # the grid has num_tokens ** 2 entries
 #: Bytes of one float32.
 FLOAT32_BYTES = torch.finfo(torch.float32).bits // 8
 #: The blockwise cases, (num_queries, num_keys, d_k, d_v, block_size): the notebook's first
 #: (fewer queries than keys, a last block that is not full), then other sizes, one block only.
 BLOCK_CASES = ((6, 10, 4, 3, 4), (3, 9, 5, 2, 2), (5, 7, 2, 4, 3), (4, 3, 3, 3, 8))
-
-
-def _slope_near(answer: Any, value: Any) -> tuple[str, dict, str] | None:
-    """A slope measured off the plot (between 1.5 and 2.5) is named, echoed."""
-    if isinstance(value, (int, float)) and 1.5 <= value <= 2.5:
-        return "slope_measured", {"got": shown(answer)}, ""
-    return None
-
-
-def _growth_near(answer: Any, value: Any) -> tuple[str, dict, str] | None:
-    """A growth within 5% of the right one (read off a measurement) is named, echoed."""
-    right = (LONG // SHORT) ** 2
-    if isinstance(value, (int, float)) and abs(value - right) <= 0.05 * right:
-        return "growth_rounded", {"got": shown(answer)}, ""
-    return None
 
 
 ValueExercise(
@@ -61,8 +46,7 @@ ValueExercise(
         else None
     ),
     praise="n rows of n scores: twice the tokens, 4 = 2^2 times the work.",
-    search=_slope_near,
-    searched=("slope_measured",),
+    near={"slope_measured": lambda v: 1.5 <= v <= 2.5},  # measured off the plot
 )
 
 
@@ -104,7 +88,7 @@ ValueExercise(
     task="set grid_times to how many times the 1M-token grid is larger than the 8k-token grid",
     answer_names=("grid_times",),
     accept=whole,
-    expected=lambda: (LONG // SHORT) ** 2,
+    expected=lambda: GROWTH,
     mistakes={
         "growth_linear": lambda: LONG // SHORT,
         "growth_doubled": lambda: 2 * (LONG // SHORT),
@@ -112,8 +96,8 @@ ValueExercise(
         "growth_inverted": lambda: (SHORT / LONG) ** 2,
     },
     praise="128 times the tokens, 128 * 128 = 16,384 times the bytes.",
-    search=_growth_near,
-    searched=("growth_rounded",),
+    # within 5% of the right one, read off a measurement
+    near={"growth_rounded": lambda v: abs(v - GROWTH) <= 0.05 * GROWTH},
 )
 
 
