@@ -101,32 +101,17 @@ def _scores(queries: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
 
 
 def _scale_cases() -> list[Case]:
-    inputs = example_inputs()
-    book, wider = _book_matrices(), _book_matrices(OTHER_D_OUT)
-    keys, keys_4 = inputs @ book["W_key"], inputs @ wider["W_key"]
-    queries = random_tensor(5, 3, seed=30, scale=2.0)
-    keys_3 = random_tensor(5, 3, seed=31, scale=2.0)
+    inputs, book, wider = example_inputs(), _book_matrices(), _book_matrices(OTHER_D_OUT)
+    journey = inputs[QUERY] @ book["W_query"], inputs @ book["W_key"]
+    every = inputs @ wider["W_query"], inputs @ wider["W_key"]
+    random = random_tensor(5, 3, seed=30, scale=2.0), random_tensor(5, 3, seed=31, scale=2.0)
     return [
-        Case(
-            "the book's query 'journey', d_out = 2",
-            {
-                "attn_scores": _scores(inputs[QUERY] @ book["W_query"], keys),
-                "keys": keys,
-                "d_in": D_IN,
-            },
-        ),
-        Case(
-            "every query of the book's 6 tokens, d_out = 4",
-            {
-                "attn_scores": _scores(inputs @ wider["W_query"], keys_4),
-                "keys": keys_4,
-                "d_in": D_IN,
-            },
-        ),
-        Case(
-            "5 random tokens, d_out = 3",
-            {"attn_scores": _scores(queries, keys_3), "keys": keys_3, "d_in": D_IN},
-        ),
+        Case(label, {"attn_scores": _scores(queries, keys), "keys": keys, "d_in": D_IN})
+        for label, (queries, keys) in [
+            ("the book's query 'journey', d_out = 2", journey),
+            ("every query of the book's 6 tokens, d_out = 4", every),
+            ("5 random tokens, d_out = 3", random),
+        ]
     ]
 
 
@@ -164,9 +149,6 @@ FunctionExercise(
 
 # --- 05.query_scaled: W_query times c, the new weights from the old ones only ---------------
 
-#: The factors of the cases: no 1 (it changes nothing) and none whose square is itself.
-QUERY_FACTORS = (2.0, -1.0, 0.5, 3.0)
-
 
 def _book_scores() -> torch.Tensor:
     """The notebook's scores, queries @ keys.T, of the matrices drawn after seed 123, (6, 6)."""
@@ -180,6 +162,7 @@ def _query_case(label: str, attn_scores: torch.Tensor, d_k: int, c: float) -> Ca
 
 
 def _query_cases() -> list[Case]:
+    """The factors: no 1 (it changes nothing) and none whose square is itself."""
     book = _book_scores()
     return [
         _query_case("the book's weights (seed 123, d_k = 2), c = 2", book, D_OUT, 2.0),

@@ -279,8 +279,6 @@ FunctionExercise(
 
 # --- 07.head_dim_one: the explorer's question --------------------------------------------
 
-_NUM_TOKENS = example_inputs().shape[0]
-
 ValueExercise(
     name="07.head_dim_one",
     task="set most_weighted to the largest number of different tokens that can be some "
@@ -288,7 +286,7 @@ ValueExercise(
     answer_names=("most_weighted",),
     accept=whole,
     expected=lambda: 2,
-    mistakes={"argmax_per_query": lambda: _NUM_TOKENS, "query_sign_ignored": lambda: 1},
+    mistakes={"argmax_per_query": lambda: len(example_inputs()), "query_sign_ignored": lambda: 1},
     praise="A score is q_i * k_j: a positive query picks the largest key, a negative one "
     "the smallest, whatever the query's size.",
 )

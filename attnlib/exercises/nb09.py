@@ -104,25 +104,21 @@ ValueExercise(
 # --- 09.rescale: the two lines of the running softmax ------------------------------------------
 
 
-def _qkv(num_queries: int, num_keys: int, d_k: int, d_v: int, seed: int) -> tuple:
-    """Queries, keys and values whose row maxima grow from block to block."""
-    queries = random_tensor(num_queries, d_k, seed=seed, scale=2.0)
-    # Later keys are longer, so later blocks raise most rows' maximum: rescaling matters.
-    lengths = torch.linspace(0.5, 3, num_keys)[:, None]
-    keys = random_tensor(num_keys, d_k, seed=seed + 100, scale=2.0) * lengths
-    values = random_tensor(num_keys, d_v, seed=seed + 200, scale=2.0)
-    return queries, keys, values
-
-
 def _block_cases() -> list[Case]:
+    """Random queries, keys and values whose row maxima grow from block to block."""
     cases = []
-    for seed, (num_queries, num_keys, d_k, d_v, block_size) in enumerate(BLOCK_CASES):
-        queries, keys, values = _qkv(num_queries, num_keys, d_k, d_v, seed + 9)
+    for seed, (n_q, n_k, d_k, d_v, size) in enumerate(BLOCK_CASES, start=9):
+        # Later keys are longer, so later blocks raise most rows' maximum: rescaling matters.
+        lengths = torch.linspace(0.5, 3, n_k)[:, None]
+        args = {
+            "queries": random_tensor(n_q, d_k, seed=seed, scale=2.0),
+            "keys": random_tensor(n_k, d_k, seed=seed + 100, scale=2.0) * lengths,
+            "values": random_tensor(n_k, d_v, seed=seed + 200, scale=2.0),
+            "block_size": size,
+        }
         label = (
-            f"{num_queries} queries, {num_keys} keys of {d_k} dimensions, values of {d_v}, "
-            f"in blocks of {block_size}"
+            f"{n_q} queries, {n_k} keys of {d_k} dimensions, values of {d_v}, in blocks of {size}"
         )
-        args = {"queries": queries, "keys": keys, "values": values, "block_size": block_size}
         cases.append(Case(label, args))
     return cases
 
