@@ -87,13 +87,7 @@ def _highest_hint() -> dict[str, str | int]:
     row = attention_scores(example_inputs())[SHORT_TOKEN]
     best = int(row.argmax())
     own, top = f"{row[SHORT_TOKEN]:.4f}", f"{row[best]:.4f}"
-    return {
-        "token": TOKENS[SHORT_TOKEN],
-        "own": own,
-        "other": TOKENS[best],
-        "best": top,
-        "row": SHORT_TOKEN,
-    }
+    return dict(token=TOKENS[SHORT_TOKEN], own=own, other=TOKENS[best], best=top, row=SHORT_TOKEN)
 
 
 ValueExercise(

@@ -110,12 +110,8 @@ def _column_total() -> str:
 def _column_hint() -> dict[str, str]:
     column = _weights()[:, QUERY_INDEX]
     giver = int(column.argmin())
-    return {
-        "token": TOKENS[QUERY_INDEX],
-        "even": f"{1 / len(column):.4f}",
-        "smallest": f"{column[giver]:.4f}",
-        "giver": TOKENS[giver],
-    }
+    even, smallest = f"{1 / len(column):.4f}", f"{column[giver]:.4f}"
+    return dict(token=TOKENS[QUERY_INDEX], even=even, smallest=smallest, giver=TOKENS[giver])
 
 
 ValueExercise(

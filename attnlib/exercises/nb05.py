@@ -47,14 +47,11 @@ def _random_matrices(d_in: int, d_out: int, seed: int) -> dict[str, torch.Tensor
 
 
 def _projection_cases() -> list[Case]:
-    cases = [
-        Case("the book's 6 tokens, d_out = 2", {"inputs": example_inputs(), **_book_matrices()})
-    ]
+    book = {"inputs": example_inputs(), **_book_matrices()}
+    cases = [Case("the book's 6 tokens, d_out = 2", book)]
     for seed, (n, d_in, d_out) in enumerate(((4, 5, 3), (7, 2, 4))):
-        args = {
-            "inputs": random_tensor(n, d_in, seed=seed),
-            **_random_matrices(d_in, d_out, seed=10 + 10 * seed),
-        }
+        matrices = _random_matrices(d_in, d_out, seed=10 + 10 * seed)
+        args = {"inputs": random_tensor(n, d_in, seed=seed), **matrices}
         cases.append(Case(f"{n} random tokens of {d_in} dimensions, d_out = {d_out}", args))
     return cases
 

@@ -139,10 +139,8 @@ def _last_row_cases() -> list[Case]:
     book = {"ca": _layer(123, D_IN, D_OUT, 6), "x": example_inputs()}
     cases = [Case("the book's ca (seed 123) and the 6 tokens", book)]
     for seed, d_in, d_out, length, n in ((8, 5, 3, 8, 4), (9, 2, 4, 7, 7)):
-        args = {
-            "ca": _layer(seed, d_in, d_out, length),
-            "x": random_tensor(n, d_in, seed=142 + seed),
-        }
+        x = random_tensor(n, d_in, seed=142 + seed)
+        args = {"ca": _layer(seed, d_in, d_out, length), "x": x}
         label = f"a layer ({d_in} -> {d_out}) built for {length} tokens, {n} random tokens"
         cases.append(Case(label, args))
     return cases
