@@ -102,7 +102,8 @@ def test_solutions_are_correct_and_mistakes_are_named(path: Path) -> None:
 
 def _try_answers(kernel: Kernel, nb, exercise: dict, mistakes: dict[str, str]) -> None:
     name, check = exercise["name"], nb.cells[exercise["check"]].source
-    known = set(EXERCISES[name].mistakes) | set(getattr(EXERCISES[name], "searched", ()))
+    declared = EXERCISES[name]
+    known = {*declared.mistakes, *getattr(declared, "searched", ()), *getattr(declared, "near", ())}
     assert set(mistakes) <= known, f"{name}: typed answers for mistakes it does not name"
     kernel.run(exercise["solution"])
     shown = kernel.run(check)

@@ -248,3 +248,33 @@ def no_product(banned: str, names: tuple[str, ...]) -> Callable[..., str | None]
         return None
 
     return rule
+
+
+class _ForwardRun(Exception):
+    """Raised when the reader's answer runs the layer's forward, which the rule forbids."""
+
+
+def no_forward(layer: str, what: str) -> Callable[[Any, Any, Callable[[], Calls]], str | None]:
+    """The rule "without calling the layer": the answer, called with the case's arguments in
+    their order and the case's ``layer`` replaced by a copy whose forward raises, does not
+    reach that forward; ``what`` says what the exercise asks for instead."""
+
+    def rule(answer: Any, case: Any, calls: Callable[[], Calls]) -> str | None:
+        guarded = copy.deepcopy(case.args[layer])
+
+        def refuse(*args: Any, **kwargs: Any) -> None:
+            raise _ForwardRun
+
+        guarded.forward = refuse
+        try:
+            answer(*{**case.args, layer: guarded}.values())
+        except _ForwardRun:
+            return (
+                "the numbers are right, but they come from running the whole layer, "
+                f"{layer}(...); the exercise asks for {what}"
+            )
+        except Exception:  # any other failure was already judged on the plain layer
+            return None
+        return None
+
+    return rule

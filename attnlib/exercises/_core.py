@@ -91,7 +91,8 @@ class Judged(Protocol):
 
 
 def register(exercise: Judged) -> Judged:
-    """Add ``exercise`` to :data:`EXERCISES`; its mistakes must be rows of the tables."""
+    """Add ``exercise`` to :data:`EXERCISES`; its mistakes must be rows of the tables. Each
+    exercise calls it once, when it is declared (constructed) in its notebook's module."""
     unknown = set(getattr(exercise, "mistakes", {})) - set(MISTAKES)
     if unknown or exercise.name in EXERCISES:
         raise ValueError(

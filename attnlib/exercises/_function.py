@@ -18,22 +18,16 @@ import torch
 
 from attnlib.exercises._calls import Calls, Forbid, run_on
 from attnlib.exercises._compare import NAN_HINT, Raised, describe, outcome, rounded, same, shown
-from attnlib.exercises._core import Verdict, correct, named, not_attempted, not_quite
+from attnlib.exercises._core import Verdict, correct, named, not_attempted, not_quite, register
 from attnlib.mistakes import MISTAKES, Mistake
 
 
 @dataclass(frozen=True)
 class Case:
-    """Named inputs (``args``) and how a message calls them (``label``, e.g. "4 tokens").
-
-    ``alone``: when the case differs from the book's case in one step only (e.g. dropout
-    p > 0, the sizes the same), the question to ask a reader right on the book's case and
-    wrong on this one; a size question would send them the wrong way.
-    """
+    """Named inputs (``args``) and how a message calls them (``label``, e.g. "4 tokens")."""
 
     label: str
     args: Mapping[str, Any]
-    alone: str = ""
 
 
 def rows(*names: str) -> dict[str, Mistake]:
@@ -50,25 +44,34 @@ def shape_values(args: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
+def detached(result: Any) -> Any:
+    """A tensor result without its graph (a layer's output, say); anything else as it is."""
+    return result.detach() if isinstance(result, torch.Tensor) else result
+
+
 @dataclass(frozen=True)
 class Gradient:
-    """How the gradient check runs an answer on one case: ``run(answer, args)`` returns the
-    output and the tensors training would change, by name; ``reference`` is attnlib's answer
-    (a class, or a function), run the same way."""
+    """How the gradient check runs an answer on one case: the arguments ``leaves`` become
+    tensors that need gradients (as parameters are) and the exercise's ``call`` runs the
+    answer on them; or ``run(answer, args)`` (a layer's) returns the output and the tensors
+    training would change, by name. ``reference`` is attnlib's answer (a class, or a
+    function), run the same way."""
 
     reference: Any
-    run: Callable[[Any, Mapping[str, Any]], tuple[Any, Mapping[str, torch.Tensor]]]
+    leaves: tuple[str, ...] = ()
+    run: Callable[[Any, Mapping[str, Any]], tuple[Any, Mapping[str, torch.Tensor]]] | None = None
 
-    def blocked(self, answer: Any, case: Case) -> str | Raised | None:
+    def blocked(self, answer: Any, case: Case, call: Callable) -> str | Raised | None:
         """The first tensor that gets a gradient through the reference but not through
         ``answer`` (after ``output.sum().backward()``), what the answer raised, or ``None``.
 
         A parameter of the answer the reference does not have (a name of the reader's own)
         must get a gradient too, so a layer with renamed parameters is judged as well."""
-        reference = _reached(lambda: self.run(self.reference, copy.deepcopy(case.args)))
+        run = self.run or _leaves(call, self.leaves)
+        reference = _reached(lambda: run(self.reference, copy.deepcopy(case.args)))
         if isinstance(reference, Raised) or not reference[0]:  # nothing to train here
             return None
-        got = _reached(lambda: self.run(answer, copy.deepcopy(case.args)))
+        got = _reached(lambda: run(answer, copy.deepcopy(case.args)))
         if isinstance(got, Raised):
             return got  # the answer raises with gradients on
         (reached, known), (answer_reached, answer_known) = reference, got
@@ -96,7 +99,7 @@ def _reached(make: Callable[[], tuple[Any, Mapping[str, Any]]]) -> Any:
     return outcome(backward)
 
 
-def leaves(call: Callable[[Callable, Mapping[str, Any]], Any], *names: str):
+def _leaves(call: Callable[[Callable, Mapping[str, Any]], Any], names: tuple[str, ...]):
     """A :attr:`Gradient.run` for a function exercise: the arguments ``names`` become
     tensors that need gradients (as parameters are) and ``call`` runs the answer on them."""
 
@@ -130,9 +133,11 @@ class FunctionExercise:
     rules: tuple[Callable[[Callable, Case, Callable[[], Calls]], str | None], ...] = ()
     stub_gives_zeros: bool = False
     praise: str = ""
-    hint_values: Mapping[str, Any] = field(default_factory=dict)
     nan_hint: str = NAN_HINT
     gradient: Gradient | None = None
+
+    def __post_init__(self) -> None:
+        register(self)  # declared is registered: the notebook module's declaration is all
 
     def judge(self, answer: Any, course: bool = False) -> Verdict:
         """The verdict on ``answer``; ``course``: the course's own object, handed over by
@@ -163,7 +168,7 @@ class FunctionExercise:
         if all(same(r, e) for r, e in zip(results, expected, strict=True)):
             if changed := _changed(cases, given):
                 return Verdict(self.name, "wrong", not_quite(changed))
-            if self.gradient and (blocked := self.gradient.blocked(answer, cases[0])):
+            if self.gradient and (blocked := self.gradient.blocked(answer, cases[0], self.call)):
                 return self._blocked(blocked)
             own = course and any(answer is thing for thing in self.forbids.objects())
             broken = None if own else self.forbids.broken(answer, calls)
@@ -175,7 +180,7 @@ class FunctionExercise:
         for mistake, row in self.mistakes.items():
             if any(self._made(form, cases, results, expected) for form in row.variants()):
                 fits = next(c for c in cases if row.fits(c.args))
-                values = {**shape_values(fits.args), **self.hint_values}
+                values = shape_values(fits.args)
                 return named(self.name, mistake, values, case=fits.label, row=row)
         differs = self._differs(cases, results, expected, self.nan_hint)
         return Verdict(self.name, "wrong", not_quite(differs))
@@ -222,11 +227,6 @@ class FunctionExercise:
             return "the result does not change with the input: are the arguments used?"
         if k > 0 and rounded(results[k], expected[k]):
             return f"for {cases[k].label}, {describe(results[k], expected[k], nan_hint)}"
-        if k > 0 and cases[k].alone:
-            return (
-                f"right for {book}, wrong for {cases[k].label}: {cases[k].alone} "
-                f"({describe(results[k], expected[k], nan_hint)})"
-            )
         if k > 0:
             return (
                 f"right for {book}, wrong for {cases[k].label}: is a size written as a number, "

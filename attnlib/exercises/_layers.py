@@ -85,7 +85,7 @@ def trained(cls: Callable[..., Any], case: Mapping[str, Any]) -> tuple[Any, dict
 def layer_gradient(reference: type) -> Gradient:
     """The gradient check of a layer exercise: each parameter of ``reference`` that a
     gradient reaches must get one in the reader's layer too."""
-    return Gradient(reference, trained)
+    return Gradient(reference, run=trained)
 
 
 def reused(reference: type) -> Callable[[Any, Case, Any], str | None]:
@@ -117,20 +117,3 @@ def reused(reference: type) -> Callable[[Any, Case, Any], str | None]:
         )
 
     return rule
-
-
-def layer_cases(
-    reference: type,
-    sizes: list[tuple[str, tuple, torch.Tensor]],
-    alone: Mapping[int, str] | None = None,
-) -> list[Case]:
-    """One case per ``(label, constructor args, x)``: with attnlib's ``layer`` for the
-    mistakes' forward passes, built the same way; ``alone[i]``: case i's :attr:`Case.alone`."""
-    return [
-        Case(
-            label,
-            {"args": args, "x": x, "seed": DROPOUT_SEED, "layer": build(reference, args)},
-            (alone or {}).get(i, ""),
-        )
-        for i, (label, args, x) in enumerate(sizes)
-    ]

@@ -6,83 +6,69 @@ import importlib.util
 import re
 import sys
 
+#: What an error's first line likely means: a regular expression (its lines joined as they
+#: are), then its meaning on indented lines.
+_TABLE = r"""
+mat1 and mat2 shapes cannot be multiplied|size mismatch, got|inconsistent size|
+Expected size for first two dimensions of batch2
+    a matrix product A @ B needs A's columns to equal B's rows: is an operand transposed (`.T`
+    on a batch, a missing `.transpose`), or are the operands swapped?
+is invalid for input of size
+    a view or reshape to sizes whose product is not the tensor's number of entries: is a size
+    written as the book's number, read from a name of the notebook, or is num_heads * head_dim
+    not d_out?
+argument '(size|shape)'.*(float|must be tuple of ints)
+    a size given as a float: `/` gives a float even when it divides evenly; sizes are whole
+    numbers, written with `//`
+Dimension out of range
+    an axis the tensor does not have: dim=1 or .T on a tensor with fewer axes than expected?
+index \d+ is out of bounds|out of range
+    an index past the end of a tensor: a size or an index written as the book's number?
+inconsistent tensor size
+    a product of two vectors of different lengths: is one operand a single row where the whole
+    matrix was meant, or the other way round?
+1D tensors expected
+    torch.dot multiplies two vectors (1-D) only: for every pair of rows of a matrix at once,
+    write a matrix product, A @ B
+takes \d+ positional arguments? but \d+ (were|was) given|
+missing \d+ required positional argument|unexpected keyword argument
+    the check calls your function with the arguments the exercise names: does its `def` line
+    take exactly those, in that order?
+both arguments to matmul need to be at least 1D|0D or 1D tensors expected
+    a matrix product of a single number or of a vector that needs a matrix: is a row taken where
+    the whole tensor was meant?
+must be Tensor, not|expected Tensor as element|Expected all tensors
+    a torch function was given something that is not a tensor: which argument holds what?
+^(ZeroDivisionError|OverflowError)
+    a division by zero or a number too large: is a sum or a size 0 where it should not be?
+^(NameError|UnboundLocalError)
+    a name the function does not have: use its arguments, not a name from the notebook
+view size is not compatible
+    view on a tensor that is not contiguous: call .contiguous() first, or use .reshape
+has no attribute 'shape'|object has no attribute
+    a method called on something that is not a tensor: which argument holds what?
+masked_fill.*(bool|Bool)|expected.*mask.*bool
+    masked_fill wants a boolean mask: compare (`== 1`) or call .bool() on a 0/1 mask
+^TypeError
+    a value of an unexpected type: is an argument missing, or a number where a tensor goes?
+"""
+
+
+def _entries(table: str) -> tuple[tuple[str, str], ...]:
+    """The ``(pattern, meaning)`` pairs of a table written as :data:`_TABLE` is."""
+    entries: list[tuple[str, list[str]]] = []
+    for line in table.strip("\n").splitlines():
+        if line.startswith(" "):
+            entries[-1][1].append(line.strip())
+        elif entries and not entries[-1][1]:  # the pattern goes on
+            entries[-1] = (entries[-1][0] + line, [])
+        else:
+            entries.append((line, []))
+    return tuple((pattern, " ".join(words)) for pattern, words in entries)
+
+
 #: (pattern of the error's first line, what it likely means): the first match is used.
-MEANINGS = (
-    (
-        r"mat1 and mat2 shapes cannot be multiplied|size mismatch, got|inconsistent size|"
-        r"Expected size for first two dimensions of batch2",
-        "a matrix product A @ B needs A's columns to equal B's rows: is an operand transposed "
-        "(`.T` on a batch, a missing `.transpose`), or are the operands swapped?",
-    ),
-    (
-        r"is invalid for input of size",
-        "a view or reshape to sizes whose product is not the tensor's number of entries: is "
-        "a size written as the book's number, read from a name of the notebook, or is "
-        "num_heads * head_dim not d_out?",
-    ),
-    (
-        r"argument '(size|shape)'.*(float|must be tuple of ints)",
-        "a size given as a float: `/` gives a float even when it divides evenly; sizes are "
-        "whole numbers, written with `//`",
-    ),
-    (
-        r"Dimension out of range",
-        "an axis the tensor does not have: dim=1 or .T on a tensor with fewer axes than expected?",
-    ),
-    (
-        r"index \d+ is out of bounds|out of range",
-        "an index past the end of a tensor: a size or an index written as the book's number?",
-    ),
-    (
-        r"inconsistent tensor size",
-        "a product of two vectors of different lengths: is one operand a single row where the "
-        "whole matrix was meant, or the other way round?",
-    ),
-    (
-        r"1D tensors expected",
-        "torch.dot multiplies two vectors (1-D) only: for every pair of rows of a matrix at "
-        "once, write a matrix product, A @ B",
-    ),
-    (
-        r"takes \d+ positional arguments? but \d+ (were|was) given|"
-        r"missing \d+ required positional argument|unexpected keyword argument",
-        "the check calls your function with the arguments the exercise names: does its `def` "
-        "line take exactly those, in that order?",
-    ),
-    (
-        r"both arguments to matmul need to be at least 1D|0D or 1D tensors expected",
-        "a matrix product of a single number or of a vector that needs a matrix: is a row "
-        "taken where the whole tensor was meant?",
-    ),
-    (
-        r"must be Tensor, not|expected Tensor as element|Expected all tensors",
-        "a torch function was given something that is not a tensor: which argument holds what?",
-    ),
-    (
-        r"^(ZeroDivisionError|OverflowError)",
-        "a division by zero or a number too large: is a sum or a size 0 where it should not be?",
-    ),
-    (
-        r"^(NameError|UnboundLocalError)",
-        "a name the function does not have: use its arguments, not a name from the notebook",
-    ),
-    (
-        r"view size is not compatible",
-        "view on a tensor that is not contiguous: call .contiguous() first, or use .reshape",
-    ),
-    (
-        r"has no attribute 'shape'|object has no attribute",
-        "a method called on something that is not a tensor: which argument holds what?",
-    ),
-    (
-        r"masked_fill.*(bool|Bool)|expected.*mask.*bool",
-        "masked_fill wants a boolean mask: compare (`== 1`) or call .bool() on a 0/1 mask",
-    ),
-    (
-        r"^TypeError",
-        "a value of an unexpected type: is an argument missing, or a number where a tensor goes?",
-    ),
-)
+MEANINGS = _entries(_TABLE)
 
 
 #: torch's words when two shapes do not broadcast: the sizes that met and the axis, counted in

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from attnlib.exercises._compare import NAN_HINT, describe, outcome, same, shown
-from attnlib.exercises._core import Verdict, correct, named, not_attempted, not_quite
+from attnlib.exercises._compare import describe, outcome, same, shown
+from attnlib.exercises._core import Verdict, correct, named, not_attempted, not_quite, register
 
 
 class Refused(str):
@@ -114,6 +114,24 @@ def token(tokens: tuple[str, ...]) -> Callable[[Any], Any]:
     return accept
 
 
+def each(accept: Callable[[Any], Any], names: tuple[str, ...], what: str) -> Callable[[Any], Any]:
+    """Answers to ``names`` given together (the names' values, or a tuple by hand), each
+    taken by ``accept``, as a tuple; else a :class:`Refused` that names the value refused,
+    or says ``what`` was asked (``{got}``: the answer as given)."""
+
+    def accept_each(answer: Any) -> Any:
+        values = [answer[n] for n in names] if isinstance(answer, dict) else answer
+        if not isinstance(values, (tuple, list)) or len(values) != len(names):
+            return Refused(what.format(got=shown(answer)))
+        taken = [accept(v) for v in values]
+        for name, value in zip(names, taken, strict=True):
+            if isinstance(value, Refused):
+                return Refused(f"`{name}`: {value}")
+        return tuple(taken)
+
+    return accept_each
+
+
 def _wrong(answer: Any, value: Any, right: Any, accept: Callable[[Any], Any]) -> str:
     """A wrong answer described: what the reader typed, what it stands for, which way it is off.
 
@@ -154,9 +172,11 @@ def tensor(answer: Any) -> Any:
 class ValueExercise:
     """One value exercise: ``accept`` applies the answer policy; ``expected`` is the right
     value; ``mistakes`` map rows of a kind's table to the value that mistake gives; ``exact``
-    for counts. ``search(answer, value)``, for a wrong value no row gives, may name a mistake
-    of ``searched`` as ``(mistake, hint values, hint or "")``. Several ``answer_names`` are
-    answered together: not attempted while all are ``...``, refused while one of them is."""
+    for counts. For a wrong value no row gives, ``near`` names a mistake when its test takes
+    the number (one read off a plot, say), the answer echoed as ``{got}``; ``search(answer,
+    value)`` may name a mistake of ``searched`` as ``(mistake, hint values, hint or "")``.
+    Several ``answer_names`` are answered together: not attempted while all are ``...``,
+    refused while one of them is."""
 
     name: str
     task: str
@@ -167,9 +187,9 @@ class ValueExercise:
     exact: bool = True
     praise: str = ""
     hint_values: Mapping[str, Any] = field(default_factory=dict)
-    nan_hint: str = NAN_HINT
     #: What a wrong accepted value stands for, concretely (None: echo and direction only).
     explain: Callable[[Any], str | None] | None = None
+    near: Mapping[str, Callable[[float], bool]] = field(default_factory=dict)
     search: Callable[[Any, Any], tuple[str, Mapping[str, Any], str] | None] | None = None
     searched: tuple[str, ...] = ()
 
@@ -178,6 +198,9 @@ class ValueExercise:
         """A question answered by a value the reader predicts, not a tensor they compute:
         its first wrong answer gets a nudge, not the explanation (``_tries``)."""
         return self.accept is not tensor
+
+    def __post_init__(self) -> None:
+        register(self)  # declared is registered: the notebook module's declaration is all
 
     def judge(self, answer: Any, course: bool = False) -> Verdict:
         names = self.answer_names
@@ -197,10 +220,13 @@ class ValueExercise:
         for mistake, make in self.mistakes.items():
             if same(value, outcome(make), exact=self.exact):
                 return named(self.name, mistake, self.hint_values)
+        for mistake, close in self.near.items():
+            if isinstance(value, (int, float)) and close(value):
+                return named(self.name, mistake, {"got": shown(answer)})
         if self.search is not None and (found := self.search(answer, value)):
             return named(self.name, found[0], found[1], hint=found[2])
         if isinstance(value, torch.Tensor):
-            what = describe(value, right, self.nan_hint)
+            what = describe(value, right)
         else:
             what = _wrong(answer, value, right, self.accept)
             told = self.explain(value) if self.explain is not None else None

@@ -8,7 +8,6 @@ from attnlib.attention import attention_scores
 from attnlib.data import TOKENS, example_inputs
 from attnlib.exercises._calls import SCORES, Forbid, no_product
 from attnlib.exercises._cases import random_tensor, token_inputs
-from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import ValueExercise, tensor, token, whole
 from attnlib.mistakes import MISTAKES
@@ -29,68 +28,58 @@ def _pairs() -> list[Case]:
     return cases
 
 
-def _grids() -> list[Case]:
-    return [Case(label, {"inputs": x, "asking": x}) for label, x in token_inputs()]
-
-
-register(
-    FunctionExercise(
-        name="01.dot",
-        task="return the dot product of a and b: multiply position by position, then add",
-        answer_names=("dot",),
-        cases=_pairs,
-        call=lambda dot, args: dot(args["a"], args["b"]),
-        reference=lambda args: torch.dot(args["a"], args["b"]),
-        mistakes=rows("products_not_summed", "sums_multiplied"),
-        forbids=Forbid(attnlib=(*SCORES, "context_vector"), how="with * and .sum()"),
-        # literally the rule stated: torch.dot (or its aliases) is refused; `@` and einsum are
-        # other ways to write the formula, and are taken
-        rules=(no_product("torch.dot", ("dot", "vdot", "inner")),),
-        praise="dot(x_0, x_1) = 0.9544, the score of 'Your' with 'journey'.",
-    )
+FunctionExercise(
+    name="01.dot",
+    task="return the dot product of a and b: multiply position by position, then add",
+    answer_names=("dot",),
+    cases=_pairs,
+    call=lambda dot, args: dot(args["a"], args["b"]),
+    reference=lambda args: torch.dot(args["a"], args["b"]),
+    mistakes=rows("products_not_summed", "sums_multiplied"),
+    forbids=Forbid(attnlib=(*SCORES, "context_vector"), how="with * and .sum()"),
+    # literally the rule stated: torch.dot (or its aliases) is refused; `@` and einsum are
+    # other ways to write the formula, and are taken
+    rules=(no_product("torch.dot", ("dot", "vdot", "inner")),),
+    praise="dot(x_0, x_1) = 0.9544, the score of 'Your' with 'journey'.",
 )
 
-register(
-    ValueExercise(
-        name="01.query",
-        task="set query to the embedding of 'journey', the book's x^(2)",
-        answer_names=("query",),
-        accept=tensor,
-        expected=lambda: example_inputs()[QUERY_INDEX],
-        mistakes={
-            "book_number_as_index": lambda: MISTAKES["book_number_as_index"].given(
-                {"inputs": example_inputs(), "number": QUERY_NUMBER}
-            ),
-            "column_not_token": lambda: MISTAKES["column_not_token"].given(
-                {"inputs": example_inputs(), "index": QUERY_INDEX}
-            ),
-        },
-        exact=False,
-        praise="'journey' is the book's second token, x^(2), and Python's inputs[1].",
-    )
-)
-
-register(
-    FunctionExercise(
-        name="01.loop_body",
-        task="fill in the line inside the two loops that sets attn_scores[i, j]",
-        answer_names=("attention_scores_loop",),
-        cases=_grids,
-        call=lambda scores_loop, args: scores_loop(args["inputs"]),
-        reference=lambda args: attention_scores(args["inputs"]),
-        mistakes=rows(
-            "products_in_one_cell",
-            "same_token",
-            "row_written_whole",
-            "transposed_product",
-            "no_transpose",
-            "elementwise_product",
-            "operands_swapped",
+ValueExercise(
+    name="01.query",
+    task="set query to the embedding of 'journey', the book's x^(2)",
+    answer_names=("query",),
+    accept=tensor,
+    expected=lambda: example_inputs()[QUERY_INDEX],
+    mistakes={
+        "book_number_as_index": lambda: MISTAKES["book_number_as_index"].given(
+            {"inputs": example_inputs(), "number": QUERY_NUMBER}
         ),
-        forbids=Forbid(attnlib=SCORES, how="with torch.dot, one cell at a time"),
-        stub_gives_zeros=True,
-        praise="Every cell is the dot product of token i's vector with token j's.",
-    )
+        "column_not_token": lambda: MISTAKES["column_not_token"].given(
+            {"inputs": example_inputs(), "index": QUERY_INDEX}
+        ),
+    },
+    exact=False,
+    praise="'journey' is the book's second token, x^(2), and Python's inputs[1].",
+)
+
+FunctionExercise(
+    name="01.loop_body",
+    task="fill in the line inside the two loops that sets attn_scores[i, j]",
+    answer_names=("attention_scores_loop",),
+    cases=lambda: [Case(label, {"inputs": x, "asking": x}) for label, x in token_inputs()],
+    call=lambda scores_loop, args: scores_loop(args["inputs"]),
+    reference=lambda args: attention_scores(args["inputs"]),
+    mistakes=rows(
+        "products_in_one_cell",
+        "same_token",
+        "row_written_whole",
+        "transposed_product",
+        "no_transpose",
+        "elementwise_product",
+        "operands_swapped",
+    ),
+    forbids=Forbid(attnlib=SCORES, how="with torch.dot, one cell at a time"),
+    stub_gives_zeros=True,
+    praise="Every cell is the dot product of token i's vector with token j's.",
 )
 
 
@@ -98,34 +87,24 @@ def _highest_hint() -> dict[str, str | int]:
     row = attention_scores(example_inputs())[SHORT_TOKEN]
     best = int(row.argmax())
     own, top = f"{row[SHORT_TOKEN]:.4f}", f"{row[best]:.4f}"
-    return {
-        "token": TOKENS[SHORT_TOKEN],
-        "own": own,
-        "other": TOKENS[best],
-        "best": top,
-        "row": SHORT_TOKEN,
-    }
+    return dict(token=TOKENS[SHORT_TOKEN], own=own, other=TOKENS[best], best=top, row=SHORT_TOKEN)
 
 
-register(
-    ValueExercise(
-        name="01.highest",
-        task=f"set answer to the token that {TOKENS[SHORT_TOKEN]!r} scores highest with",
-        answer_names=("answer",),
-        accept=token(TOKENS),
-        expected=lambda: TOKENS[
-            int(attention_scores(example_inputs())[SHORT_TOKEN].argmax())
+ValueExercise(
+    name="01.highest",
+    task=f"set answer to the token that {TOKENS[SHORT_TOKEN]!r} scores highest with",
+    answer_names=("answer",),
+    accept=token(TOKENS),
+    expected=lambda: TOKENS[int(attention_scores(example_inputs())[SHORT_TOKEN].argmax())].lower(),
+    mistakes={
+        "itself_highest": lambda: TOKENS[SHORT_TOKEN].lower(),
+        "lowest_for_highest": lambda: TOKENS[
+            int(attention_scores(example_inputs())[SHORT_TOKEN].argmin())
         ].lower(),
-        mistakes={
-            "itself_highest": lambda: TOKENS[SHORT_TOKEN].lower(),
-            "lowest_for_highest": lambda: TOKENS[
-                int(attention_scores(example_inputs())[SHORT_TOKEN].argmin())
-            ].lower(),
-        },
-        praise="'one' is a short vector; the long 'starts' beats it even on its own row.",
-        hint_values=_highest_hint(),
-        explain=lambda token: _score_with(token),
-    )
+    },
+    praise="'one' is a short vector; the long 'starts' beats it even on its own row.",
+    hint_values=_highest_hint(),
+    explain=lambda token: _score_with(token),
 )
 
 
@@ -144,19 +123,17 @@ def _repeats() -> int:
     return num_tokens * (num_tokens - 1) // 2
 
 
-register(
-    ValueExercise(
-        name="01.repeats",
-        task="set repeats to how many of the 36 dot products give a number already in the grid",
-        answer_names=("repeats",),
-        accept=whole,
-        expected=_repeats,
-        mistakes={
-            "repeats_both_halves": lambda: 2 * _repeats(),
-            "repeats_distinct": lambda: len(example_inputs()) + _repeats(),
-            "repeats_diagonal": lambda: len(example_inputs()),
-            "repeats_all": lambda: len(example_inputs()) ** 2,
-        },
-        praise="Every cell below the diagonal mirrors one above it: 15 of the 36 are repeats.",
-    )
+ValueExercise(
+    name="01.repeats",
+    task="set repeats to how many of the 36 dot products give a number already in the grid",
+    answer_names=("repeats",),
+    accept=whole,
+    expected=_repeats,
+    mistakes={
+        "repeats_both_halves": lambda: 2 * _repeats(),
+        "repeats_distinct": lambda: len(example_inputs()) + _repeats(),
+        "repeats_diagonal": lambda: len(example_inputs()),
+        "repeats_all": lambda: len(example_inputs()) ** 2,
+    },
+    praise="Every cell below the diagonal mirrors one above it: 15 of the 36 are repeats.",
 )

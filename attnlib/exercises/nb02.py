@@ -6,7 +6,6 @@ from attnlib.attention import attention_scores, scaled_scores
 from attnlib.data import example_inputs
 from attnlib.exercises._calls import SCORES, Forbid, no_whole_grid, one_product
 from attnlib.exercises._cases import token_inputs
-from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import ValueExercise, number, shape
 
@@ -34,77 +33,68 @@ def _product_shape(answer: tuple) -> str:
     )
 
 
-register(
-    ValueExercise(
-        name="02.transposed_shape",
-        task="set shape to the shape of inputs.T @ inputs, e.g. (2, 5)",
-        answer_names=("shape",),
-        accept=shape,
-        expected=lambda: (example_inputs().shape[1],) * 2,  # (d_in, n) @ (n, d_in)
-        mistakes={
-            "inner_sizes_kept": lambda: (len(example_inputs()),) * 2,
-            "transpose_shape_taken": lambda: tuple(example_inputs().T.shape),
-            "operand_shape_taken": lambda: tuple(example_inputs().shape),
-        },
-        explain=_product_shape,
-        praise="(3, 6) @ (6, 3): the outer sizes stay, the inner 6 is summed away.",
-    )
+ValueExercise(
+    name="02.transposed_shape",
+    task="set shape to the shape of inputs.T @ inputs, e.g. (2, 5)",
+    answer_names=("shape",),
+    accept=shape,
+    expected=lambda: (example_inputs().shape[1],) * 2,  # (d_in, n) @ (n, d_in)
+    mistakes={
+        "inner_sizes_kept": lambda: (len(example_inputs()),) * 2,
+        "transpose_shape_taken": lambda: tuple(example_inputs().T.shape),
+        "operand_shape_taken": lambda: tuple(example_inputs().shape),
+    },
+    explain=_product_shape,
+    praise="(3, 6) @ (6, 3): the outer sizes stay, the inner 6 is summed away.",
 )
 
-register(
-    FunctionExercise(
-        name="02.matmul",
-        task="return the grid of scores of inputs with one matrix product",
-        answer_names=("attention_scores",),
-        cases=lambda: _cases(None),
-        call=_grid,
-        reference=lambda args: attention_scores(args["inputs"]),
-        mistakes=rows(
-            "products_in_one_cell",
-            "same_token",
-            "row_written_whole",
-            "transposed_product",
-            "no_transpose",
-            "elementwise_product",
-            "operands_swapped",
+FunctionExercise(
+    name="02.matmul",
+    task="return the grid of scores of inputs with one matrix product",
+    answer_names=("attention_scores",),
+    cases=lambda: _cases(None),
+    call=_grid,
+    reference=lambda args: attention_scores(args["inputs"]),
+    mistakes=rows(
+        "products_in_one_cell",
+        "same_token",
+        "row_written_whole",
+        "transposed_product",
+        "no_transpose",
+        "elementwise_product",
+        "operands_swapped",
+    ),
+    forbids=Forbid(attnlib=SCORES, how="with @"),
+    rules=(one_product("inputs @ inputs.T"),),
+    praise="inputs @ inputs.T: row i of inputs times column j of inputs.T, token i · token j.",
+)
+
+FunctionExercise(
+    name="02.first_rows",
+    task="return the first three rows of the grid with one product, not the whole grid",
+    answer_names=("first_three_rows",),
+    cases=lambda: _cases(NUM_ASKING),
+    call=_grid,
+    reference=lambda args: scaled_scores(args["asking"], args["inputs"], scale=1.0),
+    mistakes=rows("operands_swapped", "no_transpose"),
+    forbids=Forbid(attnlib=SCORES, how="with @"),
+    rules=(
+        no_whole_grid(
+            "the right rows, but cut from the whole {grid} grid; the exercise asks for "
+            "the 3 rows alone: put only the asking tokens on the left"
         ),
-        forbids=Forbid(attnlib=SCORES, how="with @"),
-        rules=(one_product("inputs @ inputs.T"),),
-        praise="inputs @ inputs.T: row i of inputs times column j of inputs.T, token i · token j.",
-    )
+        one_product("inputs[:3] @ inputs.T"),
+    ),
+    praise="The tokens that ask go on the left: one row each; the tokens compared, "
+    "transposed, on the right: one column each.",
 )
 
-register(
-    FunctionExercise(
-        name="02.first_rows",
-        task="return the first three rows of the grid with one product, not the whole grid",
-        answer_names=("first_three_rows",),
-        cases=lambda: _cases(NUM_ASKING),
-        call=_grid,
-        reference=lambda args: scaled_scores(args["asking"], args["inputs"], scale=1.0),
-        mistakes=rows("operands_swapped", "no_transpose"),
-        forbids=Forbid(attnlib=SCORES, how="with @"),
-        rules=(
-            no_whole_grid(
-                "the right rows, but cut from the whole {grid} grid; the exercise asks for "
-                "the 3 rows alone: put only the asking tokens on the left"
-            ),
-            one_product("inputs[:3] @ inputs.T"),
-        ),
-        praise="The tokens that ask go on the left: one row each; the tokens compared, "
-        "transposed, on the right: one column each.",
-    )
-)
-
-register(
-    ValueExercise(
-        name="02.calls_growth",
-        task="set times to how many times more torch.dot calls the loops make for 12 tokens "
-        "than for 6",
-        answer_names=("times",),
-        accept=number,
-        expected=lambda: 4,
-        mistakes={"cost_linear": lambda: 2, "calls_not_ratio": lambda: 12 * 12},
-        praise="144 calls against 36: twice the rows, each twice as long.",
-    )
+ValueExercise(
+    name="02.calls_growth",
+    task="set times to how many times more torch.dot calls the loops make for 12 tokens than for 6",
+    answer_names=("times",),
+    accept=number,
+    expected=lambda: 4,
+    mistakes={"cost_linear": lambda: 2, "calls_not_ratio": lambda: 12 * 12},
+    praise="144 calls against 36: twice the rows, each twice as long.",
 )

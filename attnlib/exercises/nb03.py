@@ -8,21 +8,8 @@ from attnlib.attention import attention_scores, softmax
 from attnlib.data import example_inputs
 from attnlib.exercises._calls import SOFTMAX, TORCH_SOFTMAX, Forbid
 from attnlib.exercises._cases import random_tensor
-from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import ValueExercise, boolean, word
-
-#: Both softmax exercises' mistakes, tried in this order: the axis, the steps, the shift.
-SOFTMAX_MISTAKES = rows(
-    "softmax_dim0",
-    "no_exp",
-    "no_keepdim",
-    "softmax_whole_grid",
-    "no_max_shift",
-    "max_no_keepdim",
-    "max_of_grid",
-    "max_without_values",
-)
 
 #: The grid the reader's softmax is tried on first: not symmetric (so a sum along the wrong
 #: axis shows), with a negative score (the notebook's example row first), nothing large.
@@ -33,6 +20,18 @@ BIG_SCORES = ((10.0, 50.0, 100.0), (1.0, 2.0, 3.0))
 QUERY, FACTOR = 1, 10.0
 #: Where nan comes from in a softmax.
 EXP_NAN = "did exp overflow (exp(100) is inf in float32, and inf / inf is nan), or 0 / 0?"
+
+# The same eight ways to get a softmax wrong, for both of the notebook's softmax exercises.
+SOFTMAX_MISTAKES = rows(
+    "softmax_dim0",
+    "no_exp",
+    "no_keepdim",
+    "softmax_whole_grid",
+    "no_max_shift",
+    "max_no_keepdim",
+    "max_of_grid",
+    "max_without_values",
+)
 
 
 def _grids(first: tuple, label: str, scale: float) -> list[Case]:
@@ -52,75 +51,64 @@ def _scaled_top_weight() -> str:
     return "sharper" if after > before else "flatter" if after < before else "unchanged"
 
 
-register(
-    FunctionExercise(
-        name="03.softmax_naive",
-        task="return exp(x) divided by the total of exp(x) in each row",
-        answer_names=("softmax_naive",),
-        cases=lambda: _grids(SMALL_GRID, "the 3 x 3 grid with a negative score", 3.0),
-        call=lambda softmax_naive, args: softmax_naive(args["x"]),
-        reference=lambda args: softmax(args["x"]),
-        mistakes=SOFTMAX_MISTAKES,
-        forbids=Forbid(SOFTMAX, TORCH_SOFTMAX, "from torch.exp and .sum()"),
-        nan_hint=EXP_NAN,
-        praise="Tried on grids of several shapes, with negative scores: every weight is "
-        "positive and every row sums to 1.",
-    )
+FunctionExercise(
+    name="03.softmax_naive",
+    task="return exp(x) divided by the total of exp(x) in each row",
+    answer_names=("softmax_naive",),
+    cases=lambda: _grids(SMALL_GRID, "the 3 x 3 grid with a negative score", 3.0),
+    call=lambda softmax_naive, args: softmax_naive(args["x"]),
+    reference=lambda args: softmax(args["x"]),
+    mistakes=SOFTMAX_MISTAKES,
+    forbids=Forbid(SOFTMAX, TORCH_SOFTMAX, "from torch.exp and .sum()"),
+    nan_hint=EXP_NAN,
+    praise="Tried on grids of several shapes, with negative scores: every weight is "
+    "positive and every row sums to 1.",
 )
 
-register(
-    ValueExercise(
-        name="03.dim0_sums",
-        task='set which_sum_to_1 to "rows" or "columns"',
-        answer_names=("which_sum_to_1",),
-        accept=word("rows", "columns"),
-        expected=lambda: "columns",
-        mistakes={"dim0_rows": lambda: "rows"},
-        praise="dim=0 runs down each column, so each column shares one total.",
-    )
+ValueExercise(
+    name="03.dim0_sums",
+    task='set which_sum_to_1 to "rows" or "columns"',
+    answer_names=("which_sum_to_1",),
+    accept=word("rows", "columns"),
+    expected=lambda: "columns",
+    mistakes={"dim0_rows": lambda: "rows"},
+    praise="dim=0 runs down each column, so each column shares one total.",
 )
 
-register(
-    ValueExercise(
-        name="03.shift",
-        task="set same_weights to True or False",
-        answer_names=("same_weights",),
-        accept=boolean,
-        expected=lambda: bool(
-            torch.allclose(
-                softmax(attention_scores(example_inputs())[QUERY] + 10),
-                softmax(attention_scores(example_inputs())[QUERY]),
-            )
-        ),
-        mistakes={"shift_changes_weights": lambda: False},
-        praise="e^10 multiplies every exp of the row, above and below the fraction bar: "
-        "it cancels.",
-    )
+ValueExercise(
+    name="03.shift",
+    task="set same_weights to True or False",
+    answer_names=("same_weights",),
+    accept=boolean,
+    expected=lambda: bool(
+        torch.allclose(
+            softmax(attention_scores(example_inputs())[QUERY] + 10),
+            softmax(attention_scores(example_inputs())[QUERY]),
+        )
+    ),
+    mistakes={"shift_changes_weights": lambda: False},
+    praise="e^10 multiplies every exp of the row, above and below the fraction bar: it cancels.",
 )
 
-register(
-    FunctionExercise(
-        name="03.softmax_stable",
-        task="return the softmax of each row of x, computed after subtracting the row's maximum",
-        answer_names=("softmax_stable",),
-        cases=lambda: _grids(BIG_SCORES, "the scores up to 100", 200.0),
-        call=lambda softmax_stable, args: softmax_stable(args["x"]),
-        reference=lambda args: softmax(args["x"]),
-        mistakes=SOFTMAX_MISTAKES,
-        forbids=Forbid(SOFTMAX, TORCH_SOFTMAX, "from the row's max, torch.exp and .sum()"),
-        nan_hint=EXP_NAN,
-        praise="Scores up to 100 and no nan: the largest exp is now exp(0) = 1.",
-    )
+FunctionExercise(
+    name="03.softmax_stable",
+    task="return the softmax of each row of x, computed after subtracting the row's maximum",
+    answer_names=("softmax_stable",),
+    cases=lambda: _grids(BIG_SCORES, "the scores up to 100", 200.0),
+    call=lambda softmax_stable, args: softmax_stable(args["x"]),
+    reference=lambda args: softmax(args["x"]),
+    mistakes=SOFTMAX_MISTAKES,
+    forbids=Forbid(SOFTMAX, TORCH_SOFTMAX, "from the row's max, torch.exp and .sum()"),
+    nan_hint=EXP_NAN,
+    praise="Scores up to 100 and no nan: the largest exp is now exp(0) = 1.",
 )
 
-register(
-    ValueExercise(
-        name="03.times_ten",
-        task='set after_times_10 to "sharper", "flatter" or "unchanged"',
-        answer_names=("after_times_10",),
-        accept=word("sharper", "flatter", "unchanged"),
-        expected=_scaled_top_weight,
-        mistakes={"scale_like_shift": lambda: "unchanged", "scale_flattens": lambda: "flatter"},
-        praise="Ten times the gaps between the scores: the weight piles onto the top scores.",
-    )
+ValueExercise(
+    name="03.times_ten",
+    task='set after_times_10 to "sharper", "flatter" or "unchanged"',
+    answer_names=("after_times_10",),
+    accept=word("sharper", "flatter", "unchanged"),
+    expected=_scaled_top_weight,
+    mistakes={"scale_like_shift": lambda: "unchanged", "scale_flattens": lambda: "flatter"},
+    praise="Ten times the gaps between the scores: the weight piles onto the top scores.",
 )

@@ -11,7 +11,6 @@ from attnlib.checks import _name, diagnose
 from attnlib.data import TOKENS, example_inputs
 from attnlib.exercises._calls import ATTEND, SCORES, Forbid, no_whole_grid
 from attnlib.exercises._cases import random_tensor, token_inputs
-from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import ValueExercise, tensor, word
 from attnlib.mistakes import MISTAKES, Mistake, context
@@ -51,34 +50,30 @@ def _journey() -> dict[str, torch.Tensor]:
     return {"weights": _weights()[QUERY_INDEX], "inputs": example_inputs()}
 
 
-register(
-    ValueExercise(
-        name="04.running_sum",
-        task='set context_vec_2, the context vector of "journey", with the running total',
-        answer_names=("context_vec_2",),
-        accept=tensor,
-        expected=lambda: context_vector(example_inputs(), _weights()[QUERY_INDEX]),
-        mistakes={
-            "column_not_row": lambda: context_vector(
-                example_inputs(),
-                MISTAKES["column_not_row"].given(
-                    {"attn_weights": _weights(), "index": QUERY_INDEX}
-                ),
-            ),
-            "assigned_not_added": lambda: context.TABLE["assigned_not_added"].given(_journey()),
-            "no_zero_start": lambda: _started_from_row(QUERY_INDEX),
-        },
-        exact=False,
-        praise="z(2) = [0.4419, 0.6515, 0.5683]: each input times its own weight, added to zeros.",
-        hint_values={
-            "got": _name(QUERY_NUMBER, TOKENS),  # the book's number of "journey", taken as an index
-            "query": _name(QUERY_INDEX, TOKENS),
-            "index": QUERY_INDEX,
-            "offset": "the row it started from, and more",
-        },
-        search=_diagnosed,
-        searched=("wrong_pairing", "no_zero_start", "wrong_query_index"),
-    )
+ValueExercise(
+    name="04.running_sum",
+    task='set context_vec_2, the context vector of "journey", with the running total',
+    answer_names=("context_vec_2",),
+    accept=tensor,
+    expected=lambda: context_vector(example_inputs(), _weights()[QUERY_INDEX]),
+    mistakes={
+        "column_not_row": lambda: context_vector(
+            example_inputs(),
+            MISTAKES["column_not_row"].given({"attn_weights": _weights(), "index": QUERY_INDEX}),
+        ),
+        "assigned_not_added": lambda: context.TABLE["assigned_not_added"].given(_journey()),
+        "no_zero_start": lambda: _started_from_row(QUERY_INDEX),
+    },
+    exact=False,
+    praise="z(2) = [0.4419, 0.6515, 0.5683]: each input times its own weight, added to zeros.",
+    hint_values={
+        "got": _name(QUERY_NUMBER, TOKENS),  # the book's number of "journey", taken as an index
+        "query": _name(QUERY_INDEX, TOKENS),
+        "index": QUERY_INDEX,
+        "offset": "the row it started from, and more",
+    },
+    search=_diagnosed,
+    searched=("wrong_pairing", "no_zero_start", "wrong_query_index"),
 )
 
 
@@ -93,18 +88,16 @@ def _blend_cases() -> list[Case]:
     return cases
 
 
-register(
-    FunctionExercise(
-        name="04.all_context",
-        task="return every query's context vector with one matrix product",
-        answer_names=("all_context_vectors",),
-        cases=_blend_cases,
-        call=lambda blend, args: blend(args["attn_weights"], args["inputs"]),
-        reference=lambda args: context_vectors(args["attn_weights"], args["inputs"]),
-        mistakes=rows("weights_transposed", "product_order"),
-        forbids=Forbid(attnlib=("context_vectors", "context_vector"), how="with @"),
-        praise="(6, 6) @ (6, 3) -> (6, 3): row q is the running total of query q, all at once.",
-    )
+FunctionExercise(
+    name="04.all_context",
+    task="return every query's context vector with one matrix product",
+    answer_names=("all_context_vectors",),
+    cases=_blend_cases,
+    call=lambda blend, args: blend(args["attn_weights"], args["inputs"]),
+    reference=lambda args: context_vectors(args["attn_weights"], args["inputs"]),
+    mistakes=rows("weights_transposed", "product_order"),
+    forbids=Forbid(attnlib=("context_vectors", "context_vector"), how="with @"),
+    praise="(6, 6) @ (6, 3) -> (6, 3): row q is the running total of query q, all at once.",
 )
 
 
@@ -117,30 +110,21 @@ def _column_total() -> str:
 def _column_hint() -> dict[str, str]:
     column = _weights()[:, QUERY_INDEX]
     giver = int(column.argmin())
-    return {
-        "token": TOKENS[QUERY_INDEX],
-        "even": f"{1 / len(column):.4f}",
-        "smallest": f"{column[giver]:.4f}",
-        "giver": TOKENS[giver],
-    }
+    even, smallest = f"{1 / len(column):.4f}", f"{column[giver]:.4f}"
+    return dict(token=TOKENS[QUERY_INDEX], even=even, smallest=smallest, giver=TOKENS[giver])
 
 
-register(
-    ValueExercise(
-        name="04.column_total",
-        task='set journey_receives to "less", "equal" or "more": the sum of column 1 of '
-        "attn_weights against 1",
-        answer_names=("journey_receives",),
-        accept=word("less", "equal", "more"),
-        expected=_column_total,
-        mistakes={
-            "column_sums_to_1": lambda: "equal",
-            "below_even_share": lambda: "less",
-        },
-        praise="Every row gives 'journey' more than 1/6, so its column adds up to more than 1 "
-        "(1.2970): softmax normalises rows, not columns.",
-        hint_values=_column_hint(),
-    )
+ValueExercise(
+    name="04.column_total",
+    task='set journey_receives to "less", "equal" or "more": the sum of column 1 of '
+    "attn_weights against 1",
+    answer_names=("journey_receives",),
+    accept=word("less", "equal", "more"),
+    expected=_column_total,
+    mistakes={"column_sums_to_1": lambda: "equal", "below_even_share": lambda: "less"},
+    praise="Every row gives 'journey' more than 1/6, so its column adds up to more than 1 "
+    "(1.2970): softmax normalises rows, not columns.",
+    hint_values=_column_hint(),
 )
 
 
@@ -163,33 +147,27 @@ def _scratch_cases() -> list[Case]:
     return cases
 
 
-def _from_scratch(from_scratch: Any, args: dict[str, Any]) -> Any:
-    return from_scratch(args["inputs"], args["query"])
-
-
-register(
-    FunctionExercise(
-        name="04.from_scratch",
-        task="return the context vector of token `query_index` computed from `inputs` alone",
-        answer_names=("context_from_scratch",),
-        cases=_scratch_cases,
-        call=_from_scratch,
-        reference=lambda args: context_vector(args["inputs"], softmax(args["attn_scores"])),
-        mistakes={
-            "not_from_scratch": context.TABLE["not_from_scratch"],
-            "no_softmax": context.TABLE["no_softmax"],
-            "no_exp": _blended("no_exp"),
-        },
-        forbids=Forbid(
-            attnlib=(*SCORES, "context_vector", *ATTEND, "blockwise_attention"),
-            how="with torch: the scores, their softmax, the blend",
+FunctionExercise(
+    name="04.from_scratch",
+    task="return the context vector of token `query_index` computed from `inputs` alone",
+    answer_names=("context_from_scratch",),
+    cases=_scratch_cases,
+    call=lambda from_scratch, args: from_scratch(args["inputs"], args["query"]),
+    reference=lambda args: context_vector(args["inputs"], softmax(args["attn_scores"])),
+    mistakes={
+        "not_from_scratch": context.TABLE["not_from_scratch"],
+        "no_softmax": context.TABLE["no_softmax"],
+        "no_exp": _blended("no_exp"),
+    },
+    forbids=Forbid(
+        attnlib=(*SCORES, "context_vector", *ATTEND, "blockwise_attention"),
+        how="with torch: the scores, their softmax, the blend",
+    ),
+    rules=(
+        no_whole_grid(
+            "the right vector, but from the whole {grid} grid; the exercise asks for the "
+            "query's row of scores alone: inputs @ inputs[query]"
         ),
-        rules=(
-            no_whole_grid(
-                "the right vector, but from the whole {grid} grid; the exercise asks for the "
-                "query's row of scores alone: inputs @ inputs[query]"
-            ),
-        ),
-        praise="The same as row 5 of attn_weights @ inputs, without ever building the grid.",
-    )
+    ),
+    praise="The same as row 5 of attn_weights @ inputs, without ever building the grid.",
 )

@@ -19,8 +19,7 @@ from attnlib.attention import scaled_scores, softmax, weights_from_scores
 from attnlib.data import example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
-from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves, rows
+from attnlib.exercises._function import Case, FunctionExercise, Gradient, rows
 from attnlib.exercises._value import Refused, ValueExercise, number, shape
 from attnlib.mistakes import trainable, weights
 from attnlib.modules import SelfAttentionV1
@@ -48,17 +47,19 @@ def _random_matrices(d_in: int, d_out: int, seed: int) -> dict[str, torch.Tensor
 
 
 def _projection_cases() -> list[Case]:
-    return [
-        Case("the book's 6 tokens, d_out = 2", {"inputs": example_inputs(), **_book_matrices()}),
-        Case(
-            "4 random tokens of 5 dimensions, d_out = 3",
-            {"inputs": random_tensor(4, 5, seed=0), **_random_matrices(5, 3, seed=10)},
-        ),
-        Case(
-            "7 random tokens of 2 dimensions, d_out = 4",
-            {"inputs": random_tensor(7, 2, seed=1), **_random_matrices(2, 4, seed=20)},
-        ),
-    ]
+    book = {"inputs": example_inputs(), **_book_matrices()}
+    cases = [Case("the book's 6 tokens, d_out = 2", book)]
+    for seed, (n, d_in, d_out) in enumerate(((4, 5, 3), (7, 2, 4))):
+        matrices = _random_matrices(d_in, d_out, seed=10 + 10 * seed)
+        args = {"inputs": random_tensor(n, d_in, seed=seed), **matrices}
+        cases.append(Case(f"{n} random tokens of {d_in} dimensions, d_out = {d_out}", args))
+    return cases
+
+
+def _project(
+    inputs: torch.Tensor, W_query: torch.Tensor, W_key: torch.Tensor, W_value: torch.Tensor
+) -> tuple:
+    return inputs @ W_query, inputs @ W_key, inputs @ W_value
 
 
 def _three(out: Any) -> Any:
@@ -68,39 +69,21 @@ def _three(out: Any) -> Any:
         if all(t is Ellipsis for t in out):
             return Ellipsis
         if all(isinstance(t, torch.Tensor) for t in out) and len({t.shape for t in out}) == 1:
-            return torch.stack([t.detach() for t in out])
+            return torch.stack(list(out))
     return out
 
 
-register(
-    FunctionExercise(
-        name="05.projections",
-        task="write project: every token's query, key and value with its own matrix",
-        answer_names=("project",),
-        cases=_projection_cases,
-        call=lambda project, a: _three(
-            project(a["inputs"], a["W_query"], a["W_key"], a["W_value"])
-        ),
-        reference=lambda a: torch.stack(
-            [a["inputs"] @ a[w] for w in ("W_query", "W_key", "W_value")]
-        ),
-        mistakes=rows("projection_mixed_up", "projection_order"),
-        forbids=Forbid(because="attnlib has no projection function; the products are the task"),
-        gradient=Gradient(
-            lambda inputs, W_query, W_key, W_value: (
-                inputs @ W_query,
-                inputs @ W_key,
-                inputs @ W_value,
-            ),
-            leaves(
-                lambda project, a: project(a["inputs"], a["W_query"], a["W_key"], a["W_value"]),
-                "W_query",
-                "W_key",
-                "W_value",
-            ),
-        ),
-        praise="One product per role, (6, 3) @ (3, 2) -> (6, 2); row 1 is 'journey' again.",
-    )
+FunctionExercise(
+    name="05.projections",
+    task="write project: every token's query, key and value with its own matrix",
+    answer_names=("project",),
+    cases=_projection_cases,
+    call=lambda project, a: _three(project(a["inputs"], a["W_query"], a["W_key"], a["W_value"])),
+    reference=lambda a: _three(_project(**a)),
+    mistakes=rows("projection_mixed_up", "projection_order"),
+    forbids=Forbid(because="attnlib has no projection function; the products are the task"),
+    gradient=Gradient(_project, ("W_query", "W_key", "W_value")),
+    praise="One product per role, (6, 3) @ (3, 2) -> (6, 2); row 1 is 'journey' again.",
 )
 
 
@@ -115,32 +98,17 @@ def _scores(queries: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
 
 
 def _scale_cases() -> list[Case]:
-    inputs = example_inputs()
-    book, wider = _book_matrices(), _book_matrices(OTHER_D_OUT)
-    keys, keys_4 = inputs @ book["W_key"], inputs @ wider["W_key"]
-    queries = random_tensor(5, 3, seed=30, scale=2.0)
-    keys_3 = random_tensor(5, 3, seed=31, scale=2.0)
+    inputs, book, wider = example_inputs(), _book_matrices(), _book_matrices(OTHER_D_OUT)
+    journey = inputs[QUERY] @ book["W_query"], inputs @ book["W_key"]
+    every = inputs @ wider["W_query"], inputs @ wider["W_key"]
+    random = random_tensor(5, 3, seed=30, scale=2.0), random_tensor(5, 3, seed=31, scale=2.0)
     return [
-        Case(
-            "the book's query 'journey', d_out = 2",
-            {
-                "attn_scores": _scores(inputs[QUERY] @ book["W_query"], keys),
-                "keys": keys,
-                "d_in": D_IN,
-            },
-        ),
-        Case(
-            "every query of the book's 6 tokens, d_out = 4",
-            {
-                "attn_scores": _scores(inputs @ wider["W_query"], keys_4),
-                "keys": keys_4,
-                "d_in": D_IN,
-            },
-        ),
-        Case(
-            "5 random tokens, d_out = 3",
-            {"attn_scores": _scores(queries, keys_3), "keys": keys_3, "d_in": D_IN},
-        ),
+        Case(label, {"attn_scores": _scores(queries, keys), "keys": keys, "d_in": D_IN})
+        for label, (queries, keys) in [
+            ("the book's query 'journey', d_out = 2", journey),
+            ("every query of the book's 6 tokens, d_out = 4", every),
+            ("5 random tokens, d_out = 3", random),
+        ]
     ]
 
 
@@ -153,45 +121,36 @@ _ONE_ROW_AND_GRIDS = (
     "is a row's entries in a grid and in a single row alike."
 )
 
-register(
-    FunctionExercise(
-        name="05.scale",
-        task="return the softmax of attn_scores divided by sqrt(d_k), d_k read from the keys",
-        answer_names=("scaled_weights",),
-        cases=_scale_cases,
-        call=lambda scaled_weights, a: scaled_weights(a["attn_scores"], a["keys"]),
-        reference=lambda a: softmax(a["attn_scores"] / math.sqrt(a["keys"].shape[-1])),
-        gradient=Gradient(
-            lambda attn_scores, keys: softmax(attn_scores / math.sqrt(keys.shape[-1])),
-            leaves(
-                lambda scaled_weights, a: scaled_weights(a["attn_scores"], a["keys"]), "attn_scores"
-            ),
-        ),
-        mistakes=rows(
-            "no_scale",
-            "scale_by_d_k",
-            "scale_by_d_in",
-            "scale_by_num_tokens",
-            "scale_hardcoded",
-        )
-        | {"softmax_dim0": replace(weights.TABLE["softmax_dim0"], hint=_ONE_ROW_AND_GRIDS)},
-        forbids=Forbid(attnlib=ATTEND, how="with torch.softmax and the root of d_k"),
-        praise="Checked with d_out = 2, 3 and 4, on one query and on whole grids: the scale "
-        "follows the keys' size, and each row sums to 1.",
+
+def _scaled(attn_scores: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    return softmax(attn_scores / math.sqrt(keys.shape[-1]))
+
+
+FunctionExercise(
+    name="05.scale",
+    task="return the softmax of attn_scores divided by sqrt(d_k), d_k read from the keys",
+    answer_names=("scaled_weights",),
+    cases=_scale_cases,
+    call=lambda scaled_weights, a: scaled_weights(a["attn_scores"], a["keys"]),
+    reference=lambda a: _scaled(a["attn_scores"], a["keys"]),
+    gradient=Gradient(_scaled, ("attn_scores",)),
+    mistakes=rows(
+        "no_scale", "scale_by_d_k", "scale_by_d_in", "scale_by_num_tokens", "scale_hardcoded"
     )
+    | {"softmax_dim0": replace(weights.TABLE["softmax_dim0"], hint=_ONE_ROW_AND_GRIDS)},
+    forbids=Forbid(attnlib=ATTEND, how="with torch.softmax and the root of d_k"),
+    praise="Checked with d_out = 2, 3 and 4, on one query and on whole grids: the scale "
+    "follows the keys' size, and each row sums to 1.",
 )
 
 
 # --- 05.query_scaled: W_query times c, the new weights from the old ones only ---------------
 
-#: The factors of the cases: no 1 (it changes nothing) and none whose square is itself.
-QUERY_FACTORS = (2.0, -1.0, 0.5, 3.0)
-
 
 def _book_scores() -> torch.Tensor:
     """The notebook's scores, queries @ keys.T, of the matrices drawn after seed 123, (6, 6)."""
     inputs, book = example_inputs(), _book_matrices()
-    return scaled_scores(inputs @ book["W_query"], inputs @ book["W_key"], scale=1.0)
+    return _scores(inputs @ book["W_query"], inputs @ book["W_key"])
 
 
 def _query_case(label: str, attn_scores: torch.Tensor, d_k: int, c: float) -> Case:
@@ -200,6 +159,7 @@ def _query_case(label: str, attn_scores: torch.Tensor, d_k: int, c: float) -> Ca
 
 
 def _query_cases() -> list[Case]:
+    """The factors: no 1 (it changes nothing) and none whose square is itself."""
     book = _book_scores()
     return [
         _query_case("the book's weights (seed 123, d_k = 2), c = 2", book, D_OUT, 2.0),
@@ -222,33 +182,28 @@ def _query_scaled(a: dict[str, Any]) -> torch.Tensor:
     return weights_from_scores(a["c"] * a["attn_scores"], scale=1 / math.sqrt(a["d_k"]))
 
 
-register(
-    FunctionExercise(
-        name="05.query_scaled",
-        task="write rescaled_weights(attn_weights, c): the layer's attention weights after "
-        "W_query is multiplied by c, from its old weights alone",
-        answer_names=("rescaled_weights",),
-        cases=_query_cases,
-        call=lambda rescaled_weights, a: rescaled_weights(a["attn_weights"], a["c"]),
-        reference=_query_scaled,
-        gradient=Gradient(
-            lambda attn_weights, c: attn_weights**c / (attn_weights**c).sum(-1, keepdim=True),
-            leaves(
-                lambda rescaled_weights, a: rescaled_weights(a["attn_weights"], a["c"]),
-                "attn_weights",
-            ),
-        ),
-        mistakes=rows(
-            "query_scale_cancels",
-            "query_scale_times_c",
-            "query_scale_squared",
-            "query_scale_not_renormalised",
-            "query_scale_weights_as_scores",
-        ),
-        forbids=Forbid(because="the answer works on the weights alone; no attnlib step takes c"),
-        praise="Each weight to the power c, each row back to a sum of 1: c = 2 sharpens the "
-        "rows, c = 0.5 flattens them, and c = -1 turns each row's ranking upside down.",
-    )
+FunctionExercise(
+    name="05.query_scaled",
+    task="write rescaled_weights(attn_weights, c): the layer's attention weights after "
+    "W_query is multiplied by c, from its old weights alone",
+    answer_names=("rescaled_weights",),
+    cases=_query_cases,
+    call=lambda rescaled_weights, a: rescaled_weights(a["attn_weights"], a["c"]),
+    reference=_query_scaled,
+    gradient=Gradient(
+        lambda attn_weights, c: attn_weights**c / (attn_weights**c).sum(-1, keepdim=True),
+        ("attn_weights",),
+    ),
+    mistakes=rows(
+        "query_scale_cancels",
+        "query_scale_times_c",
+        "query_scale_squared",
+        "query_scale_not_renormalised",
+        "query_scale_weights_as_scores",
+    ),
+    forbids=Forbid(because="the answer works on the weights alone; no attnlib step takes c"),
+    praise="Each weight to the power c, each row back to a sum of 1: c = 2 sharpens the "
+    "rows, c = 0.5 flattens them, and c = -1 turns each row's ranking upside down.",
 )
 
 
@@ -275,21 +230,19 @@ _SHAPES_SEEN = {
 }
 
 
-register(
-    ValueExercise(
-        name="05.weights_shape",
-        task="set weights_shape to the shape of the attention weights of SelfAttentionV1(3, 4)",
-        answer_names=("weights_shape",),
-        accept=shape,
-        expected=_weights_shape,
-        mistakes={
-            "weights_sized_by_d_out": lambda: trainable.TABLE["weights_sized_by_d_out"].make(
-                num_tokens=len(example_inputs()), d_out=OTHER_D_OUT
-            ),
-        },
-        praise="One weight per pair of tokens: d_out never enters the weights' shape.",
-        explain=lambda value: _SHAPES_SEEN.get(value),
-    )
+ValueExercise(
+    name="05.weights_shape",
+    task="set weights_shape to the shape of the attention weights of SelfAttentionV1(3, 4)",
+    answer_names=("weights_shape",),
+    accept=shape,
+    expected=_weights_shape,
+    mistakes={
+        "weights_sized_by_d_out": lambda: trainable.TABLE["weights_sized_by_d_out"].make(
+            num_tokens=len(example_inputs()), d_out=OTHER_D_OUT
+        )
+    },
+    praise="One weight per pair of tokens: d_out never enters the weights' shape.",
+    explain=lambda value: _SHAPES_SEEN.get(value),
 )
 
 
@@ -307,24 +260,22 @@ def _score_mean(result: Any) -> Any:
     return result if isinstance(value, Refused) else torch.tensor(float(value))
 
 
-register(
-    FunctionExercise(
-        name="05.expected_score",
-        task="make expected_score(d_k) return the mean of q · k when every entry of q and k is "
-        "drawn like torch.rand",
-        answer_names=("expected_score",),
-        cases=lambda: [Case(f"d_k = {d}", {"d_k": d}) for d in SCORE_SIZES],
-        call=lambda expected_score, a: _score_mean(expected_score(a["d_k"])),
-        # d_k independent terms, each the product of two independent means
-        reference=lambda a: torch.tensor(a["d_k"] * UNIFORM_MEAN * UNIFORM_MEAN),
-        mistakes=rows(
-            "expected_score_zero",
-            "expected_score_one_mean",
-            "expected_score_square",
-            "expected_score_spread",
-        ),
-        forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
-        praise="d_k / 4: positive, and growing with d_k faster than the spread, about "
-        "0.22 * sqrt(d_k). Every query scores every key well above 0.",
-    )
+FunctionExercise(
+    name="05.expected_score",
+    task="make expected_score(d_k) return the mean of q · k when every entry of q and k is "
+    "drawn like torch.rand",
+    answer_names=("expected_score",),
+    cases=lambda: [Case(f"d_k = {d}", {"d_k": d}) for d in SCORE_SIZES],
+    call=lambda expected_score, a: _score_mean(expected_score(a["d_k"])),
+    # d_k independent terms, each the product of two independent means
+    reference=lambda a: torch.tensor(a["d_k"] * UNIFORM_MEAN * UNIFORM_MEAN),
+    mistakes=rows(
+        "expected_score_zero",
+        "expected_score_one_mean",
+        "expected_score_square",
+        "expected_score_spread",
+    ),
+    forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
+    praise="d_k / 4: positive, and growing with d_k faster than the spread, about "
+    "0.22 * sqrt(d_k). Every query scores every key well above 0.",
 )

@@ -8,22 +8,16 @@ the last) against attnlib's ``CausalAttention``, some built for more tokens than
 
 from __future__ import annotations
 
-import copy
 import math
 from typing import Any
 
 import torch
 
-from attnlib.attention import (
-    attention_weights,
-    scaled_scores,
-    weights_from_scores,
-)
+from attnlib.attention import attention_weights, scaled_scores, weights_from_scores
 from attnlib.data import TOKENS, example_inputs
-from attnlib.exercises._calls import ATTEND, Forbid
+from attnlib.exercises._calls import ATTEND, Forbid, no_forward
 from attnlib.exercises._cases import random_tensor
-from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves, rows
+from attnlib.exercises._function import Case, FunctionExercise, Gradient, detached, rows
 from attnlib.exercises._value import ValueExercise, token
 from attnlib.modules import CausalAttention, SelfAttentionV2
 
@@ -62,51 +56,38 @@ def _causal(attn_scores: torch.Tensor, d_k: int) -> torch.Tensor:
 
 
 def _mask_cases() -> list[Case]:
-    return [
-        Case("the book's 6 tokens, d_k = 2", {"attn_scores": _book_scores(), "d_k": D_OUT}),
-        Case(
-            "4 random tokens, d_k = 3",
-            {"attn_scores": random_tensor(4, 4, seed=40, scale=2.0), "d_k": 3},
-        ),
-        Case(
-            "7 random tokens, d_k = 4",
-            {"attn_scores": random_tensor(7, 7, seed=41, scale=2.0), "d_k": 4},
-        ),
-    ]
+    cases = [Case("the book's 6 tokens, d_k = 2", {"attn_scores": _book_scores(), "d_k": D_OUT})]
+    for seed, (n, d_k) in enumerate(((4, 3), (7, 4)), start=40):
+        scores = random_tensor(n, n, seed=seed, scale=2.0)
+        cases.append(Case(f"{n} random tokens, d_k = {d_k}", {"attn_scores": scores, "d_k": d_k}))
+    return cases
 
 
-register(
-    FunctionExercise(
-        name="06.mask",
-        task="build the mask (True above the diagonal), fill those scores with -inf, softmax",
-        answer_names=("causal_weights",),
-        cases=_mask_cases,
-        call=lambda causal_weights, a: causal_weights(a["attn_scores"], a["d_k"]),
-        reference=lambda a: _causal(a["attn_scores"], a["d_k"]),
-        gradient=Gradient(
-            _causal,
-            leaves(
-                lambda causal_weights, a: causal_weights(a["attn_scores"], a["d_k"]), "attn_scores"
-            ),
-        ),
-        mistakes=rows(
-            "mask_diagonal",
-            "mask_zero",
-            "mask_after_softmax",
-            "mask_inverted",
-            "mask_not_bool",
-            "mask_left_out",
-            "no_scale",
-            "scale_by_d_k",
-            "softmax_dim0",
-        ),
-        forbids=Forbid(
-            attnlib=("causal_mask", *ATTEND),
-            torch=("scaled_dot_product_attention",),
-            how="with torch.triu, masked_fill and torch.softmax",
-        ),
-        praise="Zeros above the diagonal, and every row still sums to 1, for 4, 6 and 7 tokens.",
-    )
+FunctionExercise(
+    name="06.mask",
+    task="build the mask (True above the diagonal), fill those scores with -inf, softmax",
+    answer_names=("causal_weights",),
+    cases=_mask_cases,
+    call=lambda causal_weights, a: causal_weights(a["attn_scores"], a["d_k"]),
+    reference=lambda a: _causal(a["attn_scores"], a["d_k"]),
+    gradient=Gradient(_causal, ("attn_scores",)),
+    mistakes=rows(
+        "mask_diagonal",
+        "mask_zero",
+        "mask_after_softmax",
+        "mask_inverted",
+        "mask_not_bool",
+        "mask_left_out",
+        "no_scale",
+        "scale_by_d_k",
+        "softmax_dim0",
+    ),
+    forbids=Forbid(
+        attnlib=("causal_mask", *ATTEND),
+        torch=("scaled_dot_product_attention",),
+        how="with torch.triu, masked_fill and torch.softmax",
+    ),
+    praise="Zeros above the diagonal, and every row still sums to 1, for 4, 6 and 7 tokens.",
 )
 
 
@@ -126,56 +107,43 @@ def _dropout_cases() -> list[Case]:
     return cases
 
 
-register(
-    FunctionExercise(
-        name="06.dropout",
-        task="return attn_weights with the dropped entries set to 0 and the kept ones scaled",
-        answer_names=("dropout_with",),
-        cases=_dropout_cases,
-        call=lambda dropout_with, a: dropout_with(a["attn_weights"], a["keep"], a["p"]),
-        reference=lambda a: torch.where(
-            a["keep"], a["attn_weights"] / (1 - a["p"]), torch.zeros_like(a["attn_weights"])
-        ),
-        mistakes=rows("dropout_by_p", "dropout_unscaled", "dropout_inverted"),
-        forbids=Forbid(because="torch's dropout draws its own mask; the exercise hands over keep"),
-        gradient=Gradient(
-            lambda attn_weights, keep, p: attn_weights * keep / (1 - p),
-            leaves(
-                lambda dropout_with, a: dropout_with(a["attn_weights"], a["keep"], a["p"]),
-                "attn_weights",
-            ),
-        ),
-        praise="Kept weights are divided by 1 - p: by 0.8 for p = 0.2, by 0.5 for p = 0.5.",
-    )
+def _dropped(attn_weights: torch.Tensor, keep: torch.Tensor, p: float) -> torch.Tensor:
+    return attn_weights * keep / (1 - p)
+
+
+FunctionExercise(
+    name="06.dropout",
+    task="return attn_weights with the dropped entries set to 0 and the kept ones scaled",
+    answer_names=("dropout_with",),
+    cases=_dropout_cases,
+    call=lambda dropout_with, a: dropout_with(a["attn_weights"], a["keep"], a["p"]),
+    reference=lambda a: _dropped(**a),
+    mistakes=rows("dropout_by_p", "dropout_unscaled", "dropout_inverted"),
+    forbids=Forbid(because="torch's dropout draws its own mask; the exercise hands over keep"),
+    gradient=Gradient(_dropped, ("attn_weights",)),
+    praise="Kept weights are divided by 1 - p: by 0.8 for p = 0.2, by 0.5 for p = 0.5.",
 )
-
-
-def _detached(result: Any) -> Any:
-    return result.detach() if isinstance(result, torch.Tensor) else result
 
 
 # --- 06.last_row: the last token's context vector, one query against every key -------------
 
 
-def _last_row_cases() -> list[Case]:
+def _layer(seed: int, d_in: int, d_out: int, context_length: int) -> CausalAttention:
+    """A ``CausalAttention`` built right after ``torch.manual_seed(seed)``, without dropout."""
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(123)
-        book = CausalAttention(D_IN, D_OUT, context_length=6, dropout=0.0)
-        torch.manual_seed(8)
-        wide = CausalAttention(5, 3, context_length=8, dropout=0.0)
-        torch.manual_seed(9)
-        narrow = CausalAttention(2, 4, context_length=7, dropout=0.0)
-    return [
-        Case("the book's ca (seed 123) and the 6 tokens", {"ca": book, "x": example_inputs()}),
-        Case(
-            "a layer (5 -> 3) built for 8 tokens, 4 random tokens",
-            {"ca": wide, "x": random_tensor(4, 5, seed=150)},
-        ),
-        Case(
-            "a layer (2 -> 4) built for 7 tokens, 7 random tokens",
-            {"ca": narrow, "x": random_tensor(7, 2, seed=151)},
-        ),
-    ]
+        torch.manual_seed(seed)
+        return CausalAttention(d_in, d_out, context_length=context_length, dropout=0.0)
+
+
+def _last_row_cases() -> list[Case]:
+    book = {"ca": _layer(123, D_IN, D_OUT, 6), "x": example_inputs()}
+    cases = [Case("the book's ca (seed 123) and the 6 tokens", book)]
+    for seed, d_in, d_out, length, n in ((8, 5, 3, 8, 4), (9, 2, 4, 7, 7)):
+        x = random_tensor(n, d_in, seed=142 + seed)
+        args = {"ca": _layer(seed, d_in, d_out, length), "x": x}
+        label = f"a layer ({d_in} -> {d_out}) built for {length} tokens, {n} random tokens"
+        cases.append(Case(label, args))
+    return cases
 
 
 def _last_row_reference(a: dict[str, Any]) -> torch.Tensor:
@@ -184,61 +152,25 @@ def _last_row_reference(a: dict[str, Any]) -> torch.Tensor:
         return a["ca"](a["x"][None])[0, -1]
 
 
-def _guarded(message: str):
-    """A rule: the answer may not run the layer's own forward pass (attention, masked)."""
-
-    def rule(answer: Any, case: Case, calls: Any) -> str | None:
-        guarded = copy.deepcopy(case.args["ca"])
-
-        def refuse(*args: Any, **kwargs: Any) -> None:
-            raise _AttentionComputed
-
-        guarded.forward = refuse
-        args = {**case.args, "ca": guarded}
-        try:
-            answer(guarded, args.get("x", args.get("inputs")))
-        except _AttentionComputed:
-            return message
-        except Exception:  # any other failure was already judged on the plain layer
-            return None
-        return None
-
-    return rule
-
-
-class _AttentionComputed(Exception):
-    """Raised when the reader's answer runs the layer's attention, which the rule forbids."""
-
-
-register(
-    FunctionExercise(
-        name="06.last_row",
-        task="write last_row(ca, x): the context vector of x's last token from its query, "
-        "every key and every value, without the mask and without calling ca(...)",
-        answer_names=("last_row",),
-        cases=_last_row_cases,
-        call=lambda last_row, a: _detached(last_row(a["ca"], a["x"])),
-        reference=_last_row_reference,
-        forbids=Forbid(
-            attnlib=ATTEND,
-            torch=("scaled_dot_product_attention",),
-            how="from one query, with torch.softmax",
-        ),
-        rules=(
-            _guarded(
-                "the numbers are right, but they come from running the whole layer, ca(...); "
-                "the exercise asks for the last row alone, from ca's three projection layers"
-            ),
-        ),
-        mistakes=rows(
-            "last_row_own_value",
-            "last_row_first_query",
-            "last_row_unscaled",
-            "last_row_inputs_blended",
-        ),
-        praise="One query against all keys, no mask: the last token sees every token, so its "
-        "row needs nothing hidden, and a model writing its next token needs only this row.",
-    )
+FunctionExercise(
+    name="06.last_row",
+    task="write last_row(ca, x): the context vector of x's last token from its query, "
+    "every key and every value, without the mask and without calling ca(...)",
+    answer_names=("last_row",),
+    cases=_last_row_cases,
+    call=lambda last_row, a: detached(last_row(a["ca"], a["x"])),
+    reference=_last_row_reference,
+    forbids=Forbid(
+        attnlib=ATTEND,
+        torch=("scaled_dot_product_attention",),
+        how="from one query, with torch.softmax",
+    ),
+    rules=(no_forward("ca", "the last row alone, from ca's three projection layers"),),
+    mistakes=rows(
+        "last_row_own_value", "last_row_first_query", "last_row_unscaled", "last_row_inputs_blended"
+    ),
+    praise="One query against all keys, no mask: the last token sees every token, so its "
+    "row needs nothing hidden, and a model writing its next token needs only this row.",
 )
 
 
@@ -254,17 +186,14 @@ def _unchanged_row() -> str:
     return TOKENS[same[0]].lower()
 
 
-register(
-    ValueExercise(
-        name="06.unchanged_row",
-        task="set unchanged_row to the token (text or index) whose row the causal mask leaves "
-        "as it is",
-        answer_names=("unchanged_row",),
-        accept=token(TOKENS),
-        expected=_unchanged_row,
-        mistakes={"causal_first_row": lambda: TOKENS[0].lower()},
-        praise="'step' comes last: it already sees every token, so the mask hides nothing there.",
-    )
+ValueExercise(
+    name="06.unchanged_row",
+    task="set unchanged_row to the token (text or index) whose row the causal mask leaves as it is",
+    answer_names=("unchanged_row",),
+    accept=token(TOKENS),
+    expected=_unchanged_row,
+    mistakes={"causal_first_row": lambda: TOKENS[0].lower()},
+    praise="'step' comes last: it already sees every token, so the mask hides nothing there.",
 )
 
 
@@ -272,37 +201,25 @@ register(
 
 
 def _first_row_cases() -> list[Case]:
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(123)
-        book = CausalAttention(D_IN, D_OUT, context_length=6, dropout=0.0)
-        torch.manual_seed(7)
-        other = CausalAttention(5, 3, context_length=6, dropout=0.0)
+    other = {"ca": _layer(7, 5, 3, 6), "inputs": random_tensor(4, 5, seed=70)}
     return [
-        Case("the book's ca and inputs", {"ca": book, "inputs": example_inputs()}),
         Case(
-            "a layer (5 -> 3) and 4 random tokens",
-            {"ca": other, "inputs": random_tensor(4, 5, seed=70)},
+            "the book's ca and inputs",
+            {"ca": _layer(123, D_IN, D_OUT, 6), "inputs": example_inputs()},
         ),
+        Case("a layer (5 -> 3) and 4 random tokens", other),
     ]
 
 
-register(
-    FunctionExercise(
-        name="06.first_row",
-        task="write first_row: the context vector of 'Your', from one call of one of ca's layers",
-        answer_names=("first_row",),
-        cases=_first_row_cases,
-        call=lambda first_row, a: _detached(first_row(a["ca"], a["inputs"])),
-        reference=lambda a: a["ca"].W_value(a["inputs"][0]).detach(),
-        mistakes=rows("query_not_value"),
-        forbids=Forbid(because="ca(...) is refused by the rule below; ca's layers are the task"),
-        rules=(
-            _guarded(
-                "the numbers are right, but they come from running the whole layer, ca(...); "
-                "the exercise asks for one call of one of ca's projection layers, with no "
-                "attention"
-            ),
-        ),
-        praise="'Your' puts all its weight on itself, so it gets its own value vector.",
-    )
+FunctionExercise(
+    name="06.first_row",
+    task="write first_row: the context vector of 'Your', from one call of one of ca's layers",
+    answer_names=("first_row",),
+    cases=_first_row_cases,
+    call=lambda first_row, a: detached(first_row(a["ca"], a["inputs"])),
+    reference=lambda a: a["ca"].W_value(a["inputs"][0]).detach(),
+    mistakes=rows("query_not_value"),
+    forbids=Forbid(because="ca(...) is refused by the rule below; ca's layers are the task"),
+    rules=(no_forward("ca", "one call of one of ca's projection layers, with no attention"),),
+    praise="'Your' puts all its weight on itself, so it gets its own value vector.",
 )

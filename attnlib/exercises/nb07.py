@@ -9,27 +9,17 @@ reader's layer and attnlib's built and run under the same seeds.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import torch
 
 from attnlib.attention import context_vectors
 from attnlib.data import example_inputs
-from attnlib.exercises._calls import ATTEND, Forbid
+from attnlib.exercises._calls import ATTEND, Forbid, no_forward
 from attnlib.exercises._cases import random_tensor
-from attnlib.exercises._compare import shown
-from attnlib.exercises._core import register
-from attnlib.exercises._function import Case, FunctionExercise, Gradient, leaves, rows
-from attnlib.exercises._layers import (
-    DROPOUT_SEED,
-    layer_cases,
-    layer_gradient,
-    reused,
-    run,
-    trained,
-)
-from attnlib.exercises._value import Refused, ValueExercise, whole
+from attnlib.exercises._function import Case, FunctionExercise, Gradient, detached, rows
+from attnlib.exercises._layers import DROPOUT_SEED, build, layer_gradient, reused, run, trained
+from attnlib.exercises._value import ValueExercise, each, whole
 from attnlib.mistakes import heads
 from attnlib.modules import MultiHeadAttention, MultiHeadAttentionWrapper, split_heads
 
@@ -42,11 +32,16 @@ def _batch() -> torch.Tensor:
     return torch.stack((inputs, inputs))
 
 
+def _mha(seed: int, d_in: int, d_out: int, context_length: int, num_heads: int) -> Any:
+    """A ``MultiHeadAttention`` built right after ``torch.manual_seed(seed)``, no dropout."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return MultiHeadAttention(d_in, d_out, context_length, 0.0, num_heads=num_heads)
+
+
 def _example() -> MultiHeadAttention:
     """The notebook's step-by-step layer, with its seed."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(123)
-        return MultiHeadAttention(3, 12, context_length=6, dropout=0.0, num_heads=NUM_HEADS)
+    return _mha(123, 3, 12, 6, NUM_HEADS)
 
 
 def _merge(context_vec: torch.Tensor) -> torch.Tensor:
@@ -57,47 +52,44 @@ def _merge(context_vec: torch.Tensor) -> torch.Tensor:
 # --- 07.wrapper_forward: heads side by side ------------------------------------------------
 
 
+#: (batch shape, d_out, context_length, dropout, num_heads) of the random cases.
+_WRAPPER_SIZES = (((3, 4, 5), 3, 5, 0.3, 3), ((1, 7, 2), 1, 7, 0.5, 2))
+
+
+def _wrapper_case(label: str, args: tuple, x: torch.Tensor) -> Case:
+    """A wrapper built with ``args`` and run on ``x``, with attnlib's ``layer`` built the same
+    way and its heads' outputs, for the mistakes' forward passes."""
+    layer = build(MultiHeadAttentionWrapper, args)
+    with torch.random.fork_rng(devices=[]), torch.no_grad():
+        torch.manual_seed(DROPOUT_SEED)  # the heads draw their dropout in turn
+        outputs = [head(x) for head in layer.heads]
+    args = {"args": args, "x": x, "seed": DROPOUT_SEED, "layer": layer, "head_outputs": outputs}
+    return Case(label, args)
+
+
 def _wrapper_cases() -> list[Case]:
-    cases = layer_cases(
-        MultiHeadAttentionWrapper,
-        [
-            ("the book's batch, d_out 2, 2 heads", (3, 2, 6, 0.0, 2), _batch()),
-            (
-                "a random batch (3, 4, 5), d_out 3, 3 heads, dropout 0.3",
-                (5, 3, 5, 0.3, 3),
-                random_tensor(3, 4, 5, seed=80),
-            ),
-            (
-                "a random batch (1, 7, 2), d_out 1, 2 heads, dropout 0.5",
-                (2, 1, 7, 0.5, 2),
-                random_tensor(1, 7, 2, seed=81),
-            ),
-        ],
-    )
-    for case in cases:
-        with torch.random.fork_rng(devices=[]), torch.no_grad():
-            torch.manual_seed(case.args["seed"])  # the heads draw their dropout in turn
-            outputs = [head(case.args["x"]) for head in case.args["layer"].heads]
-        case.args["head_outputs"] = outputs  # type: ignore[index]
+    cases = [_wrapper_case("the book's batch, d_out 2, 2 heads", (3, 2, 6, 0.0, 2), _batch())]
+    for seed, (shape, d_out, length, p, h) in enumerate(_WRAPPER_SIZES):
+        label = f"a random batch {shape}, d_out {d_out}, {h} heads, dropout {p}"
+        x = random_tensor(*shape, seed=80 + seed)
+        cases.append(_wrapper_case(label, (shape[-1], d_out, length, p, h), x))
     return cases
 
 
-register(
-    FunctionExercise(
-        name="07.wrapper_forward",
-        task="write the wrapper's forward: every head on x, their outputs side by side",
-        answer_names=("MyWrapper",),
-        cases=_wrapper_cases,
-        call=run,
-        reference=lambda a: run(MultiHeadAttentionWrapper, a),
-        gradient=layer_gradient(MultiHeadAttentionWrapper),
-        rules=(reused(MultiHeadAttentionWrapper),),
-        mistakes=rows("heads_cat_wrong_axis", "heads_summed"),
-        # the heads are attnlib's CausalAttention, as the notebook hands them out: only the
-        # wrapper's own forward is the answer
-        forbids=Forbid(attnlib=("MultiHeadAttentionWrapper",), how="with torch.cat"),
-        praise="Each token's row now holds head 0's d_out features, then head 1's, and so on.",
-    )
+FunctionExercise(
+    name="07.wrapper_forward",
+    task="write the wrapper's forward: every head on x, their outputs side by side",
+    answer_names=("MyWrapper",),
+    cases=_wrapper_cases,
+    call=run,
+    reference=lambda a: run(MultiHeadAttentionWrapper, a),
+    gradient=layer_gradient(MultiHeadAttentionWrapper),
+    rules=(reused(MultiHeadAttentionWrapper),),
+    mistakes=rows("heads_cat_wrong_axis", "heads_summed"),
+    # the heads are attnlib's CausalAttention, as the notebook hands them out: only the
+    # wrapper's own forward is the answer
+    forbids=Forbid(attnlib=("MultiHeadAttentionWrapper",), how="with torch.cat"),
+    praise="Each token's row now holds head 0's d_out features, then head 1's, and so on.",
 )
 
 
@@ -105,35 +97,16 @@ register(
 
 
 def _two_feature_cases() -> list[Case]:
-    sizes = [
-        ("the book's batch (2, 6, 3), context_length 6, dropout 0", 3, 6, 0.0, _batch()),
-        (
-            "a random batch (2, 4, 5), context_length 5, dropout 0",
-            5,
-            5,
-            0.0,
-            random_tensor(2, 4, 5, seed=90),
-        ),
-        (
-            "a random batch (1, 7, 2), context_length 7, dropout 0.5",
-            2,
-            7,
-            0.5,
-            random_tensor(1, 7, 2, seed=91),
-        ),
-    ]
+    batches = [("the book's", 6, 0.0, _batch())]
+    for seed, (shape, length, p) in enumerate((((2, 4, 5), 5, 0.0), ((1, 7, 2), 7, 0.5))):
+        batches.append(("a random", length, p, random_tensor(*shape, seed=90 + seed)))
     return [
         Case(
-            label,
-            {
-                "d_in": d_in,
-                "context_length": length,
-                "dropout": p,
-                "batch": batch,
-                "seed": DROPOUT_SEED,
-            },
+            f"{whose} batch {tuple(batch.shape)}, context_length {length}, dropout {p:g}",
+            {"d_in": batch.shape[-1], "context_length": length, "dropout": p, "batch": batch}
+            | {"seed": DROPOUT_SEED},
         )
-        for label, d_in, length, p, batch in sizes
+        for whose, length, p, batch in batches
     ]
 
 
@@ -152,44 +125,29 @@ def _two_heads(d_in: int, length: int, p: float) -> MultiHeadAttentionWrapper:
     return MultiHeadAttentionWrapper(d_in, 1, length, p, num_heads=2)
 
 
-register(
-    FunctionExercise(
-        name="07.two_features",
-        task="return a MultiHeadAttentionWrapper with num_heads=2 whose context vectors have 2 "
-        "features",
-        answer_names=("two_feature_wrapper",),
-        cases=_two_feature_cases,
-        call=_run_made,
-        reference=lambda a: _run_made(_two_heads, a),
-        gradient=Gradient(_two_heads, lambda make, a: trained(make, _as_layer_case(a))),
-        mistakes=rows("wrapper_d_out_total", "wrapper_one_head"),
-        forbids=Forbid(because="building attnlib's wrapper is the task"),
-        praise="Two heads of d_out = 1, side by side: (2, 6, 2) for the book's batch.",
-    )
+FunctionExercise(
+    name="07.two_features",
+    task="return a MultiHeadAttentionWrapper with num_heads=2 whose context vectors have 2 "
+    "features",
+    answer_names=("two_feature_wrapper",),
+    cases=_two_feature_cases,
+    call=_run_made,
+    reference=lambda a: _run_made(_two_heads, a),
+    gradient=Gradient(_two_heads, run=lambda make, a: trained(make, _as_layer_case(a))),
+    mistakes=rows("wrapper_d_out_total", "wrapper_one_head"),
+    forbids=Forbid(because="building attnlib's wrapper is the task"),
+    praise="Two heads of d_out = 1, side by side: (2, 6, 2) for the book's batch.",
 )
 
 
 # --- 07.d_out: is d_out per head or in total? ----------------------------------------------
 
 
-def _sizes(answer: Any) -> Any:
-    """The two sizes, from the exercise's two names or a pair, as whole numbers."""
-    if isinstance(answer, dict) and (left := [k for k, v in answer.items() if v is Ellipsis]):
-        return Refused(f"`{left[0]}` is still `...`")  # as 08.repeated_word says it
-    pair = list(answer.values()) if isinstance(answer, dict) else answer
-    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-        return Refused(
-            f"expected two numbers, features per head and out features, got {shown(pair)}"
-        )
-    values = [whole(v) for v in pair]
-    refused = next((v for v in values if isinstance(v, Refused)), None)
-    return refused if refused is not None else tuple(values)
+_SIZES = ("features_per_head", "out_features")
 
 
 def _book_layer_sizes() -> tuple[int, int]:
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(123)
-        module = MultiHeadAttention(3, 2, context_length=6, dropout=0.0, num_heads=2)
+    module = _mha(123, 3, 2, 6, 2)
     with torch.no_grad():
         return module.head_dim, module(_batch()).shape[-1]
 
@@ -203,18 +161,17 @@ _PAIRS_SEEN = {
 }
 
 
-register(
-    ValueExercise(
-        name="07.d_out",
-        task="set features_per_head and out_features for "
-        "MultiHeadAttention(3, 2, 6, 0.0, num_heads=2)",
-        answer_names=("features_per_head", "out_features"),
-        accept=_sizes,
-        expected=_book_layer_sizes,
-        mistakes={"d_out_per_head": lambda: (2, 4)},
-        explain=lambda value: _PAIRS_SEEN.get(value),
-        praise="d_out = 2 is shared by the 2 heads: 1 feature each, 2 features out.",
-    )
+ValueExercise(
+    name="07.d_out",
+    task="set features_per_head and out_features for MultiHeadAttention(3, 2, 6, 0.0, num_heads=2)",
+    answer_names=_SIZES,
+    accept=each(
+        whole, _SIZES, "expected two numbers, features per head and out features, got {got}"
+    ),
+    expected=_book_layer_sizes,
+    mistakes={"d_out_per_head": lambda: (2, 4)},
+    explain=lambda value: _PAIRS_SEEN.get(value),
+    praise="d_out = 2 is shared by the 2 heads: 1 feature each, 2 features out.",
 )
 
 
@@ -231,20 +188,18 @@ def _split_cases() -> list[Case]:
     ]
 
 
-register(
-    FunctionExercise(
-        name="07.split_heads",
-        task="return x cut into heads, shape (b, num_heads, num_tokens, head_dim)",
-        answer_names=("split_heads",),
-        cases=_split_cases,
-        call=lambda split, a: split(a["x"], a["num_heads"]),
-        reference=lambda a: split_heads(a["x"], a["num_heads"]),
-        gradient=Gradient(split_heads, leaves(lambda split, a: split(a["x"], a["num_heads"]), "x")),
-        mistakes=rows("split_without_transpose", "split_transpose_last", "d_out_per_head"),
-        forbids=Forbid(attnlib=("split_heads",), how="with .view and .transpose"),
-        praise="view cuts each token's features into heads; transpose(1, 2) puts the heads "
-        "before the tokens.",
-    )
+FunctionExercise(
+    name="07.split_heads",
+    task="return x cut into heads, shape (b, num_heads, num_tokens, head_dim)",
+    answer_names=("split_heads",),
+    cases=_split_cases,
+    call=lambda split, a: split(a["x"], a["num_heads"]),
+    reference=lambda a: split_heads(a["x"], a["num_heads"]),
+    gradient=Gradient(split_heads, ("x",)),
+    mistakes=rows("split_without_transpose", "split_transpose_last", "d_out_per_head"),
+    forbids=Forbid(attnlib=("split_heads",), how="with .view and .transpose"),
+    praise="view cuts each token's features into heads; transpose(1, 2) puts the heads "
+    "before the tokens.",
 )
 
 
@@ -264,19 +219,17 @@ def _merge_cases() -> list[Case]:
     ]
 
 
-register(
-    FunctionExercise(
-        name="07.merge_heads",
-        task="return the heads side by side again, shape (b, num_tokens, num_heads * head_dim)",
-        answer_names=("merge_heads",),
-        cases=_merge_cases,
-        call=lambda merge, a: merge(a["context_vec"]),
-        reference=lambda a: _merge(a["context_vec"]),
-        gradient=Gradient(_merge, leaves(lambda merge, a: merge(a["context_vec"]), "context_vec")),
-        mistakes=rows("merge_without_transpose", "view_without_contiguous"),
-        forbids=Forbid(because="attnlib has no merge function; MultiHeadAttention is not called"),
-        praise="Each token's row holds its heads' features, head 0 first.",
-    )
+FunctionExercise(
+    name="07.merge_heads",
+    task="return the heads side by side again, shape (b, num_tokens, num_heads * head_dim)",
+    answer_names=("merge_heads",),
+    cases=_merge_cases,
+    call=lambda merge, a: merge(a["context_vec"]),
+    reference=lambda a: _merge(a["context_vec"]),
+    gradient=Gradient(_merge, ("context_vec",)),
+    mistakes=rows("merge_without_transpose", "view_without_contiguous"),
+    forbids=Forbid(because="attnlib has no merge function; MultiHeadAttention is not called"),
+    praise="Each token's row holds its heads' features, head 0 first.",
 )
 
 
@@ -284,24 +237,17 @@ register(
 
 
 def _one_head_cases() -> list[Case]:
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(5)
-        two = MultiHeadAttention(5, 8, context_length=6, dropout=0.0, num_heads=2)
-        torch.manual_seed(6)
-        three = MultiHeadAttention(4, 6, context_length=8, dropout=0.0, num_heads=3)
+    book = {"mha": _example(), "x": example_inputs()}
     return [
-        Case(
-            "the notebook's mha (3 heads of 4), head 1",
-            {"mha": _example(), "x": example_inputs(), "h": 1},
-        ),
-        Case("the notebook's mha, head 2", {"mha": _example(), "x": example_inputs(), "h": 2}),
+        Case("the notebook's mha (3 heads of 4), head 1", {**book, "h": 1}),
+        Case("the notebook's mha, head 2", {**book, "mha": _example(), "h": 2}),
         Case(
             "a layer of 2 heads of 4 (5 -> 8), 4 random tokens, head 1",
-            {"mha": two, "x": random_tensor(4, 5, seed=160), "h": 1},
+            {"mha": _mha(5, 5, 8, 6, 2), "x": random_tensor(4, 5, seed=160), "h": 1},
         ),
         Case(
             "a layer of 3 heads of 2 (4 -> 6) built for 8 tokens, 5 random tokens, head 0",
-            {"mha": three, "x": random_tensor(5, 4, seed=161), "h": 0},
+            {"mha": _mha(6, 4, 6, 8, 3), "x": random_tensor(5, 4, seed=161), "h": 0},
         ),
     ]
 
@@ -313,102 +259,53 @@ def _one_head_reference(a: dict[str, Any]) -> torch.Tensor:
     return a["mha"].last_attn_weights[0, a["h"]]
 
 
-class _LayerRun(Exception):
-    """Raised when the reader's answer runs the whole layer, which the exercise forbids."""
-
-
-def _rows_only(answer: Any, case: Case, calls: Any) -> str | None:
-    """The rule: the head's weights come from rows of the projections, not from mha(...)."""
-    guarded = copy.deepcopy(case.args["mha"])
-
-    def refuse(*args: Any, **kwargs: Any) -> None:
-        raise _LayerRun
-
-    guarded.forward = refuse
-    try:
-        answer(guarded, case.args["x"], case.args["h"])
-    except _LayerRun:
-        return (
-            "the numbers are right, but they come from running the whole layer, mha(...); "
-            "the exercise asks for head h alone, from the rows of mha's weights that make it"
-        )
-    except Exception:  # any other failure was already judged on the plain layer
-        return None
-    return None
-
-
-def _tensor(result: Any) -> Any:
-    return result.detach() if isinstance(result, torch.Tensor) else result
-
-
-register(
-    FunctionExercise(
-        name="07.one_head",
-        task="write one_head_weights(mha, x, h): head h's attention weights on x, from the "
-        "rows of mha's W_query and W_key that make head h, without calling mha(...)",
-        answer_names=("one_head_weights",),
-        cases=_one_head_cases,
-        call=lambda one_head_weights, a: _tensor(one_head_weights(a["mha"], a["x"], a["h"])),
-        reference=_one_head_reference,
-        forbids=Forbid(
-            attnlib=("split_heads", *ATTEND), how="from the head's rows, with torch.softmax"
-        ),
-        rules=(_rows_only,),
-        mistakes=rows("head_strided", "head_scale_d_out", "head_unmasked"),
-        praise="Head h is one block of head_dim rows of each projection: a small causal "
-        "attention of its own, scaled by the root of head_dim.",
-    )
+FunctionExercise(
+    name="07.one_head",
+    task="write one_head_weights(mha, x, h): head h's attention weights on x, from the "
+    "rows of mha's W_query and W_key that make head h, without calling mha(...)",
+    answer_names=("one_head_weights",),
+    cases=_one_head_cases,
+    call=lambda one_head_weights, a: detached(one_head_weights(a["mha"], a["x"], a["h"])),
+    reference=_one_head_reference,
+    forbids=Forbid(
+        attnlib=("split_heads", *ATTEND), how="from the head's rows, with torch.softmax"
+    ),
+    rules=(no_forward("mha", "head h alone, from the rows of mha's weights that make it"),),
+    mistakes=rows("head_strided", "head_scale_d_out", "head_unmasked"),
+    praise="Head h is one block of head_dim rows of each projection: a small causal "
+    "attention of its own, scaled by the root of head_dim.",
 )
 
 
 # --- 07.head_dim_one: the explorer's question --------------------------------------------
 
-_NUM_TOKENS = example_inputs().shape[0]
-
-register(
-    ValueExercise(
-        name="07.head_dim_one",
-        task="set most_weighted to the largest number of different tokens that can be some "
-        "query's most weighted token, in one head with head_dim 1",
-        answer_names=("most_weighted",),
-        accept=whole,
-        expected=lambda: 2,
-        mistakes={
-            "argmax_per_query": lambda: _NUM_TOKENS,
-            "query_sign_ignored": lambda: 1,
-        },
-        praise="A score is q_i * k_j: a positive query picks the largest key, a negative one "
-        "the smallest, whatever the query's size.",
-    )
+ValueExercise(
+    name="07.head_dim_one",
+    task="set most_weighted to the largest number of different tokens that can be some "
+    "query's most weighted token, in one head with head_dim 1",
+    answer_names=("most_weighted",),
+    accept=whole,
+    expected=lambda: 2,
+    mistakes={"argmax_per_query": lambda: len(example_inputs()), "query_sign_ignored": lambda: 1},
+    praise="A score is q_i * k_j: a positive query picks the largest key, a negative one "
+    "the smallest, whatever the query's size.",
 )
 
 
 # --- 07.copy_heads: the wrapper's heads inside MultiHeadAttention ------------------------------
 
-#: (d_in, d_out of each head, num_heads, batch): the book's batch first, then other sizes.
-_COPY_SIZES = (
-    ("the book's batch (2, 6, 3), 2 heads of 2 features", 3, 2, 2, _batch),
-    (
-        "a random batch (3, 4, 5), 3 heads of 2 features",
-        5,
-        2,
-        3,
-        lambda: random_tensor(3, 4, 5, seed=130),
-    ),
-    (
-        "a random batch (1, 7, 2), 4 heads of 1 feature",
-        2,
-        1,
-        4,
-        lambda: random_tensor(1, 7, 2, seed=131),
-    ),
-)
-
 
 def _copy_cases() -> list[Case]:
+    """The book's batch, 2 heads of 2 features, then random batches of other sizes."""
+    batches = [("the book's", _batch(), 2, 2)]
+    for seed, (shape, d_out, h) in enumerate((((3, 4, 5), 2, 3), ((1, 7, 2), 1, 4))):
+        batches.append(("a random", random_tensor(*shape, seed=130 + seed), d_out, h))
     return [
-        Case(label, {"d_in": d_in, "d_out": d_out, "num_heads": num_heads, "x": batch()})
-        for label, d_in, d_out, num_heads, batch in _COPY_SIZES
+        Case(
+            f"{whose} batch {tuple(x.shape)}, {h} heads of {d_out} feature{'s' * (d_out > 1)}",
+            {"d_in": x.shape[-1], "d_out": d_out, "num_heads": h, "x": x},
+        )
+        for whose, x, d_out, h in batches
     ]
 
 
@@ -427,17 +324,15 @@ def _wrapper_output(a: dict[str, Any]) -> torch.Tensor:
         return wrapper(a["x"])
 
 
-register(
-    FunctionExercise(
-        name="07.copy_heads",
-        task="write copy_heads(wrapper, mha): fill mha's weights so that mha(x) equals wrapper(x)",
-        answer_names=("copy_heads",),
-        cases=_copy_cases,
-        call=_copied_output,
-        reference=_wrapper_output,
-        mistakes=rows("out_proj_left_random", "out_proj_bias_kept", "heads_reversed"),
-        forbids=Forbid(because="the two layers are handed out; copying weights is the task"),
-        praise="The same numbers from both layers: MultiHeadAttention is the wrapper's heads, "
-        "stacked into three larger projections, followed by out_proj.",
-    )
+FunctionExercise(
+    name="07.copy_heads",
+    task="write copy_heads(wrapper, mha): fill mha's weights so that mha(x) equals wrapper(x)",
+    answer_names=("copy_heads",),
+    cases=_copy_cases,
+    call=_copied_output,
+    reference=_wrapper_output,
+    mistakes=rows("out_proj_left_random", "out_proj_bias_kept", "heads_reversed"),
+    forbids=Forbid(because="the two layers are handed out; copying weights is the task"),
+    praise="The same numbers from both layers: MultiHeadAttention is the wrapper's heads, "
+    "stacked into three larger projections, followed by out_proj.",
 )

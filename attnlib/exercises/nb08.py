@@ -16,9 +16,8 @@ from attnlib.attention import attention_scores, attention_weights, context_vecto
 from attnlib.data import TOKENS, embed, example_inputs
 from attnlib.exercises._calls import Forbid
 from attnlib.exercises._compare import shown
-from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise, rows
-from attnlib.exercises._value import Refused, ValueExercise, boolean, number, token, whole
+from attnlib.exercises._value import Refused, ValueExercise, boolean, each, number, token, whole
 from attnlib.modules import MultiHeadAttention
 
 #: Decimals a predicted weight is compared at: the 4 the notebook prints.
@@ -33,26 +32,20 @@ def _weights(causal: bool) -> torch.Tensor:
 # --- 08.first_self: the causal mask on a sentence of your own ------------------------------
 
 
-def _unmasked(answer: Any, value: Any) -> tuple[str, dict, str] | None:
-    """A weight read without the mask is named, with the reader's value echoed."""
-    unmasked = float(_weights(causal=False)[0, 0])
-    if isinstance(value, float) and round(value, 2) == round(unmasked, 2):
-        return "first_self_unmasked", {"got": shown(answer)}, ""
-    return None
-
-
-register(
-    ValueExercise(
-        name="08.first_self",
-        task="set first_self to the weight the first token gives itself under the causal mask",
-        answer_names=("first_self",),
-        accept=number,
-        expected=lambda: float(_weights(causal=True)[0, 0]),
-        mistakes={"first_token_hidden": lambda: 0},
-        search=_unmasked,
-        searched=("first_self_unmasked",),
-        praise="The first token sees only itself: one score, and softmax of one score is 1.",
-    )
+ValueExercise(
+    name="08.first_self",
+    task="set first_self to the weight the first token gives itself under the causal mask",
+    answer_names=("first_self",),
+    accept=number,
+    expected=lambda: float(_weights(causal=True)[0, 0]),
+    mistakes={"first_token_hidden": lambda: 0},
+    # a weight read without the mask
+    near={
+        "first_self_unmasked": lambda v: (
+            isinstance(v, float) and round(v, 2) == round(float(_weights(causal=False)[0, 0]), 2)
+        )
+    },
+    praise="The first token sees only itself: one score, and softmax of one score is 1.",
 )
 
 # --- 08.hot_limit: the temperature ---------------------------------------------------------
@@ -86,37 +79,24 @@ def _hot_cases() -> list[Case]:
     ]
 
 
-register(
-    FunctionExercise(
-        name="08.hot_limit",
-        task="make hot_limit(num_tokens) return the value each weight approaches as the "
-        "temperature grows",
-        answer_names=("hot_limit",),
-        cases=_hot_cases,
-        call=lambda hot_limit, args: _weight(hot_limit(args["num_tokens"])),
-        reference=lambda args: _hot_weight(args["num_tokens"]),
-        mistakes=rows("hot_weights_vanish", "hot_weights_to_one", "hot_weights_count"),
-        forbids=Forbid(because="a prediction; measuring it with attnlib is an experiment"),
-        praise="The scores shrink towards 0, every exp towards 1: the weights become equal, "
-        "1 / num_tokens each.",
-    )
+FunctionExercise(
+    name="08.hot_limit",
+    task="make hot_limit(num_tokens) return the value each weight approaches as the "
+    "temperature grows",
+    answer_names=("hot_limit",),
+    cases=_hot_cases,
+    call=lambda hot_limit, args: _weight(hot_limit(args["num_tokens"])),
+    reference=lambda args: _hot_weight(args["num_tokens"]),
+    mistakes=rows("hot_weights_vanish", "hot_weights_to_one", "hot_weights_count"),
+    forbids=Forbid(because="a prediction; measuring it with attnlib is an experiment"),
+    praise="The scores shrink towards 0, every exp towards 1: the weights become equal, "
+    "1 / num_tokens each.",
 )
 
 # --- 08.repeated_word: a word that comes twice ----------------------------------------------
 
 _REPEATED = "the dog saw the dog"
 _PAIR = ("same_without_mask", "same_with_mask")
-
-
-def _pair(answer: Any) -> Any:
-    """Two booleans from the two names (or a pair passed by hand), else a :class:`Refused`."""
-    values = [answer[n] for n in _PAIR] if isinstance(answer, dict) else answer
-    if not isinstance(values, (tuple, list)) or len(values) != 2:
-        return Refused(f"expected True or False for {' and '.join(_PAIR)}, got {shown(answer)}")
-    for name, value in zip(_PAIR, values, strict=True):
-        if isinstance(accepted := boolean(value), Refused):
-            return Refused(f"`{name}`: {accepted}")
-    return tuple(bool(v) for v in values)
 
 
 def _rows_equal() -> tuple[bool, bool]:
@@ -128,21 +108,21 @@ def _rows_equal() -> tuple[bool, bool]:
     return bool(torch.equal(plain[1], plain[4])), bool(torch.equal(masked[1], masked[4]))
 
 
-register(
-    ValueExercise(
-        name="08.repeated_word",
-        task="set same_without_mask and same_with_mask to True or False for the two 'dog' rows",
-        answer_names=_PAIR,
-        accept=_pair,
-        expected=_rows_equal,
-        mistakes={
-            "repeat_rows_differ": lambda: (False, False),
-            "causal_rows_same": lambda: (True, True),
-            "mask_effect_swapped": lambda: (False, True),
-        },
-        praise="Equal vectors, equal scores: only the mask, which cuts each row at its own "
-        "position, tells the two copies apart.",
-    )
+ValueExercise(
+    name="08.repeated_word",
+    task="set same_without_mask and same_with_mask to True or False for the two 'dog' rows",
+    answer_names=_PAIR,
+    accept=each(
+        boolean, _PAIR, "expected True or False for same_without_mask and same_with_mask, got {got}"
+    ),
+    expected=_rows_equal,
+    mistakes={
+        "repeat_rows_differ": lambda: (False, False),
+        "causal_rows_same": lambda: (True, True),
+        "mask_effect_swapped": lambda: (False, True),
+    },
+    praise="Equal vectors, equal scores: only the mask, which cuts each row at its own "
+    "position, tells the two copies apart.",
 )
 
 # --- 08.head_size: one head's context vector ----------------------------------------------
@@ -155,17 +135,15 @@ def _head_size() -> int:
         return int(module.W_value(example_inputs()).shape[-1] // module.num_heads)
 
 
-register(
-    ValueExercise(
-        name="08.head_size",
-        task="set head_size to the number of features in one head's context vector",
-        answer_names=("head_size",),
-        accept=whole,
-        expected=_head_size,
-        mistakes={"d_out_per_head": lambda: 4, "context_size_d_in": lambda: 3},
-        praise="d_out = 4 shared by 2 heads: each head's values, and so its context vector, "
-        "have head_dim = 2 features.",
-    )
+ValueExercise(
+    name="08.head_size",
+    task="set head_size to the number of features in one head's context vector",
+    answer_names=("head_size",),
+    accept=whole,
+    expected=_head_size,
+    mistakes={"d_out_per_head": lambda: 4, "context_size_d_in": lambda: 3},
+    praise="d_out = 4 shared by 2 heads: each head's values, and so its context vector, "
+    "have head_dim = 2 features.",
 )
 
 
@@ -194,20 +172,12 @@ def _words(answer: Any) -> Any:
     return frozenset(words)
 
 
-def _moved(answer: Any) -> Any:
-    """The two names' answers as a pair of frozensets, else a :class:`Refused`."""
-    values = [answer[n] for n in _MOVED] if isinstance(answer, dict) else answer
-    if not isinstance(values, (tuple, list)) or len(values) != 2:
-        return Refused(f"expected a set of tokens for each of {' and '.join(_MOVED)}")
-    pair = []
-    for name, value in zip(_MOVED, values, strict=True):
-        if isinstance(accepted := _words(value), Refused):
-            return Refused(f"`{name}`: {accepted}")
-        pair.append(accepted)
-    return tuple(pair)
+def _contexts(inputs: torch.Tensor, causal: bool) -> torch.Tensor:
+    """The simplified context vectors of ``inputs`` (no projections, no scale)."""
+    return context_vectors(attention_weights(inputs, inputs, scale=1.0, causal=causal), inputs)
 
 
-def _changed_words() -> tuple[frozenset[str], frozenset[str]]:
+def _changed_words() -> tuple[frozenset[str], ...]:
     """The words whose simplified context vector changes when the two tokens swap places."""
     inputs = example_inputs()
     order = list(range(len(inputs)))
@@ -215,22 +185,13 @@ def _changed_words() -> tuple[frozenset[str], frozenset[str]]:
     order[i], order[j] = order[j], order[i]
     changed = []
     for causal in (False, True):
-        before = context_vectors(
-            attention_weights(inputs, inputs, scale=1.0, causal=causal), inputs
-        )
-        swapped = inputs[order]
-        after = context_vectors(
-            attention_weights(swapped, swapped, scale=1.0, causal=causal), swapped
-        )
+        before, after = _contexts(inputs, causal), _contexts(inputs[order], causal)
         # row p of `after` is the word that now stands at p, order[p] of the sentence
-        changed.append(
-            frozenset(
-                TOKENS[order[p]].lower()
-                for p in range(len(inputs))
-                if not torch.allclose(after[p], before[order[p]], atol=1e-6)
-            )
-        )
-    return changed[0], changed[1]
+        moved = [
+            q for p, q in enumerate(order) if not torch.allclose(after[p], before[q], atol=1e-6)
+        ]
+        changed.append(frozenset(TOKENS[q].lower() for q in moved))
+    return tuple(changed)
 
 
 def _swap_mistake(without: tuple[int, ...], with_mask: tuple[int, ...]) -> Any:
@@ -240,21 +201,23 @@ def _swap_mistake(without: tuple[int, ...], with_mask: tuple[int, ...]) -> Any:
     )
 
 
-register(
-    ValueExercise(
-        name="08.swap_rows",
-        task="set changed_without_mask and changed_with_mask to the words whose context vector "
-        "changes when 'journey' and 'starts' swap places",
-        answer_names=_MOVED,
-        accept=_moved,
-        expected=_changed_words,
-        mistakes={
-            "swap_moves_unmasked": _swap_mistake(SWAPPED, SWAPPED),
-            "swap_mask_every_later": _swap_mistake((), range(SWAPPED[0], len(TOKENS))),
-            "swap_mask_swapped": _swap_mistake(SWAPPED, ()),
-            "swap_nothing_changes": _swap_mistake((), ()),
-        },
-        praise="Without the mask attention sees a set of tokens, not a sequence: order changes "
-        "nothing. The mask brings in order, but only as far as who sees whom.",
-    )
+ValueExercise(
+    name="08.swap_rows",
+    task="set changed_without_mask and changed_with_mask to the words whose context vector "
+    "changes when 'journey' and 'starts' swap places",
+    answer_names=_MOVED,
+    accept=each(
+        _words,
+        _MOVED,
+        "expected a set of tokens for each of changed_without_mask and changed_with_mask",
+    ),
+    expected=_changed_words,
+    mistakes={
+        "swap_moves_unmasked": _swap_mistake(SWAPPED, SWAPPED),
+        "swap_mask_every_later": _swap_mistake((), range(SWAPPED[0], len(TOKENS))),
+        "swap_mask_swapped": _swap_mistake(SWAPPED, ()),
+        "swap_nothing_changes": _swap_mistake((), ()),
+    },
+    praise="Without the mask attention sees a set of tokens, not a sequence: order changes "
+    "nothing. The mask brings in order, but only as far as who sees whom.",
 )

@@ -13,8 +13,6 @@ import torch
 from attnlib.attention import scaled_dot_product_attention
 from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
-from attnlib.exercises._compare import shown
-from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import Refused, ValueExercise, number, whole
 from attnlib.mistakes.blockwise import blocks
@@ -26,6 +24,7 @@ SLOPE = 2
 GRID_SIZES = (6, 1024, 8192, 5, 1000, 3000)
 #: The context lengths of the growth question: "8k" and "1M" tokens.
 SHORT, LONG = 8192, 1_048_576
+GROWTH = (LONG // SHORT) ** 2  # the grid has num_tokens ** 2 entries
 #: Bytes of one float32.
 FLOAT32_BYTES = torch.finfo(torch.float32).bits // 8
 #: The blockwise cases, (num_queries, num_keys, d_k, d_v, block_size): the notebook's first
@@ -33,39 +32,21 @@ FLOAT32_BYTES = torch.finfo(torch.float32).bits // 8
 BLOCK_CASES = ((6, 10, 4, 3, 4), (3, 9, 5, 2, 2), (5, 7, 2, 4, 3), (4, 3, 3, 3, 8))
 
 
-def _slope_near(answer: Any, value: Any) -> tuple[str, dict, str] | None:
-    """A slope measured off the plot (between 1.5 and 2.5) is named, echoed."""
-    if isinstance(value, (int, float)) and 1.5 <= value <= 2.5:
-        return "slope_measured", {"got": shown(answer)}, ""
-    return None
-
-
-def _growth_near(answer: Any, value: Any) -> tuple[str, dict, str] | None:
-    """A growth within 5% of the right one (read off a measurement) is named, echoed."""
-    right = (LONG // SHORT) ** 2
-    if isinstance(value, (int, float)) and abs(value - right) <= 0.05 * right:
-        return "growth_rounded", {"got": shown(answer)}, ""
-    return None
-
-
-register(
-    ValueExercise(
-        name="09.slope",
-        task="set slope to the slope you expect for the matrix product at the right of the plot",
-        answer_names=("slope",),
-        accept=number,
-        expected=lambda: SLOPE,
-        mistakes={"slope_linear": lambda: 1, "slope_cubic": lambda: 3, "slope_is_ratio": lambda: 4},
-        explain=lambda value: (
-            "64 is d, the size of each vector: the slope is how fast the time grows with "
-            "num_tokens on the log-log plot, the power of num_tokens"
-            if value == 64
-            else None
-        ),
-        praise="n rows of n scores: twice the tokens, 4 = 2^2 times the work.",
-        search=_slope_near,
-        searched=("slope_measured",),
-    )
+ValueExercise(
+    name="09.slope",
+    task="set slope to the slope you expect for the matrix product at the right of the plot",
+    answer_names=("slope",),
+    accept=number,
+    expected=lambda: SLOPE,
+    mistakes={"slope_linear": lambda: 1, "slope_cubic": lambda: 3, "slope_is_ratio": lambda: 4},
+    explain=lambda value: (
+        "64 is d, the size of each vector: the slope is how fast the time grows with "
+        "num_tokens on the log-log plot, the power of num_tokens"
+        if value == 64
+        else None
+    ),
+    praise="n rows of n scores: twice the tokens, 4 = 2^2 times the work.",
+    near={"slope_measured": lambda v: 1.5 <= v <= 2.5},  # measured off the plot
 )
 
 
@@ -80,72 +61,64 @@ def _size(result: Any) -> Any:
     return result
 
 
-register(
-    FunctionExercise(
-        name="09.grid_bytes",
-        task="return the bytes of a float32 grid of num_tokens x num_tokens scores",
-        answer_names=("grid_bytes",),
-        cases=lambda: [Case(f"{n:,} tokens", {"num_tokens": n}) for n in GRID_SIZES],
-        call=lambda grid_bytes, args: _size(grid_bytes(args["num_tokens"])),
-        reference=lambda args: FLOAT32_BYTES * args["num_tokens"] ** 2,
-        mistakes=rows(
-            "grid_entries_not_bytes",
-            "grid_one_row",
-            "grid_float64",
-            "grid_bits",
-            "grid_in_mib",
-            "grid_in_mb",
-        ),
-        forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
-        praise="4 bytes per score, num_tokens * num_tokens scores: 256 MiB at 8,192 tokens.",
-    )
+FunctionExercise(
+    name="09.grid_bytes",
+    task="return the bytes of a float32 grid of num_tokens x num_tokens scores",
+    answer_names=("grid_bytes",),
+    cases=lambda: [Case(f"{n:,} tokens", {"num_tokens": n}) for n in GRID_SIZES],
+    call=lambda grid_bytes, args: _size(grid_bytes(args["num_tokens"])),
+    reference=lambda args: FLOAT32_BYTES * args["num_tokens"] ** 2,
+    mistakes=rows(
+        "grid_entries_not_bytes",
+        "grid_one_row",
+        "grid_float64",
+        "grid_bits",
+        "grid_in_mib",
+        "grid_in_mb",
+    ),
+    forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
+    praise="4 bytes per score, num_tokens * num_tokens scores: 256 MiB at 8,192 tokens.",
 )
 
 
 # --- 09.grid_growth: from 8k to 1M tokens ------------------------------------------------------
 
-register(
-    ValueExercise(
-        name="09.grid_growth",
-        task="set grid_times to how many times the 1M-token grid is larger than the 8k-token grid",
-        answer_names=("grid_times",),
-        accept=whole,
-        expected=lambda: (LONG // SHORT) ** 2,
-        mistakes={
-            "growth_linear": lambda: LONG // SHORT,
-            "growth_doubled": lambda: 2 * (LONG // SHORT),
-            "growth_decimal": lambda: (1_000_000 // 8_000) ** 2,
-            "growth_inverted": lambda: (SHORT / LONG) ** 2,
-        },
-        praise="128 times the tokens, 128 * 128 = 16,384 times the bytes.",
-        search=_growth_near,
-        searched=("growth_rounded",),
-    )
+ValueExercise(
+    name="09.grid_growth",
+    task="set grid_times to how many times the 1M-token grid is larger than the 8k-token grid",
+    answer_names=("grid_times",),
+    accept=whole,
+    expected=lambda: GROWTH,
+    mistakes={
+        "growth_linear": lambda: LONG // SHORT,
+        "growth_doubled": lambda: 2 * (LONG // SHORT),
+        "growth_decimal": lambda: (1_000_000 // 8_000) ** 2,
+        "growth_inverted": lambda: (SHORT / LONG) ** 2,
+    },
+    praise="128 times the tokens, 128 * 128 = 16,384 times the bytes.",
+    # within 5% of the right one, read off a measurement
+    near={"growth_rounded": lambda v: abs(v - GROWTH) <= 0.05 * GROWTH},
 )
 
 
 # --- 09.rescale: the two lines of the running softmax ------------------------------------------
 
 
-def _qkv(num_queries: int, num_keys: int, d_k: int, d_v: int, seed: int) -> tuple:
-    """Queries, keys and values whose row maxima grow from block to block."""
-    queries = random_tensor(num_queries, d_k, seed=seed, scale=2.0)
-    # Later keys are longer, so later blocks raise most rows' maximum: rescaling matters.
-    lengths = torch.linspace(0.5, 3, num_keys)[:, None]
-    keys = random_tensor(num_keys, d_k, seed=seed + 100, scale=2.0) * lengths
-    values = random_tensor(num_keys, d_v, seed=seed + 200, scale=2.0)
-    return queries, keys, values
-
-
 def _block_cases() -> list[Case]:
+    """Random queries, keys and values whose row maxima grow from block to block."""
     cases = []
-    for seed, (num_queries, num_keys, d_k, d_v, block_size) in enumerate(BLOCK_CASES):
-        queries, keys, values = _qkv(num_queries, num_keys, d_k, d_v, seed + 9)
+    for seed, (n_q, n_k, d_k, d_v, size) in enumerate(BLOCK_CASES, start=9):
+        # Later keys are longer, so later blocks raise most rows' maximum: rescaling matters.
+        lengths = torch.linspace(0.5, 3, n_k)[:, None]
+        args = {
+            "queries": random_tensor(n_q, d_k, seed=seed, scale=2.0),
+            "keys": random_tensor(n_k, d_k, seed=seed + 100, scale=2.0) * lengths,
+            "values": random_tensor(n_k, d_v, seed=seed + 200, scale=2.0),
+            "block_size": size,
+        }
         label = (
-            f"{num_queries} queries, {num_keys} keys of {d_k} dimensions, values of {d_v}, "
-            f"in blocks of {block_size}"
+            f"{n_q} queries, {n_k} keys of {d_k} dimensions, values of {d_v}, in blocks of {size}"
         )
-        args = {"queries": queries, "keys": keys, "values": values, "block_size": block_size}
         cases.append(Case(label, args))
     return cases
 
@@ -158,44 +131,40 @@ def _run_blockwise(answer: Callable[..., Any], args: dict[str, Any]) -> Any:
     return blocks(q, k, v, size, answer)
 
 
-register(
-    FunctionExercise(
-        name="09.rescale",
-        task="write the two lines that rescale running_sum and context, then add the block",
-        answer_names=("rescale_and_add",),
-        cases=_block_cases,
-        call=_run_blockwise,
-        reference=lambda a: scaled_dot_product_attention(a["queries"], a["keys"], a["values"])[0],
-        mistakes=rows(
-            "no_rescale",
-            "context_not_rescaled",
-            "sum_not_rescaled",
-            "new_block_rescaled",
-            "rescale_divides",
-            "block_replaces_sums",
-            "running_sum_no_keepdim",
-            "block_sum_of_all",
-        ),
-        forbids=Forbid(
-            attnlib=("blockwise_attention", *ATTEND),
-            torch=("scaled_dot_product_attention",),
-            how="block by block, rescaling the sums",
-        ),
-        praise="Block by block, the same context vectors as the whole grid at once.",
-    )
+FunctionExercise(
+    name="09.rescale",
+    task="write the two lines that rescale running_sum and context, then add the block",
+    answer_names=("rescale_and_add",),
+    cases=_block_cases,
+    call=_run_blockwise,
+    reference=lambda a: scaled_dot_product_attention(a["queries"], a["keys"], a["values"])[0],
+    mistakes=rows(
+        "no_rescale",
+        "context_not_rescaled",
+        "sum_not_rescaled",
+        "new_block_rescaled",
+        "rescale_divides",
+        "block_replaces_sums",
+        "running_sum_no_keepdim",
+        "block_sum_of_all",
+    ),
+    forbids=Forbid(
+        attnlib=("blockwise_attention", *ATTEND),
+        torch=("scaled_dot_product_attention",),
+        how="block by block, rescaling the sums",
+    ),
+    praise="Block by block, the same context vectors as the whole grid at once.",
 )
 
 
 # --- 09.block_growth: the largest tensor of blockwise attention --------------------------------
 
-register(
-    ValueExercise(
-        name="09.block_growth",
-        task="set block_times to how many times the largest block grows from 1,024 to 2,048 tokens",
-        answer_names=("block_times",),
-        accept=whole,
-        expected=lambda: 2,
-        mistakes={"block_grows_like_grid": lambda: 4, "block_fixed_size": lambda: 1},
-        praise="(num_tokens, block_size): linear in num_tokens, where the grid is quadratic.",
-    )
+ValueExercise(
+    name="09.block_growth",
+    task="set block_times to how many times the largest block grows from 1,024 to 2,048 tokens",
+    answer_names=("block_times",),
+    accept=whole,
+    expected=lambda: 2,
+    mistakes={"block_grows_like_grid": lambda: 4, "block_fixed_size": lambda: 1},
+    praise="(num_tokens, block_size): linear in num_tokens, where the grid is quadratic.",
 )

@@ -13,7 +13,6 @@ import torch
 
 from attnlib.exercises._calls import Forbid
 from attnlib.exercises._compare import named_entries
-from attnlib.exercises._core import register
 from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import Refused, ValueExercise, number, word
 from attnlib.mistakes import training
@@ -51,21 +50,19 @@ def _targets(answer: Callable[..., Any], args: Mapping[str, Any]) -> Any:
     return result
 
 
-register(
-    FunctionExercise(
-        name="10.targets",
-        task="set targets to the words that follow each of the inputs",
-        answer_names=("inputs_and_targets",),
-        cases=_target_cases,
-        call=_targets,
-        reference=lambda a: a["token_ids"][a["start"] + 1 : a["start"] + 1 + a["context_length"]],
-        mistakes=rows(
-            "targets_not_shifted", "targets_shifted_back", "targets_one_short", "targets_one_long"
-        ),
-        forbids=Forbid(because="slicing: nothing in attnlib computes it"),
-        praise="Every position has the word after it as its target: one window, context_length "
-        "questions.",
-    )
+FunctionExercise(
+    name="10.targets",
+    task="set targets to the words that follow each of the inputs",
+    answer_names=("inputs_and_targets",),
+    cases=_target_cases,
+    call=_targets,
+    reference=lambda a: a["token_ids"][a["start"] + 1 : a["start"] + 1 + a["context_length"]],
+    mistakes=rows(
+        "targets_not_shifted", "targets_shifted_back", "targets_one_short", "targets_one_long"
+    ),
+    forbids=Forbid(because="slicing: nothing in attnlib computes it"),
+    praise="Every position has the word after it as its target: one window, context_length "
+    "questions.",
 )
 
 
@@ -107,20 +104,18 @@ def _returns_a_number(step: Callable[..., Any], case: Case, calls: Any) -> str |
     return None
 
 
-register(
-    FunctionExercise(
-        name="10.training_step",
-        task="zero the gradients, compute the loss, call backward and step, return the loss",
-        answer_names=("training_step",),
-        cases=_step_cases,
-        call=lambda step, a: after_steps(step, **a),
-        reference=lambda a: _losses_then_parameters(after_steps(training.step_with(), **a)),
-        mistakes=rows("grads_not_zeroed", "no_update"),
-        forbids=Forbid(because="the step runs the reader's model through attnlib's layers"),
-        rules=(_returns_a_number,),
-        praise=f"{training.NUM_STEPS} steps on little models gave the same losses and parameters "
-        "as ours.",
-    )
+FunctionExercise(
+    name="10.training_step",
+    task="zero the gradients, compute the loss, call backward and step, return the loss",
+    answer_names=("training_step",),
+    cases=_step_cases,
+    call=lambda step, a: after_steps(step, **a),
+    reference=lambda a: _losses_then_parameters(after_steps(training.step_with(), **a)),
+    mistakes=rows("grads_not_zeroed", "no_update"),
+    forbids=Forbid(because="the step runs the reader's model through attnlib's layers"),
+    rules=(_returns_a_number,),
+    praise=f"{training.NUM_STEPS} steps on little models gave the same losses and parameters "
+    "as ours.",
 )
 
 
@@ -136,18 +131,16 @@ def _loss_of(answer: Callable[[int], Any], args: Mapping[str, Any]) -> Any:
     return result if isinstance(value, Refused) else loss_value(value)
 
 
-register(
-    FunctionExercise(
-        name="10.uniform_loss",
-        task="return the cross-entropy loss of a model that gives every word the same probability",
-        answer_names=("uniform_loss",),
-        cases=lambda: [Case(f"vocab_size={v:,}", {"vocab_size": v}) for v in VOCAB_SIZES],
-        call=_loss_of,
-        reference=lambda a: loss_value(math.log(a["vocab_size"])),
-        mistakes=rows("uniform_log2", "uniform_log10", "uniform_probability", "uniform_log_sign"),
-        forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
-        praise="ln(vocab_size): the loss of knowing nothing, where training starts from.",
-    )
+FunctionExercise(
+    name="10.uniform_loss",
+    task="return the cross-entropy loss of a model that gives every word the same probability",
+    answer_names=("uniform_loss",),
+    cases=lambda: [Case(f"vocab_size={v:,}", {"vocab_size": v}) for v in VOCAB_SIZES],
+    call=_loss_of,
+    reference=lambda a: loss_value(math.log(a["vocab_size"])),
+    mistakes=rows("uniform_log2", "uniform_log10", "uniform_probability", "uniform_log_sign"),
+    forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
+    praise="ln(vocab_size): the loss of knowing nothing, where training starts from.",
 )
 
 
@@ -156,61 +149,52 @@ register(
 #: The query of the explorer's question: the fourth word of the sentence (index 3).
 EVEN_QUERY = 3
 
-register(
-    ValueExercise(
-        name="10.even_weight",
-        task="set even_weight to the weight the fourth word gives the word before it when it "
-        "spreads its weight evenly",
-        answer_names=("even_weight",),
-        accept=number,
-        expected=lambda: 1 / (EVEN_QUERY + 1),
-        mistakes={
-            "even_over_all_words": lambda: 1 / 16,
-            "even_without_itself": lambda: 1 / EVEN_QUERY,
-            "even_masked_out": lambda: 0,
-        },
-        exact=False,
-        praise="1 / 4: the mask leaves the fourth word 4 keys, itself and the three before it.",
-    )
+ValueExercise(
+    name="10.even_weight",
+    task="set even_weight to the weight the fourth word gives the word before it when it "
+    "spreads its weight evenly",
+    answer_names=("even_weight",),
+    accept=number,
+    expected=lambda: 1 / (EVEN_QUERY + 1),
+    mistakes={
+        "even_over_all_words": lambda: 1 / 16,
+        "even_without_itself": lambda: 1 / EVEN_QUERY,
+        "even_masked_out": lambda: 0,
+    },
+    exact=False,
+    praise="1 / 4: the mask leaves the fourth word 4 keys, itself and the three before it.",
 )
 
 
 # --- 10.head_pattern: what the strongest head learned -----------------------------------------
 
-register(
-    ValueExercise(
-        name="10.head_pattern",
-        task="set pattern to 'previous', 'itself', 'next', 'first' or 'even'",
-        answer_names=("pattern",),
-        accept=word(*PATTERNS),
-        expected=lambda: "previous",
-        mistakes={
-            "pattern_next_word": lambda: "next",
-            "pattern_itself": lambda: "itself",
-            "pattern_first": lambda: "first",
-            "pattern_even": lambda: "even",
-        },
-        praise="Each word looks at the word before it: with it, the layer above can tell which "
-        "word came before which.",
-    )
+ValueExercise(
+    name="10.head_pattern",
+    task="set pattern to 'previous', 'itself', 'next', 'first' or 'even'",
+    answer_names=("pattern",),
+    accept=word(*PATTERNS),
+    expected=lambda: "previous",
+    mistakes={
+        "pattern_next_word": lambda: "next",
+        "pattern_itself": lambda: "itself",
+        "pattern_first": lambda: "first",
+        "pattern_even": lambda: "even",
+    },
+    praise="Each word looks at the word before it: with it, the layer above can tell which "
+    "word came before which.",
 )
 
 
 # --- 10.no_position: predict the ablation (no position embeddings) ----------------------------
 
-register(
-    ValueExercise(
-        name="10.no_position",
-        task="set forms to 'yes' (a previous-token head forms as before), 'no' (no head "
-        "rises far above the even spread) or 'next' (a head on the next word instead)",
-        answer_names=("forms",),
-        accept=word(*NO_POSITION),
-        expected=lambda: "no",
-        mistakes={
-            "no_position_head_forms": lambda: "yes",
-            "no_position_next_word": lambda: "next",
-        },
-        praise="Without positions, nothing in the first block's vectors says which word came "
-        "just before: attention alone sees a set of words, the mask aside.",
-    )
+ValueExercise(
+    name="10.no_position",
+    task="set forms to 'yes' (a previous-token head forms as before), 'no' (no head "
+    "rises far above the even spread) or 'next' (a head on the next word instead)",
+    answer_names=("forms",),
+    accept=word(*NO_POSITION),
+    expected=lambda: "no",
+    mistakes={"no_position_head_forms": lambda: "yes", "no_position_next_word": lambda: "next"},
+    praise="Without positions, nothing in the first block's vectors says which word came "
+    "just before: attention alone sees a set of words, the mask aside.",
 )
