@@ -521,6 +521,7 @@ function underlay(table, cells, scroller, { sticky = false, pixels = null } = {}
     texts: new Array(size).fill(""),
     names: new Array(size).fill(""),
     geometry: null,
+    ctx: null,
     font: null,
     colors: /* @__PURE__ */ new Map()
   };
@@ -603,11 +604,14 @@ function drawCell(layer, ctx, k) {
     ctx.font = font;
     layer.font = font;
   }
+  if (look.quiet) return;
   ctx.fillStyle = look.ink ? color(layer, look.ink) : g.ink;
   ctx.fillText(look.text, x + w - g.pad, y + h / 2, Math.max(w - 2 * g.pad, 1));
 }
 function context(layer) {
+  if (layer.ctx) return layer.ctx;
   const ctx = layer.canvas.getContext("2d", { alpha: false });
+  layer.ctx = ctx;
   const g = layer.geometry;
   ctx.setTransform(g.dpr, 0, 0, g.dpr, -layer.window[0] * g.dpr, 0);
   ctx.textAlign = "right";
@@ -637,6 +641,7 @@ function drawAll(layer, remeasure = true) {
   canvas.style.height = `${y + h}px`;
   canvas.width = Math.max(Math.ceil((to - from) * g.dpr), 1);
   canvas.height = Math.max(Math.ceil((y + h) * g.dpr), 1);
+  layer.ctx = null;
   const ctx = context(layer);
   for (let k = 0; k < layer.looks.length; k++) drawCell(layer, ctx, k);
 }
@@ -648,9 +653,9 @@ function setLook(layer, k, look, name = look ? look.text : "") {
     layer.names[k] = name;
   }
   const was = layer.looks[k];
-  const same = was === look || was && look && was.text === look.text && String(was.fill) === String(look.fill) && was.ink === look.ink && was.weight === look.weight;
+  const same = was === look || was && look && was.text === look.text && String(was.fill) === String(look.fill) && was.ink === look.ink && was.weight === look.weight && was.quiet === look.quiet;
   layer.looks[k] = look;
-  layer.texts[k] = look ? look.text : "";
+  layer.texts[k] = look && !look.quiet ? look.text : "";
   return !same;
 }
 var css = (value) => value.startsWith("--") ? `var(${value})` : value;
@@ -661,7 +666,7 @@ function writeCell(layer, k) {
   const tints = fills.slice(1).reverse().map((c) => `linear-gradient(${c}, ${c})`);
   const weight = look?.weight ?? "normal";
   const now = {
-    text: look ? look.text : "",
+    text: look && !look.quiet ? look.text : "",
     background: [...tints, ...fills.slice(0, 1)].join(", "),
     color: look?.ink ? css(look.ink) : "",
     fontStyle: weight.includes("italic") ? "italic" : "",
@@ -1140,9 +1145,6 @@ function buildGrid(tokens, texts) {
       td.dataset.row = i;
       td.dataset.col = j;
       td.tabIndex = -1;
-      const number2 = make("span", "attnlib-visually-hidden");
-      td.append(number2);
-      td.attnlibNumber = number2;
       tr.append(td);
       return td;
     });
@@ -1150,7 +1152,10 @@ function buildGrid(tokens, texts) {
     table.append(tr);
     return row;
   });
-  return { table, caption, rows, cells };
+  const scroller = make("div", "attnlib-heatmap-scroll");
+  scroller.append(table);
+  const layer = underlay(table, cells, scroller);
+  return { table, caption, rows, cells, scroller, layer };
 }
 function legend2(label) {
   const box = make("div", "attnlib-legend");
@@ -1259,7 +1264,7 @@ var TRAINING = {
     const details = make("div", "attnlib-cell-details attnlib-training-details");
     details.id = uniqueId("attnlib-cell-details");
     details.setAttribute("aria-live", "off");
-    wrap.append(grid.caption, grid.table, legend2(training.legend), details);
+    wrap.append(grid.caption, grid.scroller, legend2(training.legend), details);
     row.append(wrap);
     const curve = buildLossCurve(row, data, training);
     const formula = make("div", "attnlib-formula");
@@ -1275,16 +1280,15 @@ var TRAINING = {
     setText(grid.caption, view.caption);
     if (parts.painted !== view.weights) {
       parts.painted = view.weights;
+      const n = grid.cells.length;
+      const changed = [];
       view.weights.forEach(
         (r, i) => r.forEach((w, j) => {
-          const td = grid.cells[i][j];
-          const text = fixed(w);
-          if (td.attnlibNumber.textContent === text) return;
-          td.attnlibNumber.textContent = text;
-          td.setAttribute("aria-label", text);
-          td.style.background = LEVEL_COLORS[levelOf(w, 0, 1)].background;
+          const look = { text: fixed(w), fill: LEVEL_COLORS[levelOf(w, 0, 1)].background, quiet: true };
+          if (setLook(grid.layer, i * n + j, look)) changed.push(i * n + j);
         })
       );
+      draw(grid.layer, changed);
     }
     if (parts.row !== query) {
       grid.rows[parts.row]?.classList.remove("attnlib-highlight-row");

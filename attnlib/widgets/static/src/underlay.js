@@ -27,7 +27,8 @@ const PIXELS_FROM = 128;
  * in `scroller`. A cell's look: null (blank: the page's colour) or { text, fill, ink,
  * weight: "normal" | "italic" | "bold" | "bold italic" }: colours as CSS gives them, or the
  * name of a custom property of the table ("--attnlib-…", so that the theme decides); `fill`
- * may be a list, drawn in turn (a tint over a fill); `ink` null is the table's text colour.
+ * may be a list, drawn in turn (a tint over a fill); `ink` null is the table's text colour;
+ * `quiet`: colour only, its text names the cell but is not drawn.
  * `sticky`: the cells stick in the scroller (a column of sums): the canvas spans all of them
  * and its first cell, already positioned, carries it. `pixels`: on a canvas, or written
  * into the cells; by default from the number of cells (a table's other underlays follow its
@@ -54,6 +55,7 @@ export function underlay(table, cells, scroller, { sticky = false, pixels = null
     texts: new Array(size).fill(""),
     names: new Array(size).fill(""),
     geometry: null,
+    ctx: null,
     font: null,
     colors: new Map(),
   };
@@ -146,13 +148,18 @@ function drawCell(layer, ctx, k) {
     ctx.font = font;
     layer.font = font;
   }
+  if (look.quiet) return;
   ctx.fillStyle = look.ink ? color(layer, look.ink) : g.ink;
   ctx.fillText(look.text, x + w - g.pad, y + h / 2, Math.max(w - 2 * g.pad, 1));
 }
 
 function context(layer) {
+  // Set up once per size of the canvas (a new size resets a context's state): parsing the
+  // font and the transform again on every move cost more than drawing a few cells.
+  if (layer.ctx) return layer.ctx;
   // Opaque (the page's colour between and under cells): cheaper to hand to the compositor.
   const ctx = layer.canvas.getContext("2d", { alpha: false });
+  layer.ctx = ctx;
   const g = layer.geometry;
   ctx.setTransform(g.dpr, 0, 0, g.dpr, -layer.window[0] * g.dpr, 0);
   ctx.textAlign = "right";
@@ -189,6 +196,7 @@ function drawAll(layer, remeasure = true) {
   canvas.style.height = `${y + h}px`;
   canvas.width = Math.max(Math.ceil((to - from) * g.dpr), 1);
   canvas.height = Math.max(Math.ceil((y + h) * g.dpr), 1);
+  layer.ctx = null;
   const ctx = context(layer);
   for (let k = 0; k < layer.looks.length; k++) drawCell(layer, ctx, k);
 }
@@ -212,9 +220,10 @@ export function setLook(layer, k, look, name = look ? look.text : "") {
       was.text === look.text &&
       String(was.fill) === String(look.fill) &&
       was.ink === look.ink &&
-      was.weight === look.weight);
+      was.weight === look.weight &&
+      was.quiet === look.quiet);
   layer.looks[k] = look;
-  layer.texts[k] = look ? look.text : "";
+  layer.texts[k] = look && !look.quiet ? look.text : "";
   return !same;
 }
 
@@ -230,7 +239,7 @@ function writeCell(layer, k) {
   const tints = fills.slice(1).reverse().map((c) => `linear-gradient(${c}, ${c})`);
   const weight = look?.weight ?? "normal";
   const now = {
-    text: look ? look.text : "",
+    text: look && !look.quiet ? look.text : "",
     background: [...tints, ...fills.slice(0, 1)].join(", "),
     color: look?.ink ? css(look.ink) : "",
     fontStyle: weight.includes("italic") ? "italic" : "",
