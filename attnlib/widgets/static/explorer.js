@@ -523,6 +523,7 @@ function underlay(table, cells, scroller, { sticky = false, pixels = null } = {}
     geometry: null,
     ctx: null,
     font: null,
+    fill: null,
     colors: /* @__PURE__ */ new Map()
   };
   cells.forEach(
@@ -585,28 +586,49 @@ function color(layer, value) {
 function sameGeometry(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
 }
-function drawCell(layer, ctx, k) {
-  const g = layer.geometry;
-  const [x, w] = g.cols[k % layer.cols];
+function inSight(layer, k) {
+  const [x, w] = layer.geometry.cols[k % layer.cols];
   const [from, to] = layer.window;
-  if (x + w <= from || x >= to) return;
-  const [y, h] = g.rows[Math.floor(k / layer.cols)];
-  const look = layer.looks[k];
-  ctx.fillStyle = g.paper;
-  ctx.fillRect(x, y, w, h);
-  if (!look) return;
-  [look.fill].flat().forEach((fill2) => {
-    ctx.fillStyle = color(layer, fill2);
-    ctx.fillRect(x + 0.5, y + 0.5, w - 1, h - 1);
-  });
-  const font = g.fonts[look.weight ?? "normal"];
-  if (layer.font !== font) {
-    ctx.font = font;
-    layer.font = font;
+  return x + w > from && x < to;
+}
+function fillWith(layer, ctx, style) {
+  if (layer.fill !== style) {
+    ctx.fillStyle = style;
+    layer.fill = style;
   }
-  if (look.quiet) return;
-  ctx.fillStyle = look.ink ? color(layer, look.ink) : g.ink;
-  ctx.fillText(look.text, x + w - g.pad, y + h / 2, Math.max(w - 2 * g.pad, 1));
+}
+function drawCells(layer, ctx, ks) {
+  const g = layer.geometry;
+  const place = (k) => [...g.cols[k % layer.cols], ...g.rows[Math.floor(k / layer.cols)]];
+  const byFont = /* @__PURE__ */ new Map([[layer.font, []]]);
+  ks.forEach((k) => {
+    const [x, w, y, h] = place(k);
+    const look = layer.looks[k];
+    fillWith(layer, ctx, g.paper);
+    ctx.fillRect(x, y, w, h);
+    if (!look) return;
+    [look.fill].flat().forEach((fill2) => {
+      fillWith(layer, ctx, color(layer, fill2));
+      ctx.fillRect(x + 0.5, y + 0.5, w - 1, h - 1);
+    });
+    if (look.quiet) return;
+    const font = g.fonts[look.weight ?? "normal"];
+    if (!byFont.has(font)) byFont.set(font, []);
+    byFont.get(font).push(k);
+  });
+  byFont.forEach((cells, font) => {
+    if (!cells.length) return;
+    if (layer.font !== font) {
+      ctx.font = font;
+      layer.font = font;
+    }
+    cells.forEach((k) => {
+      const [x, w, y, h] = place(k);
+      const look = layer.looks[k];
+      fillWith(layer, ctx, look.ink ? color(layer, look.ink) : g.ink);
+      ctx.fillText(look.text, x + w - g.pad, y + h / 2, Math.max(w - 2 * g.pad, 1));
+    });
+  });
 }
 function context(layer) {
   if (layer.ctx) return layer.ctx;
@@ -618,6 +640,7 @@ function context(layer) {
   ctx.textBaseline = "middle";
   ctx.font = g.fonts.normal;
   layer.font = g.fonts.normal;
+  layer.fill = null;
   return ctx;
 }
 function drawAll(layer, remeasure = true) {
@@ -643,7 +666,7 @@ function drawAll(layer, remeasure = true) {
   canvas.height = Math.max(Math.ceil((y + h) * g.dpr), 1);
   layer.ctx = null;
   const ctx = context(layer);
-  for (let k = 0; k < layer.looks.length; k++) drawCell(layer, ctx, k);
+  drawCells(layer, ctx, layer.looks.map((_, k) => k).filter((k) => inSight(layer, k)));
 }
 function setLook(layer, k, look, name = look ? look.text : "") {
   if (layer.names[k] !== name) {
@@ -689,9 +712,9 @@ function draw(layer, changed) {
     drawAll(layer);
     return;
   }
-  if (!changed.length) return;
-  const ctx = context(layer);
-  changed.forEach((k) => drawCell(layer, ctx, k));
+  const shown = changed.filter((k) => inSight(layer, k));
+  if (!shown.length) return;
+  drawCells(layer, context(layer), shown);
 }
 
 // attnlib/widgets/static/src/heatmap.js
