@@ -532,7 +532,9 @@ function underlay(table, cells, scroller, { sticky = false, pixels = null } = {}
     texts: new Array(size).fill(""),
     names: new Array(size).fill(""),
     geometry: null,
+    ctx: null,
     font: null,
+    fill: null,
     colors: /* @__PURE__ */ new Map()
   };
   cells.forEach(
@@ -595,36 +597,61 @@ function color(layer, value) {
 function sameGeometry(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
 }
-function drawCell(layer, ctx, k) {
-  const g = layer.geometry;
-  const [x, w] = g.cols[k % layer.cols];
+function inSight(layer, k) {
+  const [x, w] = layer.geometry.cols[k % layer.cols];
   const [from, to] = layer.window;
-  if (x + w <= from || x >= to) return;
-  const [y, h] = g.rows[Math.floor(k / layer.cols)];
-  const look = layer.looks[k];
-  ctx.fillStyle = g.paper;
-  ctx.fillRect(x, y, w, h);
-  if (!look) return;
-  [look.fill].flat().forEach((fill2) => {
-    ctx.fillStyle = color(layer, fill2);
-    ctx.fillRect(x + 0.5, y + 0.5, w - 1, h - 1);
-  });
-  const font = g.fonts[look.weight ?? "normal"];
-  if (layer.font !== font) {
-    ctx.font = font;
-    layer.font = font;
+  return x + w > from && x < to;
+}
+function fillWith(layer, ctx, style) {
+  if (layer.fill !== style) {
+    ctx.fillStyle = style;
+    layer.fill = style;
   }
-  ctx.fillStyle = look.ink ? color(layer, look.ink) : g.ink;
-  ctx.fillText(look.text, x + w - g.pad, y + h / 2, Math.max(w - 2 * g.pad, 1));
+}
+function drawCells(layer, ctx, ks) {
+  const g = layer.geometry;
+  const place = (k) => [...g.cols[k % layer.cols], ...g.rows[Math.floor(k / layer.cols)]];
+  const byFont = /* @__PURE__ */ new Map([[layer.font, []]]);
+  ks.forEach((k) => {
+    const [x, w, y, h] = place(k);
+    const look = layer.looks[k];
+    fillWith(layer, ctx, g.paper);
+    ctx.fillRect(x, y, w, h);
+    if (!look) return;
+    [look.fill].flat().forEach((fill2) => {
+      fillWith(layer, ctx, color(layer, fill2));
+      ctx.fillRect(x + 0.5, y + 0.5, w - 1, h - 1);
+    });
+    if (look.quiet) return;
+    const font = g.fonts[look.weight ?? "normal"];
+    if (!byFont.has(font)) byFont.set(font, []);
+    byFont.get(font).push(k);
+  });
+  byFont.forEach((cells, font) => {
+    if (!cells.length) return;
+    if (layer.font !== font) {
+      ctx.font = font;
+      layer.font = font;
+    }
+    cells.forEach((k) => {
+      const [x, w, y, h] = place(k);
+      const look = layer.looks[k];
+      fillWith(layer, ctx, look.ink ? color(layer, look.ink) : g.ink);
+      ctx.fillText(look.text, x + w - g.pad, y + h / 2, Math.max(w - 2 * g.pad, 1));
+    });
+  });
 }
 function context(layer) {
+  if (layer.ctx) return layer.ctx;
   const ctx = layer.canvas.getContext("2d", { alpha: false });
+  layer.ctx = ctx;
   const g = layer.geometry;
   ctx.setTransform(g.dpr, 0, 0, g.dpr, -layer.window[0] * g.dpr, 0);
   ctx.textAlign = "right";
   ctx.textBaseline = "middle";
   ctx.font = g.fonts.normal;
   layer.font = g.fonts.normal;
+  layer.fill = null;
   return ctx;
 }
 function drawAll(layer, remeasure = true) {
@@ -648,8 +675,9 @@ function drawAll(layer, remeasure = true) {
   canvas.style.height = `${y + h}px`;
   canvas.width = Math.max(Math.ceil((to - from) * g.dpr), 1);
   canvas.height = Math.max(Math.ceil((y + h) * g.dpr), 1);
+  layer.ctx = null;
   const ctx = context(layer);
-  for (let k = 0; k < layer.looks.length; k++) drawCell(layer, ctx, k);
+  drawCells(layer, ctx, layer.looks.map((_, k) => k).filter((k) => inSight(layer, k)));
 }
 function setLook(layer, k, look, name = look ? look.text : "") {
   if (layer.names[k] !== name) {
@@ -659,9 +687,9 @@ function setLook(layer, k, look, name = look ? look.text : "") {
     layer.names[k] = name;
   }
   const was = layer.looks[k];
-  const same = was === look || was && look && was.text === look.text && String(was.fill) === String(look.fill) && was.ink === look.ink && was.weight === look.weight;
+  const same = was === look || was && look && was.text === look.text && String(was.fill) === String(look.fill) && was.ink === look.ink && was.weight === look.weight && was.quiet === look.quiet;
   layer.looks[k] = look;
-  layer.texts[k] = look ? look.text : "";
+  layer.texts[k] = look && !look.quiet ? look.text : "";
   return !same;
 }
 var css = (value) => value.startsWith("--") ? `var(${value})` : value;
@@ -672,7 +700,7 @@ function writeCell(layer, k) {
   const tints = fills.slice(1).reverse().map((c) => `linear-gradient(${c}, ${c})`);
   const weight = look?.weight ?? "normal";
   const now = {
-    text: look ? look.text : "",
+    text: look && !look.quiet ? look.text : "",
     background: [...tints, ...fills.slice(0, 1)].join(", "),
     color: look?.ink ? css(look.ink) : "",
     fontStyle: weight.includes("italic") ? "italic" : "",
@@ -695,9 +723,9 @@ function draw(layer, changed) {
     drawAll(layer);
     return;
   }
-  if (!changed.length) return;
-  const ctx = context(layer);
-  changed.forEach((k) => drawCell(layer, ctx, k));
+  const shown = changed.filter((k) => inSight(layer, k));
+  if (!shown.length) return;
+  drawCells(layer, context(layer), shown);
 }
 
 // attnlib/widgets/static/src/heatmap.js
@@ -1151,9 +1179,6 @@ function buildGrid(tokens, texts) {
       td.dataset.row = i;
       td.dataset.col = j;
       td.tabIndex = -1;
-      const number2 = make("span", "attnlib-visually-hidden");
-      td.append(number2);
-      td.attnlibNumber = number2;
       tr.append(td);
       return td;
     });
@@ -1161,7 +1186,10 @@ function buildGrid(tokens, texts) {
     table.append(tr);
     return row;
   });
-  return { table, caption, rows, cells };
+  const scroller = make("div", "attnlib-heatmap-scroll");
+  scroller.append(table);
+  const layer = underlay(table, cells, scroller);
+  return { table, caption, rows, cells, scroller, layer };
 }
 function legend2(label) {
   const box = make("div", "attnlib-legend");
@@ -1270,7 +1298,7 @@ var TRAINING = {
     const details = make("div", "attnlib-cell-details attnlib-training-details");
     details.id = uniqueId("attnlib-cell-details");
     details.setAttribute("aria-live", "off");
-    wrap.append(grid.caption, grid.table, legend2(training.legend), details);
+    wrap.append(grid.caption, grid.scroller, legend2(training.legend), details);
     row.append(wrap);
     const curve = buildLossCurve(row, data, training);
     const formula = make("div", "attnlib-formula");
@@ -1286,16 +1314,15 @@ var TRAINING = {
     setText(grid.caption, view.caption);
     if (parts.painted !== view.weights) {
       parts.painted = view.weights;
+      const n = grid.cells.length;
+      const changed = [];
       view.weights.forEach(
         (r, i) => r.forEach((w, j) => {
-          const td = grid.cells[i][j];
-          const text = fixed(w);
-          if (td.attnlibNumber.textContent === text) return;
-          td.attnlibNumber.textContent = text;
-          td.setAttribute("aria-label", text);
-          td.style.background = LEVEL_COLORS[levelOf(w, 0, 1)].background;
+          const look = { text: fixed(w), fill: LEVEL_COLORS[levelOf(w, 0, 1)].background, quiet: true };
+          if (setLook(grid.layer, i * n + j, look)) changed.push(i * n + j);
         })
       );
+      draw(grid.layer, changed);
     }
     if (parts.row !== query) {
       grid.rows[parts.row]?.classList.remove("attnlib-highlight-row");

@@ -5,9 +5,12 @@
 // with the shown snapshot marked on it. Built once per sentence, repainted in place: a move
 // of a control changes colours, texts and one marker, and lays nothing out (the details line
 // has a fixed height).
+// The colours are an underlay's fills (underlay.js), as the heatmap's: a new snapshot at 32
+// words repaints a canvas, not a thousand cells' styles (restyling and laying those out took
+// 30-40 ms a move in JupyterLab).
 // Hooks for tests and styles: div.attnlib-training-share (the share line), table.attnlib-
-// heatmap.attnlib-colour-grid (td[data-row][data-col], its number in a visually hidden span
-// and its aria-label; tr.attnlib-highlight-row the query's), div.attnlib-cell-details,
+// heatmap.attnlib-colour-grid (td[data-row][data-col], named by its number (aria-label);
+// tr.attnlib-highlight-row the query's), div.attnlib-cell-details,
 // svg.attnlib-loss-curve (line.attnlib-loss-marker at the snapshot's step).
 
 import { LEVEL_COLORS, gradient, levelOf } from "./colors.js";
@@ -15,6 +18,7 @@ import { captionFor, make, setText, uniqueId } from "./dom.js";
 import { fill, fixed } from "./format.js";
 import { moved } from "./heatmap.js";
 import { paintText } from "./panels.js";
+import { draw, setLook, underlay } from "./underlay.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 // The loss curve's box, in its own units (it scales with the page; see training.css).
@@ -60,10 +64,6 @@ function buildGrid(tokens, texts) {
       td.dataset.row = i;
       td.dataset.col = j;
       td.tabIndex = -1;
-      // The number, for a screen reader and for tests; the eye reads the colour.
-      const number = make("span", "attnlib-visually-hidden");
-      td.append(number);
-      td.attnlibNumber = number;
       tr.append(td);
       return td;
     });
@@ -71,7 +71,12 @@ function buildGrid(tokens, texts) {
     table.append(tr);
     return row;
   });
-  return { table, caption, rows, cells };
+  // Its own stacking context (the canvas sits beneath the cells), and the box the underlay
+  // draws in sight of.
+  const scroller = make("div", "attnlib-heatmap-scroll");
+  scroller.append(table);
+  const layer = underlay(table, cells, scroller);
+  return { table, caption, rows, cells, scroller, layer };
 }
 
 function legend(label) {
@@ -188,7 +193,7 @@ export const TRAINING = {
     const details = make("div", "attnlib-cell-details attnlib-training-details");
     details.id = uniqueId("attnlib-cell-details");
     details.setAttribute("aria-live", "off");
-    wrap.append(grid.caption, grid.table, legend(training.legend), details);
+    wrap.append(grid.caption, grid.scroller, legend(training.legend), details);
     row.append(wrap);
     const curve = buildLossCurve(row, data, training);
     const formula = make("div", "attnlib-formula");
@@ -204,16 +209,16 @@ export const TRAINING = {
     setText(grid.caption, view.caption);
     if (parts.painted !== view.weights) {
       parts.painted = view.weights;
+      const n = grid.cells.length;
+      const changed = [];
       view.weights.forEach((r, i) =>
         r.forEach((w, j) => {
-          const td = grid.cells[i][j];
-          const text = fixed(w);
-          if (td.attnlibNumber.textContent === text) return;
-          td.attnlibNumber.textContent = text;
-          td.setAttribute("aria-label", text);
-          td.style.background = LEVEL_COLORS[levelOf(w, 0, 1)].background;
+          // Colour only (quiet): the number names the cell, the eye reads the colour.
+          const look = { text: fixed(w), fill: LEVEL_COLORS[levelOf(w, 0, 1)].background, quiet: true };
+          if (setLook(grid.layer, i * n + j, look)) changed.push(i * n + j);
         }),
       );
+      draw(grid.layer, changed);
     }
     if (parts.row !== query) {
       grid.rows[parts.row]?.classList.remove("attnlib-highlight-row");

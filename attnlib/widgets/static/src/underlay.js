@@ -27,7 +27,8 @@ const PIXELS_FROM = 128;
  * in `scroller`. A cell's look: null (blank: the page's colour) or { text, fill, ink,
  * weight: "normal" | "italic" | "bold" | "bold italic" }: colours as CSS gives them, or the
  * name of a custom property of the table ("--attnlib-…", so that the theme decides); `fill`
- * may be a list, drawn in turn (a tint over a fill); `ink` null is the table's text colour.
+ * may be a list, drawn in turn (a tint over a fill); `ink` null is the table's text colour;
+ * `quiet`: colour only, its text names the cell but is not drawn.
  * `sticky`: the cells stick in the scroller (a column of sums): the canvas spans all of them
  * and its first cell, already positioned, carries it. `pixels`: on a canvas, or written
  * into the cells; by default from the number of cells (a table's other underlays follow its
@@ -54,7 +55,9 @@ export function underlay(table, cells, scroller, { sticky = false, pixels = null
     texts: new Array(size).fill(""),
     names: new Array(size).fill(""),
     geometry: null,
+    ctx: null,
     font: null,
+    fill: null,
     colors: new Map(),
   };
   cells.forEach((row, r) =>
@@ -124,41 +127,76 @@ function sameGeometry(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** Cell k as its look says: the page's colour, its fill, then its number at the right. */
-function drawCell(layer, ctx, k) {
-  const g = layer.geometry;
-  const [x, w] = g.cols[k % layer.cols];
+/** Whether cell k is in the canvas's window (a cell out of sight is not drawn). */
+function inSight(layer, k) {
+  const [x, w] = layer.geometry.cols[k % layer.cols];
   const [from, to] = layer.window;
-  if (x + w <= from || x >= to) return;
-  const [y, h] = g.rows[Math.floor(k / layer.cols)];
-  const look = layer.looks[k];
-  ctx.fillStyle = g.paper;
-  ctx.fillRect(x, y, w, h);
-  if (!look) return;
-  // One pixel of the page between cells, as a grid of separate cells reads.
-  [look.fill].flat().forEach((fill) => {
-    ctx.fillStyle = color(layer, fill);
-    ctx.fillRect(x + 0.5, y + 0.5, w - 1, h - 1);
-  });
-  // Set only when it changes: the context parses every font it is given.
-  const font = g.fonts[look.weight ?? "normal"];
-  if (layer.font !== font) {
-    ctx.font = font;
-    layer.font = font;
+  return x + w > from && x < to;
+}
+
+/** `style` as the context's fill, set only when it changes (each set is parsed). */
+function fillWith(layer, ctx, style) {
+  if (layer.fill !== style) {
+    ctx.fillStyle = style;
+    layer.fill = style;
   }
-  ctx.fillStyle = look.ink ? color(layer, look.ink) : g.ink;
-  ctx.fillText(look.text, x + w - g.pad, y + h / 2, Math.max(w - 2 * g.pad, 1));
+}
+
+/**
+ * Cells `ks` (in sight) as their looks say: the page's colour, each fill, then each number at
+ * the right, the numbers of one weight together. Setting a context's font makes Chromium
+ * bring the page's styles up to date (every class a move toggled so far) and parse it: the
+ * weights are taken in turn, the current one first, so a move sets it once or not at all.
+ */
+function drawCells(layer, ctx, ks) {
+  const g = layer.geometry;
+  const place = (k) => [...g.cols[k % layer.cols], ...g.rows[Math.floor(k / layer.cols)]];
+  const byFont = new Map([[layer.font, []]]);
+  ks.forEach((k) => {
+    const [x, w, y, h] = place(k);
+    const look = layer.looks[k];
+    fillWith(layer, ctx, g.paper);
+    ctx.fillRect(x, y, w, h);
+    if (!look) return;
+    // One pixel of the page between cells, as a grid of separate cells reads.
+    [look.fill].flat().forEach((fill) => {
+      fillWith(layer, ctx, color(layer, fill));
+      ctx.fillRect(x + 0.5, y + 0.5, w - 1, h - 1);
+    });
+    if (look.quiet) return;
+    const font = g.fonts[look.weight ?? "normal"];
+    if (!byFont.has(font)) byFont.set(font, []);
+    byFont.get(font).push(k);
+  });
+  byFont.forEach((cells, font) => {
+    if (!cells.length) return;
+    if (layer.font !== font) {
+      ctx.font = font;
+      layer.font = font;
+    }
+    cells.forEach((k) => {
+      const [x, w, y, h] = place(k);
+      const look = layer.looks[k];
+      fillWith(layer, ctx, look.ink ? color(layer, look.ink) : g.ink);
+      ctx.fillText(look.text, x + w - g.pad, y + h / 2, Math.max(w - 2 * g.pad, 1));
+    });
+  });
 }
 
 function context(layer) {
+  // Set up once per size of the canvas (a new size resets a context's state): parsing the
+  // font and the transform again on every move cost more than drawing a few cells.
+  if (layer.ctx) return layer.ctx;
   // Opaque (the page's colour between and under cells): cheaper to hand to the compositor.
   const ctx = layer.canvas.getContext("2d", { alpha: false });
+  layer.ctx = ctx;
   const g = layer.geometry;
   ctx.setTransform(g.dpr, 0, 0, g.dpr, -layer.window[0] * g.dpr, 0);
   ctx.textAlign = "right";
   ctx.textBaseline = "middle";
   ctx.font = g.fonts.normal;
   layer.font = g.fonts.normal;
+  layer.fill = null;
   return ctx;
 }
 
@@ -189,8 +227,9 @@ function drawAll(layer, remeasure = true) {
   canvas.style.height = `${y + h}px`;
   canvas.width = Math.max(Math.ceil((to - from) * g.dpr), 1);
   canvas.height = Math.max(Math.ceil((y + h) * g.dpr), 1);
+  layer.ctx = null;
   const ctx = context(layer);
-  for (let k = 0; k < layer.looks.length; k++) drawCell(layer, ctx, k);
+  drawCells(layer, ctx, layer.looks.map((_, k) => k).filter((k) => inSight(layer, k)));
 }
 
 /**
@@ -212,9 +251,10 @@ export function setLook(layer, k, look, name = look ? look.text : "") {
       was.text === look.text &&
       String(was.fill) === String(look.fill) &&
       was.ink === look.ink &&
-      was.weight === look.weight);
+      was.weight === look.weight &&
+      was.quiet === look.quiet);
   layer.looks[k] = look;
-  layer.texts[k] = look ? look.text : "";
+  layer.texts[k] = look && !look.quiet ? look.text : "";
   return !same;
 }
 
@@ -230,7 +270,7 @@ function writeCell(layer, k) {
   const tints = fills.slice(1).reverse().map((c) => `linear-gradient(${c}, ${c})`);
   const weight = look?.weight ?? "normal";
   const now = {
-    text: look ? look.text : "",
+    text: look && !look.quiet ? look.text : "",
     background: [...tints, ...fills.slice(0, 1)].join(", "),
     color: look?.ink ? css(look.ink) : "",
     fontStyle: weight.includes("italic") ? "italic" : "",
@@ -255,7 +295,7 @@ export function draw(layer, changed) {
     drawAll(layer);
     return;
   }
-  if (!changed.length) return;
-  const ctx = context(layer);
-  changed.forEach((k) => drawCell(layer, ctx, k));
+  const shown = changed.filter((k) => inSight(layer, k));
+  if (!shown.length) return;
+  drawCells(layer, context(layer), shown);
 }
