@@ -179,8 +179,6 @@ def test_a_solution_that_enters_a_banned_name_is_refused(name, kind, banned) -> 
     assert sys.getprofile() is None
 
 
-
-
 @pytest.mark.parametrize(
     ("name", "code", "used"),
     _tiered(DELEGATIONS, {d for d in DELEGATIONS if d[0] == "07.wrapper_forward"}),

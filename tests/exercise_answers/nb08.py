@@ -38,21 +38,21 @@ same_with_mask = True
         "context_size_d_in": "head_size = 3\n",
     },
     "08.swap_rows": {
-        "swap_moves_unmasked": '''
+        "swap_moves_unmasked": """
 changed_without_mask = {"journey", "starts"}
 changed_with_mask = {"journey", "starts"}
-''',
-        "swap_mask_every_later": '''
+""",
+        "swap_mask_every_later": """
 changed_without_mask = set()
 changed_with_mask = {"journey", "starts", "with", "one", "step"}
-''',
-        "swap_mask_swapped": '''
+""",
+        "swap_mask_swapped": """
 changed_without_mask = {"journey", "starts"}
 changed_with_mask = set()
-''',
-        "swap_nothing_changes": '''
+""",
+        "swap_nothing_changes": """
 changed_without_mask = set()
 changed_with_mask = set()
-''',
+""",
     },
 }
