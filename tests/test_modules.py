@@ -10,11 +10,13 @@ from __future__ import annotations
 import math
 import re
 
+import nbformat
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 from book import BOOK_MODULES
+from course import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
@@ -712,3 +714,26 @@ def test_the_wrapper_equals_its_heads_through_attention_py():
     with torch.no_grad():
         expected = torch.cat([_attention_py(head, x) for head in wrapper.heads], dim=-1)
         assert torch.allclose(wrapper(x), expected, atol=ATOL)
+
+
+def test_notebook_07s_counted_work_is_what_torch_measures():
+    """07 counts multiply-adds from the products' shapes (FlopCounterMode would lift its kernel
+    by 76 MB); PyTorch's own count of the same layers, halved, must give its printed lines."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    def multiply_adds(module: nn.Module, x: torch.Tensor) -> int:
+        with torch.no_grad(), FlopCounterMode(display=False) as counter:
+            module(x)
+        return counter.get_total_flops() // 2  # one multiply and one add per term
+
+    batch = torch.stack((example_inputs(), example_inputs()))
+    wrapper = MultiHeadAttentionWrapper(3, 4, context_length=6, dropout=0.0, num_heads=3)
+    mha = MultiHeadAttention(3, 12, context_length=6, dropout=0.0, num_heads=3)
+    out_proj = multiply_adds(mha.out_proj, torch.zeros(2, 6, 12))
+    measured = [multiply_adds(wrapper, batch), multiply_adds(mha, batch), out_proj]
+    measured.append(measured[1] - out_proj)
+    notebook = nbformat.read(ROOT / "notebooks" / "07_multi_head_attention.ipynb", as_version=4)
+    (cell,) = [c for c in notebook.cells if c.get("id") == "nb07-same-work"]
+    lines = "".join(out.get("text", "") for out in cell.outputs).splitlines()
+    printed = [int(line.rsplit(maxsplit=1)[1]) for line in lines]
+    assert printed == measured
