@@ -1,5 +1,9 @@
 """Checkpoints for readers: each recomputes its stage in float32 (from the example inputs unless
-given others), then prints a one-line pass or raises a ``CheckpointError`` naming the mistake."""
+given others), then says a one-line pass or raises a ``CheckpointError`` naming the mistake.
+
+In a notebook the line, and a caught error shown with ``display(err)``, are cards (the look of
+the exercises' verdicts, :mod:`attnlib.cards`) whose ``text/plain`` is the same line; anywhere
+else the line is printed."""
 
 from __future__ import annotations
 
@@ -12,11 +16,12 @@ import torch
 
 from attnlib import _attention_args as arguments
 from attnlib import _validate as validate
+from attnlib._names import book as superscript
 from attnlib.attention import attention_scores, context_vectors, softmax
+from attnlib.cards import Part, card
 from attnlib.data import TOKENS, example_inputs
 from attnlib.mistakes import MISTAKES, hint
 
-_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 TOLERANCE = 1e-4  #: below the 4 printed decimals, so a value typed from the printout passes
 
 _STAGES = {  # stage: (its name in a wrong-stage hint, the note after its shape, the reference)
@@ -28,11 +33,53 @@ _STAGES = {  # stage: (its name in a wrong-stage hint, the note after its shape,
 
 
 class CheckpointError(Exception):
-    """A reader's tensor failed a checkpoint; ``mistake`` and ``hint`` say why."""
+    """A reader's tensor failed a checkpoint; ``mistake`` and ``hint`` say why. Displayed
+    (``display(err)`` in a notebook) it is a card: the mistake's name, then its fix."""
 
     def __init__(self, message: str, mistake: str | None = None, hint: str = "") -> None:
         super().__init__(message)
         self.mistake, self.hint = mistake, hint
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        title, _, why = str(self).partition(" checkpoint failed")
+        why = why.lstrip(":. ")
+        row = MISTAKES.get(self.mistake) if self.mistake != "wrong_stage" else None
+        if row is not None and why.startswith(f"Likely mistake: {row.label}: "):
+            parts = [Part("Likely mistake", row.label), Part("Hint", _capital(self.hint))]
+        else:
+            parts = [Part("", _capital(why))]
+        html = card("wrong", f"{title} checkpoint failed", parts)
+        return {"text/plain": str(self), "text/html": html}
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+@dataclass(frozen=True)
+class _Passed:
+    """A checkpoint's pass line; in a notebook a card, its ``text/plain`` the line itself."""
+
+    line: str
+
+    def __repr__(self) -> str:
+        return self.line
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        title, _, rest = self.line.removeprefix("✓ ").partition(": ")
+        html = card("correct", _capital(title), [Part("", _capital(rest))])
+        return {"text/plain": self.line, "text/html": html}
+
+
+def _say(line: str) -> None:
+    """Show a pass ``line``: a card under IPython (a notebook, its kernel), else printed."""
+    from IPython import get_ipython  # IPython comes with ipywidgets, a dependency
+    from IPython.display import display
+
+    if get_ipython() is not None:
+        display(_Passed(line))
+    else:
+        print(line)
 
 
 @dataclass(frozen=True)
@@ -71,7 +118,7 @@ def _reference(inputs: Any, tokens: Any) -> tuple[torch.Tensor, list[str]]:
 
 def _name(index: int, tokens: Sequence[str] | None) -> str:
     """How messages name a token: "index 1 ('journey', x⁽²⁾)", Python's index and the book's x."""
-    book = f"x⁽{index + 1}⁾".translate(_SUPERSCRIPT)
+    book = f"x{superscript(index)}"
     return f"index {index} ({book if tokens is None else f'{tokens[index]!r}, {book}'})"
 
 
@@ -193,7 +240,7 @@ def check_scores(
     _judge("Scores", "scores", result, attention_scores(inputs), inputs, names)
     entries = f"{result.numel()} entries" if len(result) > 1 else "1 entry"
     pair = f", [0, 1] == [1, 0] == {result[0, 1]:.4f}" if len(result) > 1 else ""
-    print(f"✓ scores checkpoint passed: shape {tuple(result.shape)}, {entries}, symmetric{pair}")
+    _say(f"✓ scores checkpoint passed: shape {tuple(result.shape)}, {entries}, symmetric{pair}")
 
 
 def check_weights(
@@ -205,7 +252,7 @@ def check_weights(
     (inputs, names), result = _reference(inputs, tokens), _as_result(attn_weights, "Weights")
     _judge("Weights", "weights", result, softmax(attention_scores(inputs)), inputs, names)
     pair = f", [0, 1] = {result[0, 1]:.4f}, [1, 0] = {result[1, 0]:.4f}" if len(result) > 1 else ""
-    print(f"✓ weights checkpoint passed: shape {tuple(result.shape)}, every row sums to 1{pair}")
+    _say(f"✓ weights checkpoint passed: shape {tuple(result.shape)}, every row sums to 1{pair}")
 
 
 def check_context(
@@ -228,4 +275,4 @@ def check_context(
         what = f"Context vector of {names[query]}"
         _judge(what, "context_vec", result, _blended(weights[query], inputs), inputs, names, query)
         passed = f"{names[query]} -> [{', '.join(f'{v:.4f}' for v in result.tolist())}]"
-    print(f"✓ context checkpoint passed: {passed}")
+    _say(f"✓ context checkpoint passed: {passed}")

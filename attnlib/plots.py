@@ -17,6 +17,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.patheffects import withStroke
 
+from attnlib import _names as names
 from attnlib import _validate as validate
 
 MASKED_COLOR = "#d9d9d9"  #: +-inf (masked) cells are this grey, with the text "-inf"
@@ -274,6 +275,10 @@ def heatmap(
     return fig
 
 
+#: The room a bar's four-decimal label needs, in inches, for weights_bar to write it.
+BAR_LABEL_INCHES = 0.42
+
+
 def weights_bar(
     weights: Any,
     tokens: Sequence[str],
@@ -288,19 +293,25 @@ def weights_bar(
     num_tokens = values.shape[0]
     tokens = validate.labels(tokens, "tokens", num_tokens, f"one per weight, shape {values.shape}")
     query = validate.optional_index(query, "query", num_tokens)
-    named = "" if query is None else f" of query {query} ({tokens[query]!r})"
+    # As the explorers name it: the book's x⁽ⁱ⁾ counts from 1, Python's index from 0.
+    named = (
+        f" of {tokens[query]!r}: x{names.book(query)}, inputs[{query}]" if query is not None else ""
+    )
     title = validate.text(f"attention weights{named}" if title is None else title, "title")
 
     fig, ax = _figure_and_axes(ax, figsize=(min(2.5 + 0.8 * num_tokens, 16), 3.2))
     bars = ax.bar(range(num_tokens), values, color=INPUT_COLOR, edgecolor="black", linewidth=0.6)
     if query is not None:
         bars[query].set(hatch="//", facecolor=QUERY_COLOR)
-    ax.bar_label(bars, labels=[f"{v:.4f}" for v in values], padding=2, fontsize=8)
+    # Each bar's number above it where it fits ("0.0000" at 8 pt is about 0.4 in wide);
+    # where it does not, numbers run together and tell nothing: the axis reads the heights.
+    if ax.get_position().width * fig.get_figwidth() / num_tokens >= BAR_LABEL_INCHES:
+        ax.bar_label(bars, labels=[f"{v:.4f}" for v in values], padding=2, fontsize=8)
     ax.set_xticks(range(num_tokens), labels=tokens, **_SLANTED)
     ax.set(xlabel="input token", ylabel="attention weight")
     # Room above the tallest bar for its label and the sum.
     ax.set_ylim(min(float(values.min()) * 1.3, 0.0), max(float(values.max()), 0.0) * 1.3 or 1.0)
-    note = f"sum of weights = {values.sum():.4f}"
+    note = f"sum of weights = {names.total(float(values.sum()))}"
     ax.text(0.99, 0.97, note, transform=ax.transAxes, ha="right", va="top", fontsize=9)
     ax.set_title(title, **_PLAIN)
     return fig

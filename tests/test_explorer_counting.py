@@ -189,6 +189,8 @@ def test_the_training_explorers_head_menu_and_lines_count_blocks_and_heads_from_
     assert view.headline.startswith("snapshot 2 of 2 (step 10): block 2, head 1 puts ")
     first = view.text.splitlines()[0]
     assert first == "step 10 (snapshot 2 of 2), block 2, head 1 (snapshots[1, 1, 0])"
+    # Query 2 is the third word, as the grid's columns number it (1, 2, 3).
+    assert view.text.splitlines()[1].startswith(f"query 3 \u201c{WORDS[2]}\u201d: ")
 
 
 def test_the_front_end_counts_heads_from_1_as_python_does():

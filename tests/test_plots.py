@@ -574,3 +574,20 @@ def test_cell_text_is_whichever_of_black_and_white_reads_better(background, text
     ax = plots.heatmap([[0.0, 1.0]], ["q"], ["a", "b"], cmap=cmap).axes[0]
     for x in (0, 1):
         assert to_rgba(_text_at(ax, x, 0).get_color()) == to_rgba(text)
+
+
+def test_weights_bar_names_the_query_as_the_book_and_shows_a_softmax_sum_as_1():
+    row = torch.tensor([0.33331, 0.33331, 0.33331])  # sums to 0.9999 at four decimals
+    ax = plots.weights_bar(row, ["a", "b", "c"], query=1).axes[0]
+    assert ax.get_title() == "attention weights of 'b': x⁽²⁾, inputs[1]"
+    assert "sum of weights = 1.0000" in _texts(ax)
+
+
+def test_weights_bar_writes_no_numbers_that_would_run_together():
+    tokens = [f"w{i}" for i in range(16)]
+    fig = plots.new_figure((6, 3))
+    ax = fig.add_subplot()
+    plots.weights_bar(torch.full((16,), 1 / 16), tokens, ax=ax)
+    assert not [t for t in _texts(ax) if t == "0.0625"], "16 labels in 6 inches overlap"
+    wide = plots.weights_bar(torch.full((4,), 0.25), tokens[:4]).axes[0]
+    assert _texts(wide).count("0.2500") == 4

@@ -455,3 +455,21 @@ def test_a_js_comment_edit_then_make_notebooks_changes_no_notebook(tmp_path):
         and copy / name not in edited
     ]
     assert not changed, f"a JS comment edit changed {changed}"
+
+
+def test_a_still_pictures_hint_sits_under_its_axis_labels_not_over_them():
+    """The TrainingExplorer's picture has fixed margins: the hint's strip goes under them."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from attnlib.widgets import TrainingExplorer, figures
+
+    words = [f"w{i}" for i in range(16)]
+    causal = torch.tril(torch.ones(16, 16))
+    snapshots = (causal / causal.sum(-1, keepdim=True)).expand(2, 1, 1, 16, 16).clone()
+    fig = figures.with_hint(TrainingExplorer(snapshots, words, [0, 10]).figure())
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()  # the axis labels take their places under the tick labels when drawn
+    renderer = canvas.get_renderer()
+    hint = next(t for t in fig.texts if t.get_text() == figures.RUN_HINT)
+    lowest = min(ax.xaxis.label.get_window_extent(renderer).y0 for ax in fig.axes)
+    assert hint.get_window_extent(renderer).y1 < lowest

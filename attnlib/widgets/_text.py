@@ -264,7 +264,7 @@ TEXTS: dict[str, dict[str, Any]] = {
         # The line beside the controls: where training is, and the head's one number.
         "headline": (
             "snapshot {number} of {count} (step {step}): block {block:one}, head {head:one} puts "
-            "{share:f2} on the previous word on average (spread evenly: {even:f2})"
+            "{share:f4} on the previous word on average (spread evenly: {even:f4})"
         ),
         "cell": "query {i} \u201c{token_i}\u201d, key {j} \u201c{token_j}\u201d: weight {value:f4}",
         "loss_title": "loss over training",
@@ -273,7 +273,7 @@ TEXTS: dict[str, dict[str, Any]] = {
         "formula": [
             ("", "step {step} (snapshot {number} of {count}), block {block:one}, head {head:one} "),
             ("", "(snapshots[{snapshot}, {block}, {head}])\n"),
-            ("", "query {query} {token_repr}: its largest weight, {top:f4}, is on {top_repr}"),
+            ("", "query {query:one} {token_repr}: its largest weight, {top:f4}, is on {top_repr}"),
             ("first", "; the first word has no word before it"),
             ("!first", "; on the word before, {before_repr}: {before:f4}"),
             ("", "\nthis head's mean weight on the previous word: {share:f4} "),

@@ -209,6 +209,7 @@ class AttentionExplorer(Explorer):
             max=len(first.tokens) - 1,
             description="query",
             continuous_update=True,
+            readout=False,  # the book's name beside it instead (controls.js): x⁽²⁾, not 1
         )
         self.dim = axis_toggle(first.dim)
         self.causal = widgets.Checkbox(

@@ -80,7 +80,12 @@ class QueryExplorer(Explorer):
         start = min(1, num_tokens - 1)  # the book's query, "journey"
         query_view(self.inputs, self.tokens, start)  # refuses inputs whose scores overflow
         self.query = widgets.IntSlider(
-            value=start, min=0, max=num_tokens - 1, description="query", continuous_update=True
+            value=start,
+            min=0,
+            max=num_tokens - 1,
+            description="query",
+            continuous_update=True,
+            readout=False,  # the book's name beside it instead (controls.js): x⁽²⁾, not 1
         )
         data = {
             "tokens": list(self.tokens),

@@ -62,8 +62,11 @@ def with_hint(fig: Figure) -> Figure:
     engine = fig.get_layout_engine()
     if engine is not None and "rect" in engine.get():
         engine.set(rect=(0, strip, 1, 1 - strip))  # the layout keeps above the strip
-    else:
-        fig.subplots_adjust(bottom=strip + 0.05)
+    else:  # fixed margins, kept in inches: the strip is added under them, not laid over
+        pars = fig.subplotpars
+        fig.subplots_adjust(
+            bottom=strip + pars.bottom * (1 - strip), top=1 - (1 - pars.top) * (1 - strip)
+        )
     fig.text(0.5, strip / 2, RUN_HINT, ha="center", va="center", fontsize=9, style="italic")
     # Only a layout engine needs its pass settled; a second draw costs memory (notebook 10).
     return fig if engine is None else _settled(fig)

@@ -111,7 +111,9 @@ class TrainingExplorer(Explorer):
             for h in range(num_heads)
         ]
         self.head = widgets.Dropdown(options=labels, value=head, description="head")
-        self.query = widgets.IntSlider(value=query, min=0, max=num_tokens - 1, description="query")
+        self.query = widgets.IntSlider(
+            value=query, min=0, max=num_tokens - 1, description="query", readout=False
+        )  # the book's name beside it instead (controls.js): x⁽²⁾, not 1
         data = {
             "tokens": list(self.tokens),
             "snapshots": encoded(self.snapshots),

@@ -193,6 +193,10 @@ def test_a_move_is_announced_and_the_query_row_is_current(
     spoken = "query \u201cstarts\u201d, x⁽³⁾, inputs[2]: weights 0.14 0.24 0.23"
     assert text.startswith(spoken), text
     assert handle.get_attribute("aria-valuetext") == "starts: x⁽³⁾, inputs[2]"
+    # What the eye reads beside the slider counts as the book does, Python's index after it.
+    readout = root.locator(".attnlib-control-query")
+    assert readout.locator(".attnlib-readout").text_content() == "starts: x⁽³⁾, inputs[2]"
+    assert not readout.locator(".widget-readout").is_visible()  # ipywidgets' bare index
     current = root.locator("table.attnlib-heatmap tr[aria-current=true]")
     assert current.count() == 1 and current.get_attribute("data-row") == "2"
     masked = page.locator(".attnlib-attention-explorer td.attnlib-masked").first

@@ -206,6 +206,17 @@ function describeControls(box) {
     pair.querySelectorAll("input, select, textarea, button, .noUi-handle").forEach((target) => setAttr(target, "aria-describedby", line.id));
   });
 }
+function showReadout(handle, text) {
+  const slider = handle.closest(".attnlib-control-query");
+  if (!slider) return;
+  let readout = slider.querySelector(".attnlib-readout");
+  if (!readout) {
+    readout = make("span", "attnlib-readout");
+    readout.setAttribute("aria-hidden", "true");
+    slider.append(readout);
+  }
+  setText(readout, text);
+}
 function controlsOf(box) {
   const one = (name, selector) => box.querySelector(`.attnlib-control-${name} ${selector}`);
   return {
@@ -251,8 +262,10 @@ function watchControls(el, root, names, getTexts) {
     const texts = getTexts();
     const { state, values } = last;
     found.sliders.forEach(([name, handle]) => {
+      const said = fill(texts[`${name}_value`], values);
       setAttr(handle, "aria-label", texts[name]);
-      setAttr(handle, "aria-valuetext", fill(texts[`${name}_value`], values));
+      setAttr(handle, "aria-valuetext", said);
+      if (name === "query") showReadout(handle, said);
     });
     setAttr(found.menu, "aria-label", texts.head);
     if (found.group) {

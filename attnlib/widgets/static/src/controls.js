@@ -31,6 +31,20 @@ function describeControls(box) {
   });
 }
 
+/** The query slider's readout in the book's counting ("journey: x⁽²⁾, inputs[1]"), where
+ * ipywidgets' own (hidden by the kernel: readout=False) would show Python's index alone. */
+function showReadout(handle, text) {
+  const slider = handle.closest(".attnlib-control-query");
+  if (!slider) return;
+  let readout = slider.querySelector(".attnlib-readout");
+  if (!readout) {
+    readout = make("span", "attnlib-readout");
+    readout.setAttribute("aria-hidden", "true"); // the handle's valuetext says the same
+    slider.append(readout);
+  }
+  setText(readout, text);
+}
+
 /** The controls of the explorer box `box`, by the class the kernel gave them. */
 function controlsOf(box) {
   const one = (name, selector) => box.querySelector(`.attnlib-control-${name} ${selector}`);
@@ -88,8 +102,10 @@ export function watchControls(el, root, names, getTexts) {
     const texts = getTexts();
     const { state, values } = last;
     found.sliders.forEach(([name, handle]) => {
+      const said = fill(texts[`${name}_value`], values);
       setAttr(handle, "aria-label", texts[name]);
-      setAttr(handle, "aria-valuetext", fill(texts[`${name}_value`], values));
+      setAttr(handle, "aria-valuetext", said);
+      if (name === "query") showReadout(handle, said);
     });
     setAttr(found.menu, "aria-label", texts.head);
     if (found.group) {
