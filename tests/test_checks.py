@@ -24,7 +24,8 @@ from book import (
 from attnlib import CheckpointError, check_context, check_scores, check_weights, diagnose, modules
 from attnlib.checks import close
 from attnlib.data import example_inputs
-from attnlib.mistakes import MISTAKES
+from attnlib.mistakes import MISTAKES, heads
+from attnlib.mistakes.blockwise import blocks
 from attnlib.mistakes.training import after_steps
 
 INPUTS = example_inputs()
@@ -359,7 +360,6 @@ CONTEXT_HEADS = torch.arange(24.0).reshape(1, 2, 6, 2)  # (b, num_heads, num_tok
 LARGE = torch.tensor([[1.0, 2.0, 100.0]])  # scores whose exp overflows float32
 FAR_APART = torch.tensor([[0.0, 1.0], [-200.0, -199.0]])  # row 1 far below the grid's maximum
 VALUES = INPUTS @ torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # (6, 2), d_out = 2
-HEAD_OUTPUTS = [torch.ones(1, 6, 2), 2 * torch.ones(1, 6, 2)]  # two heads' (b, num_tokens, d_out)
 # Blockwise attention: 3 queries and 5 keys, later keys longer so the maximum grows from block
 # to block (a block of 2 keys leaves a last block of 1).
 BLOCK_QKV = (
@@ -412,9 +412,11 @@ def _head_weights(h: int) -> torch.Tensor:
         return torch.softmax((q @ k.T).masked_fill(CAUSAL, -torch.inf) / 2**0.5, dim=-1)
 
 
-def _two_features() -> torch.Tensor:
+def _two_features(make=None) -> torch.Tensor:
+    """The wrapper ``make(d_in, context_length, dropout)`` builds (seed 123), run on BATCH;
+    without ``make``, two heads of 1 feature: what 07.two_features must give."""
     torch.manual_seed(123)
-    wrapper = modules.MultiHeadAttentionWrapper(3, 1, 6, 0.0, num_heads=2)
+    wrapper = make(3, 6, 0.0) if make else modules.MultiHeadAttentionWrapper(3, 1, 6, 0.0, 2)
     torch.manual_seed(5)
     with torch.no_grad():
         return wrapper(BATCH)
@@ -426,6 +428,25 @@ def _two_heads() -> torch.Tensor:
     wrapper = modules.MultiHeadAttentionWrapper(3, 2, 8, 0.0, num_heads=2)
     with torch.no_grad():
         return wrapper(BATCH)
+
+
+def _wrapper_on_batch(cls) -> torch.Tensor:
+    """A wrapper class built with 2 heads of 2 features (seed 123), its output on BATCH."""
+    torch.manual_seed(123)
+    with torch.no_grad():
+        return cls(3, 2, 6, 0.0, 2)(BATCH)
+
+
+def _right_wrapper_on_batch() -> torch.Tensor:
+    return _wrapper_on_batch(modules.MultiHeadAttentionWrapper)
+
+
+def _copied(copy_heads) -> torch.Tensor:
+    """MultiHeadAttention's output on BATCH after ``copy_heads(wrapper, mha)`` (07.copy_heads)."""
+    wrapper, mha = heads.pair(3, 2, 2)
+    copy_heads(wrapper, mha)
+    with torch.no_grad():
+        return mha(BATCH)
 
 
 X_0, X_1 = INPUTS[0], INPUTS[1]
@@ -486,12 +507,15 @@ MADE = {
     # context vectors
     "weights_transposed": (lambda make: make(WEIGHTS, INPUTS), lambda: WEIGHTS @ INPUTS),
     "product_order": (lambda make: make(WEIGHTS, INPUTS), lambda: RAISES),
-    "no_softmax": (lambda make: make(SCORES, INPUTS), lambda: WEIGHTS @ INPUTS),
+    "no_softmax": (
+        lambda make: make(INPUTS, 1),
+        lambda: torch.softmax(INPUTS @ INPUTS[1], dim=-1) @ INPUTS,
+    ),
     "assigned_not_added": (lambda make: make(WEIGHTS[1], INPUTS), lambda: WEIGHTS[1] @ INPUTS),
     # trainable attention: d_k = 2 for the book's d_in = 3, d_out = 2
     "no_scale": (lambda make: make(SCORES, VALUES), lambda: _scaled(SCORES, 2)),
     "scale_by_d_k": (lambda make: make(SCORES, VALUES), lambda: _scaled(SCORES, 2)),
-    "scale_by_d_in": (lambda make: make(SCORES, VALUES, 3), lambda: _scaled(SCORES, 2)),
+    "scale_by_d_in": (lambda make: make(SCORES, VALUES), lambda: _scaled(SCORES, 2)),
     "scale_by_num_tokens": (lambda make: make(SCORES, VALUES), lambda: _scaled(SCORES, 2)),
     "scale_hardcoded": (lambda make: make(SCORES, KEYS_4), lambda: _scaled(SCORES, 4)),
     "projection_order": (lambda make: make(INPUTS, *[torch.ones(3, 2)] * 3), lambda: RAISES),
@@ -544,7 +568,7 @@ MADE = {
     ),
     # blockwise attention, in blocks of 2 keys of BLOCK_QKV
     **{
-        name: (lambda make: make(*BLOCK_QKV, block_size=2), _blockwise_whole)
+        name: (lambda make: blocks(*BLOCK_QKV, 2, make), _blockwise_whole)
         for name in (
             "no_rescale",
             "context_not_rescaled",
@@ -557,18 +581,15 @@ MADE = {
         )
     },
     # multi-head attention
-    "heads_cat_wrong_axis": (
-        lambda make: make(HEAD_OUTPUTS),
-        lambda: torch.cat(HEAD_OUTPUTS, dim=-1),
-    ),
-    "heads_summed": (lambda make: make(HEAD_OUTPUTS), lambda: torch.cat(HEAD_OUTPUTS, dim=-1)),
+    "heads_cat_wrong_axis": (_wrapper_on_batch, _right_wrapper_on_batch),
+    "heads_summed": (_wrapper_on_batch, _right_wrapper_on_batch),
     "split_transpose_last": (
         lambda make: make(X_HEADS, 2),
         lambda: X_HEADS.view(1, 6, 2, 2).transpose(1, 2),
     ),
     "d_out_per_head": (lambda make: make(X_HEADS, 2), lambda: RAISES),
-    "wrapper_d_out_total": (lambda make: make(3, 6, 0.0, BATCH, 5), lambda: _two_features()),
-    "wrapper_one_head": (lambda make: make(3, 6, 0.0, BATCH, 5), lambda: _two_features()),
+    "wrapper_d_out_total": (lambda make: _two_features(make), lambda: _two_features()),
+    "wrapper_one_head": (lambda make: _two_features(make), lambda: _two_features()),
     "view_without_contiguous": (lambda make: make(CONTEXT_HEADS), lambda: RAISES),
     "split_without_transpose": (
         lambda make: make(X_HEADS, 2),
@@ -582,9 +603,9 @@ MADE = {
     "head_scale_d_out": (lambda make: make(MHA, INPUTS, 1), lambda: _head_weights(1)),
     "head_unmasked": (lambda make: make(MHA, INPUTS, 1), lambda: _head_weights(1)),
     # the wrapper's heads inside MultiHeadAttention (07.copy_heads)
-    "out_proj_left_random": (lambda make: make(3, 2, 2, BATCH), _two_heads),
-    "out_proj_bias_kept": (lambda make: make(3, 2, 2, BATCH), _two_heads),
-    "heads_reversed": (lambda make: make(3, 2, 2, BATCH), _two_heads),
+    "out_proj_left_random": (_copied, _two_heads),
+    "out_proj_bias_kept": (_copied, _two_heads),
+    "heads_reversed": (_copied, _two_heads),
     # the mean score of entries drawn like torch.rand (05.expected_score): 64 terms of 1/4
     "expected_score_zero": (lambda make: make(64), lambda: torch.tensor(16.0)),
     "expected_score_one_mean": (lambda make: make(64), lambda: torch.tensor(16.0)),
@@ -628,10 +649,13 @@ MADE = {
     "targets_one_short": (lambda make: make(TOKEN_IDS, 3, 8), lambda: TOKEN_IDS[4:12]),
     "targets_one_long": (lambda make: make(TOKEN_IDS, 3, 8), lambda: TOKEN_IDS[4:12]),
     "grads_not_zeroed": (
-        lambda make: make(11, 2, 5),
+        lambda make: after_steps(make, 11, 2, 5),
         lambda: after_steps(_a_training_step, 11, 2, 5),
     ),
-    "no_update": (lambda make: make(11, 2, 5), lambda: after_steps(_a_training_step, 11, 2, 5)),
+    "no_update": (
+        lambda make: after_steps(make, 11, 2, 5),
+        lambda: after_steps(_a_training_step, 11, 2, 5),
+    ),
     "uniform_log2": (lambda make: make(1157), lambda: math.log(1157)),
     "uniform_log10": (lambda make: make(1157), lambda: math.log(1157)),
     "uniform_probability": (lambda make: make(1157), lambda: math.log(1157)),

@@ -30,10 +30,11 @@ class Case:
     args: Mapping[str, Any]
 
 
-def rows(*names: str) -> dict[str, Mistake]:
+def rows(*names: str, via: Callable[[Callable], Callable] | None = None) -> dict[str, Mistake]:
     """The mistakes ``names`` (rows of the tables, :data:`~attnlib.mistakes.MISTAKES`), in the
-    order they are tried; each must be one a case of its exercise can show (a test holds it)."""
-    return {name: MISTAKES[name] for name in names}
+    order they are tried. A row's ``make`` takes the exercise's answer's arguments; ``via``
+    adapts rows written for an answer of other arguments (:meth:`~attnlib.mistakes.Mistake.via`)."""
+    return {name: MISTAKES[name] if via is None else MISTAKES[name].via(via) for name in names}
 
 
 def shape_values(args: Mapping[str, Any]) -> dict[str, Any]:
@@ -177,11 +178,11 @@ class FunctionExercise:
             if broken:
                 return Verdict(self.name, "wrong", not_quite(broken))
             return correct(self.name, self.praise)
-        for mistake, row in self.mistakes.items():
-            if any(self._made(form, cases, results, expected) for form in row.variants()):
-                fits = next(c for c in cases if row.fits(c.args))
-                values = shape_values(fits.args)
-                return named(self.name, mistake, values, case=fits.label, row=row)
+        wrong = next(c for c, r, e in zip(cases, results, expected, strict=True) if not same(r, e))
+        for mistake, row in self.mistakes.items():  # the hint speaks of a case it is seen on
+            if any(self._made(way, cases, results) for way in row.ways()):
+                values = shape_values(wrong.args)
+                return named(self.name, mistake, values, case=wrong.label, row=row)
         differs = self._differs(cases, results, expected, self.nan_hint)
         return Verdict(self.name, "wrong", not_quite(differs))
 
@@ -201,17 +202,13 @@ class FunctionExercise:
         zeros = isinstance(result, torch.Tensor) and result.device.type != "meta"
         return self.stub_gives_zeros and zeros and not result.any()
 
-    @staticmethod
-    def _made(row: Mistake, cases: list[Case], results: list, expected: list) -> bool:
-        """The reader's results are what ``row`` gives on every case it fits, and wrong."""
-        seen = False
-        for case, result, right in zip(cases, results, expected, strict=True):
-            if not row.fits(case.args):
-                continue
-            if not same(result, outcome(lambda c=case: row.given(copy.deepcopy(c.args)))):
-                return False
-            seen = seen or not same(result, right)
-        return seen
+    def _made(self, way: Callable, cases: list[Case], results: list) -> bool:
+        """The reader's results are what ``way``, a mistake's, gives on every case, called
+        as the reader's answer is."""
+        return all(
+            same(result, outcome(lambda c=case: self.call(way, copy.deepcopy(c.args))))
+            for case, result in zip(cases, results, strict=True)
+        )
 
     @staticmethod
     def _differs(cases: list[Case], results: list, expected: list, nan_hint: str) -> str:

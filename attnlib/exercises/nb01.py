@@ -10,7 +10,7 @@ from attnlib.exercises._calls import SCORES, Forbid, no_product
 from attnlib.exercises._cases import random_tensor, token_inputs
 from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import ValueExercise, tensor, token, whole
-from attnlib.mistakes import MISTAKES
+from attnlib.mistakes import MISTAKES, scores
 
 #: The book's query, "journey": its x^(2), at Python index 1.
 QUERY_NUMBER, QUERY_INDEX = 2, 1
@@ -50,11 +50,11 @@ ValueExercise(
     accept=tensor,
     expected=lambda: example_inputs()[QUERY_INDEX],
     mistakes={
-        "book_number_as_index": lambda: MISTAKES["book_number_as_index"].given(
-            {"inputs": example_inputs(), "number": QUERY_NUMBER}
+        "book_number_as_index": lambda: MISTAKES["book_number_as_index"].make(
+            example_inputs(), QUERY_NUMBER
         ),
-        "column_not_token": lambda: MISTAKES["column_not_token"].given(
-            {"inputs": example_inputs(), "index": QUERY_INDEX}
+        "column_not_token": lambda: MISTAKES["column_not_token"].make(
+            example_inputs(), QUERY_INDEX
         ),
     },
     exact=False,
@@ -73,10 +73,9 @@ FunctionExercise(
         "same_token",
         "row_written_whole",
         "transposed_product",
-        "no_transpose",
         "elementwise_product",
-        "operands_swapped",
-    ),
+    )
+    | rows("no_transpose", "operands_swapped", via=scores.asking()),
     forbids=Forbid(attnlib=SCORES, how="with torch.dot, one cell at a time"),
     stub_gives_zeros=True,
     praise="Every cell is the dot product of token i's vector with token j's.",

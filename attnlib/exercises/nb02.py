@@ -8,6 +8,7 @@ from attnlib.exercises._calls import SCORES, Forbid, no_whole_grid, one_product
 from attnlib.exercises._cases import token_inputs
 from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import ValueExercise, number, shape
+from attnlib.mistakes import scores
 
 #: How many tokens ask in the "first rows" exercise: "Your", "journey", "starts".
 NUM_ASKING = 3
@@ -60,10 +61,9 @@ FunctionExercise(
         "same_token",
         "row_written_whole",
         "transposed_product",
-        "no_transpose",
         "elementwise_product",
-        "operands_swapped",
-    ),
+    )
+    | rows("no_transpose", "operands_swapped", via=scores.asking()),
     forbids=Forbid(attnlib=SCORES, how="with @"),
     rules=(one_product("inputs @ inputs.T"),),
     praise="inputs @ inputs.T: row i of inputs times column j of inputs.T, token i · token j.",
@@ -76,7 +76,7 @@ FunctionExercise(
     cases=lambda: _cases(NUM_ASKING),
     call=_grid,
     reference=lambda args: scaled_scores(args["asking"], args["inputs"], scale=1.0),
-    mistakes=rows("operands_swapped", "no_transpose"),
+    mistakes=rows("operands_swapped", "no_transpose", via=scores.asking(NUM_ASKING)),
     forbids=Forbid(attnlib=SCORES, how="with @"),
     rules=(
         no_whole_grid(

@@ -13,7 +13,7 @@ from attnlib.exercises._calls import ATTEND, SCORES, Forbid, no_whole_grid
 from attnlib.exercises._cases import random_tensor, token_inputs
 from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import ValueExercise, tensor, word
-from attnlib.mistakes import MISTAKES, Mistake, context
+from attnlib.mistakes import MISTAKES
 
 #: The book's query, "journey": its z^(2) and attn_weights_2, at Python index 1.
 QUERY_NUMBER, QUERY_INDEX = 2, 1
@@ -46,10 +46,6 @@ def _started_from_row(row: int) -> torch.Tensor:
     return total.clone()
 
 
-def _journey() -> dict[str, torch.Tensor]:
-    return {"weights": _weights()[QUERY_INDEX], "inputs": example_inputs()}
-
-
 ValueExercise(
     name="04.running_sum",
     task='set context_vec_2, the context vector of "journey", with the running total',
@@ -59,9 +55,11 @@ ValueExercise(
     mistakes={
         "column_not_row": lambda: context_vector(
             example_inputs(),
-            MISTAKES["column_not_row"].given({"attn_weights": _weights(), "index": QUERY_INDEX}),
+            MISTAKES["column_not_row"].make(_weights(), QUERY_INDEX),
         ),
-        "assigned_not_added": lambda: context.TABLE["assigned_not_added"].given(_journey()),
+        "assigned_not_added": lambda: MISTAKES["assigned_not_added"].make(
+            _weights()[QUERY_INDEX], example_inputs()
+        ),
         "no_zero_start": lambda: _started_from_row(QUERY_INDEX),
     },
     exact=False,
@@ -128,12 +126,10 @@ ValueExercise(
 )
 
 
-def _blended(row: str) -> Mistake:
-    """Mistake ``row`` of the weights' table, then the blend: what the context vector becomes."""
-    made = MISTAKES[row]
-    return Mistake(
-        made.label, made.hint, lambda attn_scores, inputs: made.make(attn_scores) @ inputs
-    )
+def _blended(weigh):
+    """A softmax's mistake ``weigh(scores)`` in 04.from_scratch: the query's row of scores
+    weighed wrong, then the blend."""
+    return lambda inputs, query: weigh(inputs @ inputs[query]) @ inputs
 
 
 def _scratch_cases() -> list[Case]:
@@ -154,11 +150,7 @@ FunctionExercise(
     cases=_scratch_cases,
     call=lambda from_scratch, args: from_scratch(args["inputs"], args["query"]),
     reference=lambda args: context_vector(args["inputs"], softmax(args["attn_scores"])),
-    mistakes={
-        "not_from_scratch": context.TABLE["not_from_scratch"],
-        "no_softmax": context.TABLE["no_softmax"],
-        "no_exp": _blended("no_exp"),
-    },
+    mistakes=rows("not_from_scratch", "no_softmax") | rows("no_exp", via=_blended),
     forbids=Forbid(
         attnlib=(*SCORES, "context_vector", *ATTEND, "blockwise_attention"),
         how="with torch: the scores, their softmax, the blend",

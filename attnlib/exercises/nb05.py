@@ -21,7 +21,8 @@ from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._function import Case, FunctionExercise, Gradient, rows
 from attnlib.exercises._value import Refused, ValueExercise, number, shape
-from attnlib.mistakes import trainable, weights
+from attnlib.mistakes import MISTAKES, trainable
+from attnlib.mistakes.trainable import scaled
 from attnlib.modules import SelfAttentionV1
 
 #: The book's query, "journey": its x^(2), at Python index 1.
@@ -103,7 +104,7 @@ def _scale_cases() -> list[Case]:
     every = inputs @ wider["W_query"], inputs @ wider["W_key"]
     random = random_tensor(5, 3, seed=30, scale=2.0), random_tensor(5, 3, seed=31, scale=2.0)
     return [
-        Case(label, {"attn_scores": _scores(queries, keys), "keys": keys, "d_in": D_IN})
+        Case(label, {"attn_scores": _scores(queries, keys), "keys": keys})
         for label, (queries, keys) in [
             ("the book's query 'journey', d_out = 2", journey),
             ("every query of the book's 6 tokens, d_out = 4", every),
@@ -137,7 +138,7 @@ FunctionExercise(
     mistakes=rows(
         "no_scale", "scale_by_d_k", "scale_by_d_in", "scale_by_num_tokens", "scale_hardcoded"
     )
-    | {"softmax_dim0": replace(weights.TABLE["softmax_dim0"], hint=_ONE_ROW_AND_GRIDS)},
+    | {"softmax_dim0": replace(MISTAKES["softmax_dim0"].via(scaled), hint=_ONE_ROW_AND_GRIDS)},
     forbids=Forbid(attnlib=ATTEND, how="with torch.softmax and the root of d_k"),
     praise="Checked with d_out = 2, 3 and 4, on one query and on whole grids: the scale "
     "follows the keys' size, and each row sums to 1.",

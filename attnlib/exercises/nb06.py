@@ -19,6 +19,8 @@ from attnlib.exercises._calls import ATTEND, Forbid, no_forward
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._function import Case, FunctionExercise, Gradient, detached, rows
 from attnlib.exercises._value import ValueExercise, token
+from attnlib.mistakes.masks import causal
+from attnlib.mistakes.trainable import scaled
 from attnlib.modules import CausalAttention, SelfAttentionV2
 
 D_IN, D_OUT = 3, 2
@@ -78,10 +80,9 @@ FunctionExercise(
         "mask_inverted",
         "mask_not_bool",
         "mask_left_out",
-        "no_scale",
-        "scale_by_d_k",
-        "softmax_dim0",
-    ),
+    )
+    | rows("no_scale", "scale_by_d_k", via=causal)
+    | rows("softmax_dim0", via=lambda weigh: causal(scaled(weigh))),
     forbids=Forbid(
         attnlib=("causal_mask", *ATTEND),
         torch=("scaled_dot_product_attention",),

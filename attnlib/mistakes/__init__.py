@@ -5,50 +5,26 @@ and the stage passed), ``tokens`` (picking a row), ``questions`` (counts, shapes
 predictions), ``costs`` (slopes, bytes, growth), ``blockwise`` (the running softmax),
 ``trainable`` (projections and scaling), ``masks``, ``dropout``, ``heads`` and ``training``
 (targets, a training step, a blind guess's loss). Checkpoints and exercises read the same rows;
-:data:`MISTAKES` is every row by name.
+:data:`MISTAKES` is every row by name, from every module of this package.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import string
 from typing import Any
 
 from attnlib import _validate as validate
-from attnlib.mistakes import (
-    blockwise,
-    context,
-    costs,
-    dropout,
-    heads,
-    masks,
-    questions,
-    scores,
-    tokens,
-    trainable,
-    training,
-    weights,
-)
 from attnlib.mistakes._row import Mistake
 
 __all__ = ["MISTAKES", "Mistake", "hint"]
 
 MISTAKES: dict[str, Mistake] = {}
-for _table in (
-    scores,
-    weights,
-    context,
-    tokens,
-    questions,
-    costs,
-    blockwise,
-    trainable,
-    masks,
-    dropout,
-    heads,
-    training,
-):
-    assert not set(_table.TABLE) & set(MISTAKES), "a mistake has one name"
-    MISTAKES.update(_table.TABLE)
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name[0] != "_"):
+    _table = importlib.import_module(f"{__name__}.{_module}").TABLE
+    assert not set(_table) & set(MISTAKES), "a mistake has one name"
+    MISTAKES.update(_table)
 
 
 def hint(name: str, **values: Any) -> str:

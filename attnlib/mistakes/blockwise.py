@@ -1,8 +1,8 @@
 """Mistakes in attention block by block with a running softmax (notebook 09).
 
-Inputs by name: ``queries`` (num_queries, d_k), ``keys`` (num_keys, d_k), ``values``
-(num_keys, d_v) and ``block_size``. Each row is the notebook's loop, :func:`blocks`, with one
-wrong update step in place of the two lines the reader writes.
+Each row is the reader's update step written wrong, ``update(running_sum, context, rescale,
+exps, block_values) -> (running_sum, context)``: the two lines the reader writes, which
+:func:`blocks` runs in the notebook's loop over ``queries``, ``keys`` and ``values``.
 """
 
 from __future__ import annotations
@@ -46,12 +46,6 @@ def blocks(
     return context / running_sum
 
 
-def _wrong(update: Callable[..., Any]) -> Callable[..., Any]:
-    return lambda queries, keys, values, block_size: blocks(
-        queries, keys, values, block_size, update
-    )
-
-
 TABLE: dict[str, Mistake] = table(
     """
 no_rescale | the running sums not rescaled when the maximum grows
@@ -81,19 +75,16 @@ block_sum_of_all | one sum over the whole block, not one per query
     exps.sum() adds every query's exps together; each query keeps its own running sum:
     exps.sum(dim=-1, keepdim=True), one per row.
 """,
-    # s, c: running_sum, context; r: rescale; e: exps; v: block_values (see :func:`blocks`)
-    no_rescale=_wrong(lambda s, c, r, e, v: (s + e.sum(dim=-1, keepdim=True), c + e @ v)),
-    context_not_rescaled=_wrong(
-        lambda s, c, r, e, v: (s * r + e.sum(dim=-1, keepdim=True), c + e @ v)
+    # the reader's update: s, c running_sum, context; r rescale; e exps; v block_values
+    no_rescale=lambda s, c, r, e, v: (s + e.sum(dim=-1, keepdim=True), c + e @ v),
+    context_not_rescaled=lambda s, c, r, e, v: (s * r + e.sum(dim=-1, keepdim=True), c + e @ v),
+    sum_not_rescaled=lambda s, c, r, e, v: (s + e.sum(dim=-1, keepdim=True), c * r + e @ v),
+    new_block_rescaled=lambda s, c, r, e, v: (
+        (s + e.sum(dim=-1, keepdim=True)) * r,
+        (c + e @ v) * r,
     ),
-    sum_not_rescaled=_wrong(lambda s, c, r, e, v: (s + e.sum(dim=-1, keepdim=True), c * r + e @ v)),
-    new_block_rescaled=_wrong(
-        lambda s, c, r, e, v: ((s + e.sum(dim=-1, keepdim=True)) * r, (c + e @ v) * r)
-    ),
-    rescale_divides=_wrong(
-        lambda s, c, r, e, v: (s / r + e.sum(dim=-1, keepdim=True), c / r + e @ v)
-    ),
-    block_replaces_sums=_wrong(lambda s, c, r, e, v: (e.sum(dim=-1, keepdim=True), e @ v)),
-    running_sum_no_keepdim=_wrong(lambda s, c, r, e, v: (s * r + e.sum(dim=-1), c * r + e @ v)),
-    block_sum_of_all=_wrong(lambda s, c, r, e, v: (s * r + e.sum(), c * r + e @ v)),
+    rescale_divides=lambda s, c, r, e, v: (s / r + e.sum(dim=-1, keepdim=True), c / r + e @ v),
+    block_replaces_sums=lambda s, c, r, e, v: (e.sum(dim=-1, keepdim=True), e @ v),
+    running_sum_no_keepdim=lambda s, c, r, e, v: (s * r + e.sum(dim=-1), c * r + e @ v),
+    block_sum_of_all=lambda s, c, r, e, v: (s * r + e.sum(), c * r + e @ v),
 )

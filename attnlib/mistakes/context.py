@@ -1,8 +1,8 @@
 """Mistakes in blending inputs into context vectors (notebook 04), and in the stage passed.
 
-Inputs by name: ``attn_weights`` (num_tokens, num_tokens), ``inputs`` (num_tokens, d_in),
-``weights`` one query's row (num_tokens,), ``attn_scores`` scores of the same shape as the
-weights they should have become, ``query`` the index of one query.
+Each row takes the answer's arguments: ``attn_weights`` (num_tokens, num_tokens) and
+``inputs`` (num_tokens, d_in); ``weights`` one query's row (num_tokens,) and ``inputs``;
+``inputs`` and ``query``, the index of one query.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ not_from_scratch | the notebook's context vector of "step" returned, whatever th
 """,
     weights_transposed=lambda attn_weights, inputs: attn_weights.T @ inputs,
     product_order=lambda attn_weights, inputs: inputs @ attn_weights,
-    no_softmax=lambda attn_scores, inputs: attn_scores @ inputs,
+    no_softmax=lambda inputs, query: (inputs @ inputs[query]) @ inputs,
     assigned_not_added=lambda weights, inputs: weights[-1] * inputs[-1],
     not_from_scratch=lambda inputs, query: _book_row(),
 )

@@ -1,6 +1,6 @@
 """Mistakes in counting what attention costs (notebook 09): slopes, bytes, growth.
 
-Inputs by name: ``num_tokens``, the length of a sentence. Rows without ``make`` are wrong
+The answer's argument: ``num_tokens``, the length of a sentence. Rows without ``make`` are wrong
 answers to a question; the exercise says which value each stands for.
 """
 

@@ -1,6 +1,6 @@
 """Mistakes in dropout on the attention weights (notebook 06, and the layers after it).
 
-Inputs by name: ``attn_weights``, a ``keep`` mask of the same shape (True: kept) and the
+The answer's arguments: ``attn_weights``, a ``keep`` mask of the same shape (True: kept) and the
 rate ``p``.
 """
 

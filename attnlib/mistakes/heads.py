@@ -1,10 +1,8 @@
 """Mistakes in multi-head attention (notebook 07): heads side by side, split and merged.
 
-Inputs by name: ``head_outputs``, the wrapper's heads' outputs, each (b, num_tokens, d_out);
-``x`` (b, num_tokens, d_out) and ``num_heads`` for a split; ``context_vec`` (b, num_heads,
-num_tokens, head_dim) for a merge; ``d_in, context_length, dropout`` and the ``batch`` for a
-wrapper the reader builds; ``d_in, d_out, num_heads, x`` for a wrapper's heads copied into
-MultiHeadAttention (:func:`pair`, :func:`copied`).
+Each row is the reader's answer with the mistake: a wrapper class (07.wrapper_forward), a
+function that builds one (07.two_features), ``split(x, num_heads)``, ``merge(context_vec)``,
+``one_head_weights(mha, x, h)`` or ``copy_heads(wrapper, mha)``.
 """
 
 from __future__ import annotations
@@ -15,13 +13,14 @@ from attnlib.mistakes._row import Mistake, table
 from attnlib.modules import MultiHeadAttention, MultiHeadAttentionWrapper
 
 
-def _wrapper(d_in, context_length, dropout, batch, seed, d_out, num_heads):
-    """A wrapper built right after seed 123, as the exercise builds the reader's, run on batch."""
-    with torch.random.fork_rng(devices=[]), torch.no_grad():
-        torch.manual_seed(123)
-        wrapper = MultiHeadAttentionWrapper(d_in, d_out, context_length, dropout, num_heads)
-        torch.manual_seed(seed)
-        return wrapper(batch)
+def _joined(join):
+    """The wrapper with ``join(outputs)`` putting its heads' outputs together: a forward."""
+
+    class Wrapper(MultiHeadAttentionWrapper):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return join([head(x) for head in self.heads])
+
+    return Wrapper
 
 
 def pair(d_in, d_out, num_heads):
@@ -35,20 +34,17 @@ def pair(d_in, d_out, num_heads):
     return wrapper, mha
 
 
-def copied(d_in, d_out, num_heads, x, eye=True, bias=True, order=1):
-    """MultiHeadAttention's output on x, (b, num_tokens, num_heads * d_out), after a copy of
-    the wrapper's heads, done right or with out_proj left (``eye=False``), its bias left
-    (``bias=False``) or the heads in reverse order (``order=-1``)."""
-    wrapper, mha = pair(d_in, d_out, num_heads)
+def copy_heads(wrapper, mha, eye=True, bias=True, order=1) -> None:
+    """The wrapper's heads copied into mha, done right or with out_proj left (``eye=False``),
+    its bias left (``bias=False``) or the heads in reverse order (``order=-1``)."""
     with torch.no_grad():
         for name in ("W_query", "W_key", "W_value"):
             weights = [getattr(head, name).weight for head in wrapper.heads][::order]
             getattr(mha, name).weight.copy_(torch.cat(weights, dim=0))
         if eye:
-            mha.out_proj.weight.copy_(torch.eye(num_heads * d_out))
+            mha.out_proj.weight.copy_(torch.eye(mha.d_out))
         if bias:
             mha.out_proj.bias.zero_()
-        return mha(x)
 
 
 TABLE: dict[str, Mistake] = table(
@@ -103,8 +99,8 @@ heads_reversed | the heads copied in reverse order
     merge_without_transpose=lambda context_vec: context_vec.reshape(
         context_vec.shape[0], context_vec.shape[2], -1
     ),
-    heads_cat_wrong_axis=lambda head_outputs: torch.cat(head_outputs, dim=1),
-    heads_summed=lambda head_outputs: sum(head_outputs[1:], head_outputs[0]),
+    heads_cat_wrong_axis=_joined(lambda outputs: torch.cat(outputs, dim=1)),
+    heads_summed=_joined(lambda outputs: sum(outputs[1:], outputs[0])),
     split_transpose_last=lambda x, num_heads: x.view(*x.shape[:2], num_heads, -1).transpose(-2, -1),
     view_without_contiguous=lambda context_vec: context_vec.transpose(1, 2).view(
         context_vec.shape[0], context_vec.shape[2], -1
@@ -112,19 +108,15 @@ heads_reversed | the heads copied in reverse order
     d_out_per_head=lambda x, num_heads: x.view(*x.shape[:2], num_heads, x.shape[-1]).transpose(
         1, 2
     ),
-    wrapper_d_out_total=lambda d_in, context_length, dropout, batch, seed: _wrapper(
-        d_in, context_length, dropout, batch, seed, d_out=2, num_heads=2
+    wrapper_d_out_total=lambda d_in, context_length, dropout: MultiHeadAttentionWrapper(
+        d_in, 2, context_length, dropout, num_heads=2
     ),
-    wrapper_one_head=lambda d_in, context_length, dropout, batch, seed: _wrapper(
-        d_in, context_length, dropout, batch, seed, d_out=2, num_heads=1
+    wrapper_one_head=lambda d_in, context_length, dropout: MultiHeadAttentionWrapper(
+        d_in, 2, context_length, dropout, num_heads=1
     ),
-    out_proj_left_random=lambda d_in, d_out, num_heads, x: copied(
-        d_in, d_out, num_heads, x, eye=False, bias=False
-    ),
-    out_proj_bias_kept=lambda d_in, d_out, num_heads, x: copied(
-        d_in, d_out, num_heads, x, bias=False
-    ),
-    heads_reversed=lambda d_in, d_out, num_heads, x: copied(d_in, d_out, num_heads, x, order=-1),
+    out_proj_left_random=lambda wrapper, mha: copy_heads(wrapper, mha, eye=False, bias=False),
+    out_proj_bias_kept=lambda wrapper, mha: copy_heads(wrapper, mha, bias=False),
+    heads_reversed=lambda wrapper, mha: copy_heads(wrapper, mha, order=-1),
 )
 
 

@@ -1,19 +1,34 @@
 """Mistakes in hiding the future (notebook 06, and every causal forward pass after it).
 
-Inputs by name: ``attn_scores`` (num_tokens, num_tokens), not yet scaled, and ``d_k`` for the
-masked, scaled softmax.
+The answer's arguments: ``attn_scores`` (num_tokens, num_tokens), not yet scaled, and ``d_k``
+for the masked, scaled softmax (05.scale's rows reach it through :func:`causal`); ``ca`` a
+layer and its input, ``x`` or ``inputs``, for one row of its output.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 
+from attnlib.attention import causal_mask
 from attnlib.mistakes._row import Mistake, table
 
 
 def _softmax_hiding(attn_scores: torch.Tensor, d_k: int, hidden: torch.Tensor, fill: float):
     """Plain torch, as the reader writes it: a row with nothing visible becomes NaN."""
     return torch.softmax(attn_scores.masked_fill(hidden, fill) / d_k**0.5, dim=-1)
+
+
+def causal(make: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
+    """A mistake of the scaled softmax, ``make(attn_scores, keys)`` (05.scale's), made on the
+    causal scores: an answer of ``(attn_scores, d_k)``, as 06.mask's."""
+
+    def wrong(attn_scores: torch.Tensor, d_k: int) -> torch.Tensor:
+        hidden = attn_scores.masked_fill(causal_mask(attn_scores.shape[-1]), -torch.inf)
+        return make(hidden, torch.zeros(attn_scores.shape[-1], d_k))  # keys: their size read
+
+    return wrong
 
 
 def _ones(attn_scores: torch.Tensor, dtype: torch.dtype = torch.bool) -> torch.Tensor:

@@ -1,7 +1,8 @@
 """Mistakes in computing attention scores (notebooks 01-02): dot products, loops, products.
 
-Inputs by name: ``a``, ``b`` two vectors; ``inputs`` (num_tokens, d_in); ``asking`` the rows
-of the tokens that ask (``inputs`` itself for the whole grid).
+Each row takes the answer's arguments: ``a, b`` two vectors; ``inputs`` (num_tokens, d_in);
+``asking, inputs``, the rows of the tokens that ask and every token, which an answer of
+``inputs`` alone reaches through :func:`asking`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,12 @@ def _products_in_one_cell(inputs: torch.Tensor) -> None:
     """``attn_scores[i, j] = x_i * x_j``: a vector does not fit in one cell, torch raises."""
     attn_scores = torch.zeros(len(inputs), len(inputs))
     attn_scores[0, 0] = inputs[0] * inputs[0]
+
+
+def asking(count: int | None = None):
+    """Adapt a row of ``(asking, inputs)`` to an answer of ``inputs`` alone whose asking tokens
+    are its first ``count`` (``None``: every token, the whole grid)."""
+    return lambda make: lambda inputs: make(inputs[:count], inputs)
 
 
 TABLE: dict[str, Mistake] = table(

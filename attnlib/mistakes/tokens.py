@@ -1,6 +1,6 @@
 """Mistakes in picking a token's row: the book counts from 1, Python from 0; rows, not columns.
 
-Inputs by name: ``inputs`` (num_tokens, d_in), ``attn_weights`` (num_tokens, num_tokens),
+Arguments: ``inputs`` (num_tokens, d_in), ``attn_weights`` (num_tokens, num_tokens),
 ``number`` the book's 1-based number of the token, ``index`` its Python index.
 """
 

@@ -1,20 +1,24 @@
 """Mistakes in trainable attention (notebook 05, and every forward pass after it): the
 projections, the scale of the scores, what is blended.
 
-Inputs by name: ``inputs`` (num_tokens, d_in) and ``W_query``, ``W_key``, ``W_value``
-(d_in, d_out) for the projections; ``attn_scores`` (..., num_tokens) and ``keys``
-(num_tokens, d_k) for the scaled softmax, ``d_in`` the notebook's embedding size.
+The answer's arguments: ``inputs`` (num_tokens, d_in) and ``W_query``, ``W_key``,
+``W_value`` (d_in, d_out) for the projections; ``attn_scores`` (..., num_tokens) and ``keys``
+(num_tokens, d_k) for the scaled softmax (a softmax's row reaches it through :func:`scaled`);
+``attn_weights`` and ``c`` for the weights after W_query is multiplied by c.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 
 import torch
 
-from attnlib.attention import causal_mask
 from attnlib.mistakes._row import Mistake, table
+
+#: The notebook's embedding size, d_in: a scale by it is a name of the notebook read.
+NOTEBOOK_D_IN = 3
 
 
 def _scaled(attn_scores: torch.Tensor, divisor: float) -> torch.Tensor:
@@ -64,19 +68,9 @@ weights_sized_by_d_out | the attention weights sized by d_out
     there is one weight per pair of tokens, (num_tokens, num_tokens), whatever d_out is; d_out sizes
     the queries, keys, values and context vectors.
 """,
-    no_scale=(
-        lambda attn_scores, keys: torch.softmax(attn_scores, dim=-1),
-        lambda attn_scores, d_k: torch.softmax(
-            attn_scores.masked_fill(_hidden(attn_scores), -torch.inf), dim=-1
-        ),
-    ),
-    scale_by_d_k=(
-        lambda attn_scores, keys: _scaled(attn_scores, keys.shape[-1]),
-        lambda attn_scores, d_k: torch.softmax(
-            attn_scores.masked_fill(_hidden(attn_scores), -torch.inf) / d_k, dim=-1
-        ),
-    ),
-    scale_by_d_in=lambda attn_scores, keys, d_in: _scaled(attn_scores, math.sqrt(d_in)),
+    no_scale=lambda attn_scores, keys: torch.softmax(attn_scores, dim=-1),
+    scale_by_d_k=lambda attn_scores, keys: _scaled(attn_scores, keys.shape[-1]),
+    scale_by_d_in=lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(NOTEBOOK_D_IN)),
     scale_by_num_tokens=lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(keys.shape[0])),
     scale_hardcoded=lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(2)),
     projection_mixed_up=tuple(_MIXED),
@@ -87,9 +81,10 @@ weights_sized_by_d_out | the attention weights sized by d_out
 )
 
 
-def _hidden(attn_scores: torch.Tensor) -> torch.Tensor:
-    """The causal mask of the scores' size: True strictly above the diagonal."""
-    return causal_mask(attn_scores.shape[-1])
+def scaled(weigh: Callable[[torch.Tensor], torch.Tensor]) -> Callable[..., torch.Tensor]:
+    """A softmax's mistake ``weigh(x)`` made on the scaled scores: an answer of
+    ``(attn_scores, keys)``, as 05.scale's."""
+    return lambda attn_scores, keys: weigh(attn_scores / keys.shape[-1] ** 0.5)
 
 
 # --- 05.query_scaled: W_query multiplied by c, the new weights from the old ones ----------

@@ -1,8 +1,8 @@
 """Mistakes in training a language model (notebook 10): targets, one step, a blind guess.
 
-Inputs by name: ``token_ids`` (a text's ids), ``start`` and ``context_length`` (a window);
-``vocab_size``, ``batch_size`` and ``num_tokens`` (the little model a step is tried on). A
-step's rows are :func:`after_steps` with one wrong step in place of the reader's.
+The answer's arguments: ``token_ids`` (a text's ids), ``start`` and ``context_length`` (a
+window); ``model, optimizer, inputs, targets`` for a training step, which :func:`after_steps`
+runs on little models; ``vocab_size`` for a uniform guess.
 """
 
 from __future__ import annotations
@@ -82,12 +82,6 @@ def step_with(zero: bool = True, update: bool = True) -> Callable[..., float]:
     return step
 
 
-def _steps(**kwargs: bool) -> Callable[..., Any]:
-    return lambda vocab_size, batch_size, num_tokens: after_steps(
-        step_with(**kwargs), vocab_size, batch_size, num_tokens
-    )
-
-
 def loss_value(value: float) -> torch.Tensor:
     """A loss as the exercise compares it: a 0-d float64 tensor (so within a tolerance)."""
     return torch.tensor(value, dtype=torch.float64)
@@ -164,10 +158,10 @@ no_position_next_word | a head reading the next word
     targets_one_long=lambda token_ids, start, context_length: token_ids[
         start : start + 1 + context_length
     ],
-    grads_not_zeroed=_steps(zero=False),
-    no_update=_steps(update=False),
-    uniform_log2=lambda vocab_size: loss_value(math.log2(vocab_size)),
-    uniform_log10=lambda vocab_size: loss_value(math.log10(vocab_size)),
-    uniform_probability=lambda vocab_size: loss_value(1 / vocab_size),
-    uniform_log_sign=lambda vocab_size: loss_value(-math.log(vocab_size)),
+    grads_not_zeroed=step_with(zero=False),
+    no_update=step_with(update=False),
+    uniform_log2=lambda vocab_size: math.log2(vocab_size),
+    uniform_log10=lambda vocab_size: math.log10(vocab_size),
+    uniform_probability=lambda vocab_size: 1 / vocab_size,
+    uniform_log_sign=lambda vocab_size: -math.log(vocab_size),
 )

@@ -1,13 +1,14 @@
 """Mistakes in turning scores into weights (notebook 03): softmax by hand, stable softmax.
 
-Inputs by name: ``x``, a grid of scores (rows, columns), each row one query's scores.
+Each row takes the answer's argument ``x``, a grid of scores (rows, columns), each row one
+query's scores (the temperature's rows: ``num_tokens``). Later exercises adapt a row to their
+answers: :func:`~attnlib.mistakes.trainable.scaled`, :func:`~attnlib.mistakes.masks.causal`.
 """
 
 from __future__ import annotations
 
 import torch
 
-from attnlib.attention import causal_mask
 from attnlib.mistakes._row import Mistake, table
 
 TABLE: dict[str, Mistake] = table(
@@ -54,13 +55,7 @@ hot_weights_count | the number of tokens given for the weight
     each of the num_tokens weights tends to the same value, and together they still sum to 1: 1 /
     num_tokens each, not num_tokens.
 """,
-    softmax_dim0=(
-        lambda x: torch.softmax(x, dim=0),
-        lambda attn_scores, keys: torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=0),
-        lambda attn_scores, d_k: torch.softmax(
-            attn_scores.masked_fill(_hidden(attn_scores), -torch.inf) / d_k**0.5, dim=0
-        ),
-    ),
+    softmax_dim0=lambda x: torch.softmax(x, dim=0),
     no_exp=lambda x: x / x.sum(dim=-1, keepdim=True),
     no_keepdim=lambda x: x.exp() / x.exp().sum(dim=-1),
     softmax_whole_grid=lambda x: x.exp() / x.exp().sum(),
@@ -72,8 +67,3 @@ hot_weights_count | the number of tokens given for the weight
     hot_weights_to_one=lambda num_tokens: 1.0,
     hot_weights_count=lambda num_tokens: float(num_tokens),
 )
-
-
-def _hidden(attn_scores: torch.Tensor) -> torch.Tensor:
-    """The causal mask of the scores' size: True strictly above the diagonal."""
-    return causal_mask(attn_scores.shape[-1])
