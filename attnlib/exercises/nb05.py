@@ -20,7 +20,7 @@ from attnlib.data import example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._function import Case, FunctionExercise, Gradient, rows
-from attnlib.exercises._value import Refused, ValueExercise, number, shape
+from attnlib.exercises._value import ValueExercise, as_number, shape
 from attnlib.mistakes import trainable, weights
 from attnlib.modules import SelfAttentionV1
 
@@ -254,19 +254,15 @@ UNIFORM_MEAN = 0.5
 SCORE_SIZES = (2, 3, 16, 64)
 
 
-def _score_mean(result: Any) -> Any:
-    """A number the reader returned, as a 0-d tensor to compare; anything else as it is."""
-    value = number(result)
-    return result if isinstance(value, Refused) else torch.tensor(float(value))
-
-
 FunctionExercise(
     name="05.expected_score",
     task="make expected_score(d_k) return the mean of q · k when every entry of q and k is "
     "drawn like torch.rand",
     answer_names=("expected_score",),
     cases=lambda: [Case(f"d_k = {d}", {"d_k": d}) for d in SCORE_SIZES],
-    call=lambda expected_score, a: _score_mean(expected_score(a["d_k"])),
+    call=lambda expected_score, a: as_number(
+        expected_score(a["d_k"]), lambda value: torch.tensor(float(value))
+    ),
     # d_k independent terms, each the product of two independent means
     reference=lambda a: torch.tensor(a["d_k"] * UNIFORM_MEAN * UNIFORM_MEAN),
     mistakes=rows(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import torch
 
 from attnlib.attention import attention_scores, attention_weights, context_vectors, softmax
@@ -66,8 +65,6 @@ def _hot_weight(num_tokens: int) -> float:
 
 def _weight(result: Any) -> Any:
     """A number the reader returned, at the printed decimals; anything else as it is."""
-    if isinstance(result, (torch.Tensor, np.generic)) and tuple(result.shape) != ():
-        return result
     value = number(result)
     return result if isinstance(value, Refused) else round(value, DECIMALS)
 
