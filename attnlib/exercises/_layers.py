@@ -16,7 +16,7 @@ from typing import Any
 import torch
 
 from attnlib.exercises._compare import Raised, outcome, same
-from attnlib.exercises._function import Case, Gradient
+from attnlib.exercises._function import Case
 
 BUILD_SEED, DROPOUT_SEED = 123, 456
 #: torch's words when two sizes clash, in place (masked_fill_) or not (masked_fill).
@@ -39,10 +39,10 @@ def one_message(compute: Callable[[], torch.Tensor], sizes: set[int] | None = No
         raise
 
 
-def build(cls: Callable[..., Any], args: tuple) -> Any:
-    """``cls(*args)`` right after the book's seed, without moving the reader's stream."""
+def build(cls: Callable[..., Any], args: tuple, seed: int = BUILD_SEED) -> Any:
+    """``cls(*args)`` right after ``seed`` (the book's), without moving the reader's stream."""
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(BUILD_SEED)
+        torch.manual_seed(seed)
         return cls(*args)
 
 
@@ -80,12 +80,6 @@ def trained(cls: Callable[..., Any], case: Mapping[str, Any]) -> tuple[Any, dict
         return layer, {}
     with torch.enable_grad():
         return _seeded(layer, case["x"], case["seed"]), dict(layer.named_parameters())
-
-
-def layer_gradient(reference: type) -> Gradient:
-    """The gradient check of a layer exercise: each parameter of ``reference`` that a
-    gradient reaches must get one in the reader's layer too."""
-    return Gradient(reference, run=trained)
 
 
 def reused(reference: type) -> Callable[[Any, Case, Any], str | None]:

@@ -20,6 +20,7 @@ from attnlib.data import example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._function import Case, FunctionExercise, Gradient, rows
+from attnlib.exercises._layers import build
 from attnlib.exercises._value import ValueExercise, as_number, shape
 from attnlib.mistakes import trainable, weights
 from attnlib.modules import SelfAttentionV1
@@ -211,9 +212,7 @@ FunctionExercise(
 
 
 def _weights_shape() -> tuple[int, ...]:
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(123)
-        layer = SelfAttentionV1(D_IN, OTHER_D_OUT)
+    layer = build(SelfAttentionV1, (D_IN, OTHER_D_OUT))  # after the book's seed, 123
     with torch.no_grad():
         layer(example_inputs())
     return tuple(layer.last_attn_weights.shape)

@@ -18,6 +18,7 @@ from attnlib.data import TOKENS, example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid, no_forward
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._function import Case, FunctionExercise, Gradient, detached, rows
+from attnlib.exercises._layers import build
 from attnlib.exercises._value import ValueExercise, token
 from attnlib.modules import CausalAttention, SelfAttentionV2
 
@@ -39,10 +40,7 @@ DROPOUT_P = 0.2
 
 def _book_scores() -> torch.Tensor:
     """The notebook's scores, queries @ keys.T, of SelfAttentionV2(3, 2) after seed 789."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(789)
-        layer = SelfAttentionV2(D_IN, D_OUT)
-    inputs = example_inputs()
+    layer, inputs = build(SelfAttentionV2, (D_IN, D_OUT), seed=789), example_inputs()
     with torch.no_grad():
         return scaled_scores(layer.W_query(inputs), layer.W_key(inputs), scale=1.0)
 
@@ -130,9 +128,7 @@ FunctionExercise(
 
 def _layer(seed: int, d_in: int, d_out: int, context_length: int) -> CausalAttention:
     """A ``CausalAttention`` built right after ``torch.manual_seed(seed)``, without dropout."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        return CausalAttention(d_in, d_out, context_length=context_length, dropout=0.0)
+    return build(CausalAttention, (d_in, d_out, context_length, 0.0), seed)
 
 
 def _last_row_cases() -> list[Case]:

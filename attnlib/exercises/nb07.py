@@ -18,7 +18,7 @@ from attnlib.data import example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid, no_forward
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._function import Case, FunctionExercise, Gradient, detached, rows
-from attnlib.exercises._layers import DROPOUT_SEED, build, layer_gradient, reused, run, trained
+from attnlib.exercises._layers import DROPOUT_SEED, build, reused, run, trained
 from attnlib.exercises._value import ValueExercise, each, whole
 from attnlib.mistakes import heads
 from attnlib.modules import MultiHeadAttention, MultiHeadAttentionWrapper, split_heads
@@ -34,9 +34,7 @@ def _batch() -> torch.Tensor:
 
 def _mha(seed: int, d_in: int, d_out: int, context_length: int, num_heads: int) -> Any:
     """A ``MultiHeadAttention`` built right after ``torch.manual_seed(seed)``, no dropout."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        return MultiHeadAttention(d_in, d_out, context_length, 0.0, num_heads=num_heads)
+    return build(MultiHeadAttention, (d_in, d_out, context_length, 0.0, num_heads), seed)
 
 
 def _example() -> MultiHeadAttention:
@@ -83,7 +81,7 @@ FunctionExercise(
     cases=_wrapper_cases,
     call=run,
     reference=lambda a: run(MultiHeadAttentionWrapper, a),
-    gradient=layer_gradient(MultiHeadAttentionWrapper),
+    gradient=Gradient(MultiHeadAttentionWrapper, run=trained),
     rules=(reused(MultiHeadAttentionWrapper),),
     mistakes=rows("heads_cat_wrong_axis", "heads_summed"),
     # the heads are attnlib's CausalAttention, as the notebook hands them out: only the
