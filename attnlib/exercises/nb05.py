@@ -45,8 +45,6 @@ def _random_matrices(d_in: int, d_out: int, seed: int) -> dict[str, torch.Tensor
 
 
 # --- 05.projections: every token's query, key and value -----------------------------------
-
-
 def _projection_cases() -> list[Case]:
     book = {"inputs": example_inputs(), **_book_matrices()}
     cases = [Case("the book's 6 tokens, d_out = 2", book)]
@@ -89,8 +87,6 @@ FunctionExercise(
 
 
 # --- 05.scale: softmax of the scaled scores ----------------------------------------------
-
-
 def _scores(queries: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
     """``queries @ keys.T`` by attention.py, for one query ``(d_k,)`` or many ``(n, d_k)``."""
     if queries.dim() == 1:
@@ -146,8 +142,6 @@ FunctionExercise(
 
 
 # --- 05.query_scaled: W_query times c, the new weights from the old ones only ---------------
-
-
 def _book_scores() -> torch.Tensor:
     """The notebook's scores, queries @ keys.T, of the matrices drawn after seed 123, (6, 6)."""
     inputs, book = example_inputs(), _book_matrices()
@@ -209,8 +203,6 @@ FunctionExercise(
 
 
 # --- 05.weights_shape: a prediction for SelfAttentionV1(3, 4) -----------------------------
-
-
 def _weights_shape() -> tuple[int, ...]:
     layer = build(SelfAttentionV1, (D_IN, OTHER_D_OUT))  # after the book's seed, 123
     with torch.no_grad():
@@ -246,7 +238,6 @@ ValueExercise(
 
 
 # --- 05.expected_score: why every row peaks on the same key ----------------------------------
-
 #: The mean of one entry drawn like torch.rand, uniform on [0, 1).
 UNIFORM_MEAN = 0.5
 #: Key sizes of the cases: the notebook's 2 first, then sizes a number typed for 2 misses.

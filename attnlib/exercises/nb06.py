@@ -51,8 +51,6 @@ def _causal(attn_scores: torch.Tensor, d_k: int) -> torch.Tensor:
 
 
 # --- 06.mask: -inf above the diagonal, then softmax ----------------------------------------
-
-
 def _mask_cases() -> list[Case]:
     cases = [Case("the book's 6 tokens, d_k = 2", {"attn_scores": _book_scores(), "d_k": D_OUT})]
     for seed, (n, d_k) in enumerate(((4, 3), (7, 4)), start=40):
@@ -90,8 +88,6 @@ FunctionExercise(
 
 
 # --- 06.dropout: drop with a given keep-mask, scale what is kept -----------------------------
-
-
 def _dropout_cases() -> list[Case]:
     book = _causal(_book_scores(), D_OUT)
     cases = [
@@ -124,8 +120,6 @@ FunctionExercise(
 
 
 # --- 06.last_row: the last token's context vector, one query against every key -------------
-
-
 def _layer(seed: int, d_in: int, d_out: int, context_length: int) -> CausalAttention:
     """A ``CausalAttention`` built right after ``torch.manual_seed(seed)``, without dropout."""
     return build(CausalAttention, (d_in, d_out, context_length, 0.0), seed)
@@ -171,8 +165,6 @@ FunctionExercise(
 
 
 # --- 06.unchanged_row: a question before the explorer --------------------------------------
-
-
 def _unchanged_row() -> str:
     """The query whose weights the mask leaves as they are (simplified attention)."""
     inputs = example_inputs()
@@ -194,8 +186,6 @@ ValueExercise(
 
 
 # --- 06.first_row: the context vector of "Your" --------------------------------------------
-
-
 def _first_row_cases() -> list[Case]:
     other = {"ca": _layer(7, 5, 3, 6), "inputs": random_tensor(4, 5, seed=70)}
     return [

@@ -48,8 +48,6 @@ def _merge(context_vec: torch.Tensor) -> torch.Tensor:
 
 
 # --- 07.wrapper_forward: heads side by side ------------------------------------------------
-
-
 #: (batch shape, d_out, context_length, dropout, num_heads) of the random cases.
 _WRAPPER_SIZES = (((3, 4, 5), 3, 5, 0.3, 3), ((1, 7, 2), 1, 7, 0.5, 2))
 
@@ -92,8 +90,6 @@ FunctionExercise(
 
 
 # --- 07.two_features: the book's exercise 3.2 ------------------------------------------------
-
-
 def _two_feature_cases() -> list[Case]:
     batches = [("the book's", 6, 0.0, _batch())]
     for seed, (shape, length, p) in enumerate((((2, 4, 5), 5, 0.0), ((1, 7, 2), 7, 0.5))):
@@ -139,8 +135,6 @@ FunctionExercise(
 
 
 # --- 07.d_out: is d_out per head or in total? ----------------------------------------------
-
-
 _SIZES = ("features_per_head", "out_features")
 
 
@@ -174,8 +168,6 @@ ValueExercise(
 
 
 # --- 07.split_heads ----------------------------------------------------------------------
-
-
 def _split_cases() -> list[Case]:
     with torch.no_grad():
         queries = _example().W_query(_batch())
@@ -202,8 +194,6 @@ FunctionExercise(
 
 
 # --- 07.merge_heads ----------------------------------------------------------------------
-
-
 def _merge_cases() -> list[Case]:
     module = _example()
     with torch.no_grad():
@@ -232,8 +222,6 @@ FunctionExercise(
 
 
 # --- 07.one_head: one head's weights, from the rows of the projections that make it -------
-
-
 def _one_head_cases() -> list[Case]:
     book = {"mha": _example(), "x": example_inputs()}
     return [
@@ -276,7 +264,6 @@ FunctionExercise(
 
 
 # --- 07.head_dim_one: the explorer's question --------------------------------------------
-
 ValueExercise(
     name="07.head_dim_one",
     task="set most_weighted to the largest number of different tokens that can be some "
@@ -291,8 +278,6 @@ ValueExercise(
 
 
 # --- 07.copy_heads: the wrapper's heads inside MultiHeadAttention ------------------------------
-
-
 def _copy_cases() -> list[Case]:
     """The book's batch, 2 heads of 2 features, then random batches of other sizes."""
     batches = [("the book's", _batch(), 2, 2)]

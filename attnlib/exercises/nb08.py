@@ -29,8 +29,6 @@ def _weights(causal: bool) -> torch.Tensor:
 
 
 # --- 08.first_self: the causal mask on a sentence of your own ------------------------------
-
-
 ValueExercise(
     name="08.first_self",
     task="set first_self to the weight the first token gives itself under the causal mask",
@@ -48,7 +46,6 @@ ValueExercise(
 )
 
 # --- 08.hot_limit: the temperature ---------------------------------------------------------
-
 #: Sentence lengths of the cases: the book's 6 tokens first, then the first n of its tokens
 #: and longer random sentences, so that 1 / 6 written as a number is right once only.
 _LENGTHS = (6, 2, 4, 9)
@@ -91,7 +88,6 @@ FunctionExercise(
 )
 
 # --- 08.repeated_word: a word that comes twice ----------------------------------------------
-
 _REPEATED = "the dog saw the dog"
 _PAIR = ("same_without_mask", "same_with_mask")
 
@@ -122,9 +118,8 @@ ValueExercise(
     "position, tells the two copies apart.",
 )
 
+
 # --- 08.head_size: one head's context vector ----------------------------------------------
-
-
 def _head_size() -> int:
     """What AttentionExplorer(num_heads=2) builds: MultiHeadAttention(3, 4, ..., 2)."""
     with torch.random.fork_rng(devices=[]), torch.no_grad():  # the reader's stream stays
@@ -145,7 +140,6 @@ ValueExercise(
 
 
 # --- 08.swap_rows: two tokens swapped, with and without the mask ------------------------------
-
 #: The two positions swapped: "journey" and "starts" of the book's sentence.
 SWAPPED = (1, 2)
 _MOVED = ("changed_without_mask", "changed_with_mask")

@@ -50,8 +50,6 @@ ValueExercise(
 
 
 # --- 09.grid_bytes: the memory of the (num_tokens, num_tokens) grid ----------------------------
-
-
 FunctionExercise(
     name="09.grid_bytes",
     task="return the bytes of a float32 grid of num_tokens x num_tokens scores",
@@ -73,7 +71,6 @@ FunctionExercise(
 
 
 # --- 09.grid_growth: from 8k to 1M tokens ------------------------------------------------------
-
 ValueExercise(
     name="09.grid_growth",
     task="set grid_times to how many times the 1M-token grid is larger than the 8k-token grid",
@@ -93,8 +90,6 @@ ValueExercise(
 
 
 # --- 09.rescale: the two lines of the running softmax ------------------------------------------
-
-
 def _block_cases() -> list[Case]:
     """Random queries, keys and values whose row maxima grow from block to block."""
     cases = []
@@ -149,7 +144,6 @@ FunctionExercise(
 
 
 # --- 09.block_growth: the largest tensor of blockwise attention --------------------------------
-
 ValueExercise(
     name="09.block_growth",
     task="set block_times to how many times the largest block grows from 1,024 to 2,048 tokens",

@@ -30,8 +30,6 @@ NO_POSITION = ("yes", "no", "next")
 
 
 # --- 10.targets: the targets as the inputs shifted by one --------------------------------------
-
-
 def _target_cases() -> list[Case]:
     cases = []
     for length, start, context_length in TARGET_CASES:
@@ -67,8 +65,6 @@ FunctionExercise(
 
 
 # --- 10.training_step: zero the gradients, loss, backward, step -------------------------------
-
-
 def _step_cases() -> list[Case]:
     cases = []
     for vocab_size, batch_size, num_tokens in STEP_CASES:
@@ -120,8 +116,6 @@ FunctionExercise(
 
 
 # --- 10.uniform_loss: the loss of a uniform guess ---------------------------------------------
-
-
 FunctionExercise(
     name="10.uniform_loss",
     task="return the cross-entropy loss of a model that gives every word the same probability",
@@ -137,7 +131,6 @@ FunctionExercise(
 
 
 # --- 10.even_weight: the untrained head's weight on the word before ----------------------------
-
 #: The query of the explorer's question: the fourth word of the sentence (index 3).
 EVEN_QUERY = 3
 
@@ -159,7 +152,6 @@ ValueExercise(
 
 
 # --- 10.head_pattern: what the strongest head learned -----------------------------------------
-
 ValueExercise(
     name="10.head_pattern",
     task="set pattern to 'previous', 'itself', 'next', 'first' or 'even'",
@@ -178,7 +170,6 @@ ValueExercise(
 
 
 # --- 10.no_position: predict the ablation (no position embeddings) ----------------------------
-
 ValueExercise(
     name="10.no_position",
     task="set forms to 'yes' (a previous-token head forms as before), 'no' (no head "
