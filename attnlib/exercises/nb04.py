@@ -46,10 +46,6 @@ def _started_from_row(row: int) -> torch.Tensor:
     return total.clone()
 
 
-def _journey() -> dict[str, torch.Tensor]:
-    return {"weights": _weights()[QUERY_INDEX], "inputs": example_inputs()}
-
-
 ValueExercise(
     name="04.running_sum",
     task='set context_vec_2, the context vector of "journey", with the running total',
@@ -61,7 +57,9 @@ ValueExercise(
             example_inputs(),
             MISTAKES["column_not_row"].given({"attn_weights": _weights(), "index": QUERY_INDEX}),
         ),
-        "assigned_not_added": lambda: context.TABLE["assigned_not_added"].given(_journey()),
+        "assigned_not_added": lambda: context.TABLE["assigned_not_added"].given(
+            {"weights": _weights()[QUERY_INDEX], "inputs": example_inputs()}
+        ),
         "no_zero_start": lambda: _started_from_row(QUERY_INDEX),
     },
     exact=False,

@@ -104,13 +104,9 @@ def _two_feature_cases() -> list[Case]:
     ]
 
 
-def _run_made(make: Any, a: dict[str, Any]) -> Any:
-    """The layer ``make(d_in, context_length, dropout)`` returns, built after seed 123 and run
-    on the case's batch."""
-    return run(make, _as_layer_case(a))
-
-
 def _as_layer_case(a: dict[str, Any]) -> dict[str, Any]:
+    """The case as :func:`run` takes it: the layer ``make(d_in, context_length, dropout)``
+    returns is built after seed 123 and run on the case's batch."""
     args = (a["d_in"], a["context_length"], a["dropout"])
     return {"args": args, "x": a["batch"], "seed": a["seed"]}
 
@@ -125,8 +121,8 @@ FunctionExercise(
     "features",
     answer_names=("two_feature_wrapper",),
     cases=_two_feature_cases,
-    call=_run_made,
-    reference=lambda a: _run_made(_two_heads, a),
+    call=lambda make, a: run(make, _as_layer_case(a)),
+    reference=lambda a: run(_two_heads, _as_layer_case(a)),
     gradient=Gradient(_two_heads, run=lambda make, a: trained(make, _as_layer_case(a))),
     mistakes=rows("wrapper_d_out_total", "wrapper_one_head"),
     forbids=Forbid(because="building attnlib's wrapper is the task"),

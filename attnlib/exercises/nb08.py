@@ -66,19 +66,15 @@ def _weight(result: Any) -> Any:
     return result if isinstance(value, Refused) else round(value, DECIMALS)
 
 
-def _hot_cases() -> list[Case]:
-    return [
-        Case("the book's 6 tokens" if n == 6 else f"{n} tokens", {"num_tokens": n})
-        for n in _LENGTHS
-    ]
-
-
 FunctionExercise(
     name="08.hot_limit",
     task="make hot_limit(num_tokens) return the value each weight approaches as the "
     "temperature grows",
     answer_names=("hot_limit",),
-    cases=_hot_cases,
+    cases=lambda: [
+        Case("the book's 6 tokens" if n == 6 else f"{n} tokens", {"num_tokens": n})
+        for n in _LENGTHS
+    ],
     call=lambda hot_limit, args: _weight(hot_limit(args["num_tokens"])),
     reference=lambda args: _hot_weight(args["num_tokens"]),
     mistakes=rows("hot_weights_vanish", "hot_weights_to_one", "hot_weights_count"),
