@@ -27,18 +27,6 @@ _SIZE_CLASH = re.compile(
 MASK_TOO_BIG = "a mask of context_length rows laid over the scores of fewer tokens"
 
 
-def one_message(compute: Callable[[], torch.Tensor], sizes: set[int] | None = None) -> torch.Tensor:
-    """``compute()``; a clash between the mask's ``sizes`` {context_length, num_tokens} is
-    reported the same however it was written (masked_fill and masked_fill_ word it apart)."""
-    try:
-        return compute()
-    except RuntimeError as err:
-        clash = _SIZE_CLASH.search(str(err))
-        if sizes and len(sizes) == 2 and clash and {int(n) for n in clash.groups()} == sizes:
-            raise RuntimeError(MASK_TOO_BIG) from None
-        raise
-
-
 def build(cls: Callable[..., Any], args: tuple, seed: int = BUILD_SEED) -> Any:
     """``cls(*args)`` right after ``seed`` (the book's), without moving the reader's stream."""
     with torch.random.fork_rng(devices=[]):
@@ -47,20 +35,25 @@ def build(cls: Callable[..., Any], args: tuple, seed: int = BUILD_SEED) -> Any:
 
 
 def run(cls: Callable[..., Any], case: dict[str, Any]) -> Any:
-    """``cls`` built with the case's arguments and run on its ``x`` after its ``seed``."""
+    """``cls`` built with the case's arguments and run on its ``x`` after its ``seed``. A clash
+    between the mask's sizes {context_length, num_tokens} is reported the same however it was
+    written (masked_fill and masked_fill_ word it apart)."""
     layer = build(cls, case["args"])
     if layer is Ellipsis:  # a function exercise that returns the layer, still a stub
         return Ellipsis
     if layer is None or isinstance(layer, type):  # no `return`, or the class not called
         return layer
 
-    def forward() -> Any:
-        with torch.no_grad():
-            return _seeded(layer, case["x"], case["seed"])
-
     context_length = case["args"][2] if len(case["args"]) > 2 else None
     sizes = {context_length, case["x"].shape[-2]} if isinstance(context_length, int) else None
-    result = one_message(forward, sizes)
+    try:
+        with torch.no_grad():
+            result = _seeded(layer, case["x"], case["seed"])
+    except RuntimeError as err:
+        clash = _SIZE_CLASH.search(str(err))
+        if sizes and len(sizes) == 2 and clash and {int(n) for n in clash.groups()} == sizes:
+            raise RuntimeError(MASK_TOO_BIG) from None
+        raise
     return result.detach() if isinstance(result, torch.Tensor) else result
 
 
