@@ -156,18 +156,12 @@ def _query_case(label: str, attn_scores: torch.Tensor, d_k: int, c: float) -> Ca
 def _query_cases() -> list[Case]:
     """The factors: no 1 (it changes nothing) and none whose square is itself."""
     book = _book_scores()
+    four, five = random_tensor(4, 4, seed=140, scale=2.0), random_tensor(5, 5, seed=141)
     return [
         _query_case("the book's weights (seed 123, d_k = 2), c = 2", book, D_OUT, 2.0),
         _query_case("the book's weights, c = -1", book, D_OUT, -1.0),
-        _query_case(
-            "4 random queries and keys, d_k = 3, c = 0.5",
-            random_tensor(4, 4, seed=140, scale=2.0),
-            3,
-            0.5,
-        ),
-        _query_case(
-            "5 random queries and keys, d_k = 4, c = 3", random_tensor(5, 5, seed=141), 4, 3.0
-        ),
+        _query_case("4 random queries and keys, d_k = 3, c = 0.5", four, 3, 0.5),
+        _query_case("5 random queries and keys, d_k = 4, c = 3", five, 4, 3.0),
     ]
 
 

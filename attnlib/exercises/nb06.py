@@ -187,12 +187,10 @@ ValueExercise(
 
 # --- 06.first_row: the context vector of "Your" --------------------------------------------
 def _first_row_cases() -> list[Case]:
+    book = {"ca": _layer(123, D_IN, D_OUT, 6), "inputs": example_inputs()}
     other = {"ca": _layer(7, 5, 3, 6), "inputs": random_tensor(4, 5, seed=70)}
     return [
-        Case(
-            "the book's ca and inputs",
-            {"ca": _layer(123, D_IN, D_OUT, 6), "inputs": example_inputs()},
-        ),
+        Case("the book's ca and inputs", book),
         Case("a layer (5 -> 3) and 4 random tokens", other),
     ]
 
