@@ -16,7 +16,7 @@ from typing import Any
 import torch
 
 from attnlib.exercises._compare import Raised, outcome, same
-from attnlib.exercises._function import Case, Gradient
+from attnlib.exercises._function import Case
 
 BUILD_SEED, DROPOUT_SEED = 123, 456
 #: torch's words when two sizes clash, in place (masked_fill_) or not (masked_fill).
@@ -27,40 +27,33 @@ _SIZE_CLASH = re.compile(
 MASK_TOO_BIG = "a mask of context_length rows laid over the scores of fewer tokens"
 
 
-def one_message(compute: Callable[[], torch.Tensor], sizes: set[int] | None = None) -> torch.Tensor:
-    """``compute()``; a clash between the mask's ``sizes`` {context_length, num_tokens} is
-    reported the same however it was written (masked_fill and masked_fill_ word it apart)."""
-    try:
-        return compute()
-    except RuntimeError as err:
-        clash = _SIZE_CLASH.search(str(err))
-        if sizes and len(sizes) == 2 and clash and {int(n) for n in clash.groups()} == sizes:
-            raise RuntimeError(MASK_TOO_BIG) from None
-        raise
-
-
-def build(cls: Callable[..., Any], args: tuple) -> Any:
-    """``cls(*args)`` right after the book's seed, without moving the reader's stream."""
+def build(cls: Callable[..., Any], args: tuple, seed: int = BUILD_SEED) -> Any:
+    """``cls(*args)`` right after ``seed`` (the book's), without moving the reader's stream."""
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(BUILD_SEED)
+        torch.manual_seed(seed)
         return cls(*args)
 
 
 def run(cls: Callable[..., Any], case: dict[str, Any]) -> Any:
-    """``cls`` built with the case's arguments and run on its ``x`` after its ``seed``."""
+    """``cls`` built with the case's arguments and run on its ``x`` after its ``seed``. A clash
+    between the mask's sizes {context_length, num_tokens} is reported the same however it was
+    written (masked_fill and masked_fill_ word it apart)."""
     layer = build(cls, case["args"])
     if layer is Ellipsis:  # a function exercise that returns the layer, still a stub
         return Ellipsis
     if layer is None or isinstance(layer, type):  # no `return`, or the class not called
         return layer
 
-    def forward() -> Any:
-        with torch.no_grad():
-            return _seeded(layer, case["x"], case["seed"])
-
     context_length = case["args"][2] if len(case["args"]) > 2 else None
     sizes = {context_length, case["x"].shape[-2]} if isinstance(context_length, int) else None
-    result = one_message(forward, sizes)
+    try:
+        with torch.no_grad():
+            result = _seeded(layer, case["x"], case["seed"])
+    except RuntimeError as err:
+        clash = _SIZE_CLASH.search(str(err))
+        if sizes and len(sizes) == 2 and clash and {int(n) for n in clash.groups()} == sizes:
+            raise RuntimeError(MASK_TOO_BIG) from None
+        raise
     return result.detach() if isinstance(result, torch.Tensor) else result
 
 
@@ -80,12 +73,6 @@ def trained(cls: Callable[..., Any], case: Mapping[str, Any]) -> tuple[Any, dict
         return layer, {}
     with torch.enable_grad():
         return _seeded(layer, case["x"], case["seed"]), dict(layer.named_parameters())
-
-
-def layer_gradient(reference: type) -> Gradient:
-    """The gradient check of a layer exercise: each parameter of ``reference`` that a
-    gradient reaches must get one in the reader's layer too."""
-    return Gradient(reference, run=trained)
 
 
 def reused(reference: type) -> Callable[[Any, Case, Any], str | None]:

@@ -41,10 +41,10 @@ def _expired(signum: int, frame: object) -> None:
 
 
 @contextmanager
-def time_limit(seconds: float | None = None) -> Iterator[None]:
-    """Raise :class:`TimeLimit` in the block after ``seconds`` of CPU time. Only the main
-    thread receives signals, and a profiler may own ``SIGPROF``: elsewhere, no limit.
-    ``seconds`` defaults to :data:`SECONDS`, read at the call."""
+def time_limit() -> Iterator[None]:
+    """Raise :class:`TimeLimit` in the block after :data:`SECONDS` of CPU time (read at the
+    call). Only the main thread receives signals, and a profiler may own ``SIGPROF``:
+    elsewhere, no limit."""
     usable = threading.current_thread() is threading.main_thread() and signal.getsignal(
         signal.SIGPROF
     ) in (signal.SIG_DFL, signal.SIG_IGN, None)
@@ -52,7 +52,7 @@ def time_limit(seconds: float | None = None) -> Iterator[None]:
         yield
         return
     previous = signal.signal(signal.SIGPROF, _expired)
-    signal.setitimer(signal.ITIMER_PROF, SECONDS if seconds is None else seconds)
+    signal.setitimer(signal.ITIMER_PROF, SECONDS)
     try:
         yield
     finally:

@@ -79,15 +79,6 @@ BROADCAST = (
 )
 
 
-def broadcast_meaning(size_a: int, size_b: int, axis: int) -> str:
-    """What met in an elementwise operation that failed to broadcast, in the reader's words."""
-    return (
-        f"an elementwise operation (+, -, *, /) met {size_a} entries against {size_b} at axis "
-        f"{axis} of the shape they broadcast to (shapes line up from the right; two sizes that "
-        "meet must be equal, or one of them 1): print each operand's .shape"
-    )
-
-
 #: The short names a notebook imports under, and the line that imports each.
 IMPORTS = {
     "np": "import numpy as np",
@@ -139,8 +130,13 @@ def meaning(text: str) -> str:
     unknown = re.match(r"NameError: name '(\w+)' is not defined", text)
     if unknown and (line := import_line(unknown.group(1))):
         return f": import it in your cell ({line})"
-    if met := re.search(BROADCAST, text):
-        return ": " + broadcast_meaning(*map(int, met.groups()))
+    if met := re.search(BROADCAST, text):  # what met, in the reader's words
+        size_a, size_b, axis = met.groups()
+        return (
+            f": an elementwise operation (+, -, *, /) met {size_a} entries against {size_b} at "
+            f"axis {axis} of the shape they broadcast to (shapes line up from the right; two "
+            "sizes that meet must be equal, or one of them 1): print each operand's .shape"
+        )
     for pattern, what in MEANINGS:
         if re.search(pattern, text):
             return f": {what}"

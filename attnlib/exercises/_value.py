@@ -43,6 +43,13 @@ def number(answer: Any) -> Any:
     return Refused(f"expected a number, got {shown(answer)}")
 
 
+def as_number(result: Any, then: Callable[[Any], Any] = lambda value: value) -> Any:
+    """A number a reader's function returned, as ``then(number)``; anything else as it is,
+    to be described."""
+    value = number(result)
+    return result if isinstance(value, Refused) else then(value)
+
+
 def whole(answer: Any) -> Any:
     """A whole number (an int, or a float such as 15.0 that is one), or a :class:`Refused`."""
     value = number(answer)

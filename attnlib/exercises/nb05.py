@@ -20,7 +20,8 @@ from attnlib.data import example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._function import Case, FunctionExercise, Gradient, rows
-from attnlib.exercises._value import Refused, ValueExercise, number, shape
+from attnlib.exercises._layers import build
+from attnlib.exercises._value import ValueExercise, as_number, shape
 from attnlib.mistakes import MISTAKES, trainable
 from attnlib.mistakes.trainable import scaled
 from attnlib.modules import SelfAttentionV1
@@ -45,8 +46,6 @@ def _random_matrices(d_in: int, d_out: int, seed: int) -> dict[str, torch.Tensor
 
 
 # --- 05.projections: every token's query, key and value -----------------------------------
-
-
 def _projection_cases() -> list[Case]:
     book = {"inputs": example_inputs(), **_book_matrices()}
     cases = [Case("the book's 6 tokens, d_out = 2", book)]
@@ -89,8 +88,6 @@ FunctionExercise(
 
 
 # --- 05.scale: softmax of the scaled scores ----------------------------------------------
-
-
 def _scores(queries: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
     """``queries @ keys.T`` by attention.py, for one query ``(d_k,)`` or many ``(n, d_k)``."""
     if queries.dim() == 1:
@@ -146,8 +143,6 @@ FunctionExercise(
 
 
 # --- 05.query_scaled: W_query times c, the new weights from the old ones only ---------------
-
-
 def _book_scores() -> torch.Tensor:
     """The notebook's scores, queries @ keys.T, of the matrices drawn after seed 123, (6, 6)."""
     inputs, book = example_inputs(), _book_matrices()
@@ -162,18 +157,12 @@ def _query_case(label: str, attn_scores: torch.Tensor, d_k: int, c: float) -> Ca
 def _query_cases() -> list[Case]:
     """The factors: no 1 (it changes nothing) and none whose square is itself."""
     book = _book_scores()
+    four, five = random_tensor(4, 4, seed=140, scale=2.0), random_tensor(5, 5, seed=141)
     return [
         _query_case("the book's weights (seed 123, d_k = 2), c = 2", book, D_OUT, 2.0),
         _query_case("the book's weights, c = -1", book, D_OUT, -1.0),
-        _query_case(
-            "4 random queries and keys, d_k = 3, c = 0.5",
-            random_tensor(4, 4, seed=140, scale=2.0),
-            3,
-            0.5,
-        ),
-        _query_case(
-            "5 random queries and keys, d_k = 4, c = 3", random_tensor(5, 5, seed=141), 4, 3.0
-        ),
+        _query_case("4 random queries and keys, d_k = 3, c = 0.5", four, 3, 0.5),
+        _query_case("5 random queries and keys, d_k = 4, c = 3", five, 4, 3.0),
     ]
 
 
@@ -209,12 +198,8 @@ FunctionExercise(
 
 
 # --- 05.weights_shape: a prediction for SelfAttentionV1(3, 4) -----------------------------
-
-
 def _weights_shape() -> tuple[int, ...]:
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(123)
-        layer = SelfAttentionV1(D_IN, OTHER_D_OUT)
+    layer = build(SelfAttentionV1, (D_IN, OTHER_D_OUT))  # after the book's seed, 123
     with torch.no_grad():
         layer(example_inputs())
     return tuple(layer.last_attn_weights.shape)
@@ -248,17 +233,10 @@ ValueExercise(
 
 
 # --- 05.expected_score: why every row peaks on the same key ----------------------------------
-
 #: The mean of one entry drawn like torch.rand, uniform on [0, 1).
 UNIFORM_MEAN = 0.5
 #: Key sizes of the cases: the notebook's 2 first, then sizes a number typed for 2 misses.
 SCORE_SIZES = (2, 3, 16, 64)
-
-
-def _score_mean(result: Any) -> Any:
-    """A number the reader returned, as a 0-d tensor to compare; anything else as it is."""
-    value = number(result)
-    return result if isinstance(value, Refused) else torch.tensor(float(value))
 
 
 FunctionExercise(
@@ -267,7 +245,9 @@ FunctionExercise(
     "drawn like torch.rand",
     answer_names=("expected_score",),
     cases=lambda: [Case(f"d_k = {d}", {"d_k": d}) for d in SCORE_SIZES],
-    call=lambda expected_score, a: _score_mean(expected_score(a["d_k"])),
+    call=lambda expected_score, a: as_number(
+        expected_score(a["d_k"]), lambda value: torch.tensor(float(value))
+    ),
     # d_k independent terms, each the product of two independent means
     reference=lambda a: torch.tensor(a["d_k"] * UNIFORM_MEAN * UNIFORM_MEAN),
     mistakes=rows(

@@ -18,6 +18,7 @@ from attnlib.data import TOKENS, example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid, no_forward
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._function import Case, FunctionExercise, Gradient, detached, rows
+from attnlib.exercises._layers import build
 from attnlib.exercises._value import ValueExercise, token
 from attnlib.mistakes.masks import causal
 from attnlib.mistakes.trainable import scaled
@@ -41,10 +42,7 @@ DROPOUT_P = 0.2
 
 def _book_scores() -> torch.Tensor:
     """The notebook's scores, queries @ keys.T, of SelfAttentionV2(3, 2) after seed 789."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(789)
-        layer = SelfAttentionV2(D_IN, D_OUT)
-    inputs = example_inputs()
+    layer, inputs = build(SelfAttentionV2, (D_IN, D_OUT), seed=789), example_inputs()
     with torch.no_grad():
         return scaled_scores(layer.W_query(inputs), layer.W_key(inputs), scale=1.0)
 
@@ -55,8 +53,6 @@ def _causal(attn_scores: torch.Tensor, d_k: int) -> torch.Tensor:
 
 
 # --- 06.mask: -inf above the diagonal, then softmax ----------------------------------------
-
-
 def _mask_cases() -> list[Case]:
     cases = [Case("the book's 6 tokens, d_k = 2", {"attn_scores": _book_scores(), "d_k": D_OUT})]
     for seed, (n, d_k) in enumerate(((4, 3), (7, 4)), start=40):
@@ -93,8 +89,6 @@ FunctionExercise(
 
 
 # --- 06.dropout: drop with a given keep-mask, scale what is kept -----------------------------
-
-
 def _dropout_cases() -> list[Case]:
     book = _causal(_book_scores(), D_OUT)
     cases = [
@@ -127,13 +121,9 @@ FunctionExercise(
 
 
 # --- 06.last_row: the last token's context vector, one query against every key -------------
-
-
 def _layer(seed: int, d_in: int, d_out: int, context_length: int) -> CausalAttention:
     """A ``CausalAttention`` built right after ``torch.manual_seed(seed)``, without dropout."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        return CausalAttention(d_in, d_out, context_length=context_length, dropout=0.0)
+    return build(CausalAttention, (d_in, d_out, context_length, 0.0), seed)
 
 
 def _last_row_cases() -> list[Case]:
@@ -176,8 +166,6 @@ FunctionExercise(
 
 
 # --- 06.unchanged_row: a question before the explorer --------------------------------------
-
-
 def _unchanged_row() -> str:
     """The query whose weights the mask leaves as they are (simplified attention)."""
     inputs = example_inputs()
@@ -199,15 +187,11 @@ ValueExercise(
 
 
 # --- 06.first_row: the context vector of "Your" --------------------------------------------
-
-
 def _first_row_cases() -> list[Case]:
+    book = {"ca": _layer(123, D_IN, D_OUT, 6), "inputs": example_inputs()}
     other = {"ca": _layer(7, 5, 3, 6), "inputs": random_tensor(4, 5, seed=70)}
     return [
-        Case(
-            "the book's ca and inputs",
-            {"ca": _layer(123, D_IN, D_OUT, 6), "inputs": example_inputs()},
-        ),
+        Case("the book's ca and inputs", book),
         Case("a layer (5 -> 3) and 4 random tokens", other),
     ]
 

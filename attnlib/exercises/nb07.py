@@ -18,7 +18,7 @@ from attnlib.data import example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid, no_forward
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._function import Case, FunctionExercise, Gradient, detached, rows
-from attnlib.exercises._layers import DROPOUT_SEED, build, layer_gradient, reused, run, trained
+from attnlib.exercises._layers import DROPOUT_SEED, build, reused, run, trained
 from attnlib.exercises._value import ValueExercise, each, whole
 from attnlib.mistakes import heads
 from attnlib.modules import MultiHeadAttention, MultiHeadAttentionWrapper, split_heads
@@ -34,9 +34,7 @@ def _batch() -> torch.Tensor:
 
 def _mha(seed: int, d_in: int, d_out: int, context_length: int, num_heads: int) -> Any:
     """A ``MultiHeadAttention`` built right after ``torch.manual_seed(seed)``, no dropout."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        return MultiHeadAttention(d_in, d_out, context_length, 0.0, num_heads=num_heads)
+    return build(MultiHeadAttention, (d_in, d_out, context_length, 0.0, num_heads), seed)
 
 
 def _example() -> MultiHeadAttention:
@@ -50,8 +48,6 @@ def _merge(context_vec: torch.Tensor) -> torch.Tensor:
 
 
 # --- 07.wrapper_forward: heads side by side ------------------------------------------------
-
-
 #: (batch shape, d_out, context_length, dropout, num_heads) of the random cases.
 _WRAPPER_SIZES = (((3, 4, 5), 3, 5, 0.3, 3), ((1, 7, 2), 1, 7, 0.5, 2))
 
@@ -79,7 +75,7 @@ FunctionExercise(
     cases=_wrapper_cases,
     call=run,
     reference=lambda a: run(MultiHeadAttentionWrapper, a),
-    gradient=layer_gradient(MultiHeadAttentionWrapper),
+    gradient=Gradient(MultiHeadAttentionWrapper, run=trained),
     rules=(reused(MultiHeadAttentionWrapper),),
     mistakes=rows("heads_cat_wrong_axis", "heads_summed"),
     # the heads are attnlib's CausalAttention, as the notebook hands them out: only the
@@ -90,8 +86,6 @@ FunctionExercise(
 
 
 # --- 07.two_features: the book's exercise 3.2 ------------------------------------------------
-
-
 def _two_feature_cases() -> list[Case]:
     batches = [("the book's", 6, 0.0, _batch())]
     for seed, (shape, length, p) in enumerate((((2, 4, 5), 5, 0.0), ((1, 7, 2), 7, 0.5))):
@@ -106,13 +100,9 @@ def _two_feature_cases() -> list[Case]:
     ]
 
 
-def _run_made(make: Any, a: dict[str, Any]) -> Any:
-    """The layer ``make(d_in, context_length, dropout)`` returns, built after seed 123 and run
-    on the case's batch."""
-    return run(make, _as_layer_case(a))
-
-
 def _as_layer_case(a: dict[str, Any]) -> dict[str, Any]:
+    """The case as :func:`run` takes it: the layer ``make(d_in, context_length, dropout)``
+    returns is built after seed 123 and run on the case's batch."""
     args = (a["d_in"], a["context_length"], a["dropout"])
     return {"args": args, "x": a["batch"], "seed": a["seed"]}
 
@@ -127,8 +117,8 @@ FunctionExercise(
     "features",
     answer_names=("two_feature_wrapper",),
     cases=_two_feature_cases,
-    call=_run_made,
-    reference=lambda a: _run_made(_two_heads, a),
+    call=lambda make, a: run(make, _as_layer_case(a)),
+    reference=lambda a: run(_two_heads, _as_layer_case(a)),
     gradient=Gradient(_two_heads, run=lambda make, a: trained(make, _as_layer_case(a))),
     mistakes=rows("wrapper_d_out_total", "wrapper_one_head"),
     forbids=Forbid(because="building attnlib's wrapper is the task"),
@@ -137,8 +127,6 @@ FunctionExercise(
 
 
 # --- 07.d_out: is d_out per head or in total? ----------------------------------------------
-
-
 _SIZES = ("features_per_head", "out_features")
 
 
@@ -172,8 +160,6 @@ ValueExercise(
 
 
 # --- 07.split_heads ----------------------------------------------------------------------
-
-
 def _split_cases() -> list[Case]:
     with torch.no_grad():
         queries = _example().W_query(_batch())
@@ -200,8 +186,6 @@ FunctionExercise(
 
 
 # --- 07.merge_heads ----------------------------------------------------------------------
-
-
 def _merge_cases() -> list[Case]:
     module = _example()
     with torch.no_grad():
@@ -230,8 +214,6 @@ FunctionExercise(
 
 
 # --- 07.one_head: one head's weights, from the rows of the projections that make it -------
-
-
 def _one_head_cases() -> list[Case]:
     book = {"mha": _example(), "x": example_inputs()}
     return [
@@ -274,7 +256,6 @@ FunctionExercise(
 
 
 # --- 07.head_dim_one: the explorer's question --------------------------------------------
-
 ValueExercise(
     name="07.head_dim_one",
     task="set most_weighted to the largest number of different tokens that can be some "
@@ -289,8 +270,6 @@ ValueExercise(
 
 
 # --- 07.copy_heads: the wrapper's heads inside MultiHeadAttention ------------------------------
-
-
 def _copy_cases() -> list[Case]:
     """The book's batch, 2 heads of 2 features, then random batches of other sizes."""
     batches = [("the book's", _batch(), 2, 2)]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import torch
 
 from attnlib.attention import attention_scores, attention_weights, context_vectors, softmax
@@ -30,8 +29,6 @@ def _weights(causal: bool) -> torch.Tensor:
 
 
 # --- 08.first_self: the causal mask on a sentence of your own ------------------------------
-
-
 ValueExercise(
     name="08.first_self",
     task="set first_self to the weight the first token gives itself under the causal mask",
@@ -49,7 +46,6 @@ ValueExercise(
 )
 
 # --- 08.hot_limit: the temperature ---------------------------------------------------------
-
 #: Sentence lengths of the cases: the book's 6 tokens first, then the first n of its tokens
 #: and longer random sentences, so that 1 / 6 written as a number is right once only.
 _LENGTHS = (6, 2, 4, 9)
@@ -66,17 +62,8 @@ def _hot_weight(num_tokens: int) -> float:
 
 def _weight(result: Any) -> Any:
     """A number the reader returned, at the printed decimals; anything else as it is."""
-    if isinstance(result, (torch.Tensor, np.generic)) and tuple(result.shape) != ():
-        return result
     value = number(result)
     return result if isinstance(value, Refused) else round(value, DECIMALS)
-
-
-def _hot_cases() -> list[Case]:
-    return [
-        Case("the book's 6 tokens" if n == 6 else f"{n} tokens", {"num_tokens": n})
-        for n in _LENGTHS
-    ]
 
 
 FunctionExercise(
@@ -84,7 +71,10 @@ FunctionExercise(
     task="make hot_limit(num_tokens) return the value each weight approaches as the "
     "temperature grows",
     answer_names=("hot_limit",),
-    cases=_hot_cases,
+    cases=lambda: [
+        Case("the book's 6 tokens" if n == 6 else f"{n} tokens", {"num_tokens": n})
+        for n in _LENGTHS
+    ],
     call=lambda hot_limit, args: _weight(hot_limit(args["num_tokens"])),
     reference=lambda args: _hot_weight(args["num_tokens"]),
     mistakes=rows("hot_weights_vanish", "hot_weights_to_one", "hot_weights_count"),
@@ -94,7 +84,6 @@ FunctionExercise(
 )
 
 # --- 08.repeated_word: a word that comes twice ----------------------------------------------
-
 _REPEATED = "the dog saw the dog"
 _PAIR = ("same_without_mask", "same_with_mask")
 
@@ -125,9 +114,8 @@ ValueExercise(
     "position, tells the two copies apart.",
 )
 
+
 # --- 08.head_size: one head's context vector ----------------------------------------------
-
-
 def _head_size() -> int:
     """What AttentionExplorer(num_heads=2) builds: MultiHeadAttention(3, 4, ..., 2)."""
     with torch.random.fork_rng(devices=[]), torch.no_grad():  # the reader's stream stays
@@ -148,7 +136,6 @@ ValueExercise(
 
 
 # --- 08.swap_rows: two tokens swapped, with and without the mask ------------------------------
-
 #: The two positions swapped: "journey" and "starts" of the book's sentence.
 SWAPPED = (1, 2)
 _MOVED = ("changed_without_mask", "changed_with_mask")

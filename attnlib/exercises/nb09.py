@@ -7,14 +7,13 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import torch
 
 from attnlib.attention import scaled_dot_product_attention
 from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
 from attnlib.exercises._function import Case, FunctionExercise, rows
-from attnlib.exercises._value import Refused, ValueExercise, number, whole
+from attnlib.exercises._value import ValueExercise, as_number, number, whole
 from attnlib.mistakes.blockwise import blocks
 
 #: The exponent of the work of attention in num_tokens: n rows of n scores.
@@ -51,22 +50,12 @@ ValueExercise(
 
 
 # --- 09.grid_bytes: the memory of the (num_tokens, num_tokens) grid ----------------------------
-
-
-def _size(result: Any) -> Any:
-    """A count the reader returned, as a Python number (a 0-d tensor or numpy scalar too)."""
-    if isinstance(result, (torch.Tensor, np.generic)) and tuple(result.shape) == ():
-        value = number(result)
-        return result if isinstance(value, Refused) else value
-    return result
-
-
 FunctionExercise(
     name="09.grid_bytes",
     task="return the bytes of a float32 grid of num_tokens x num_tokens scores",
     answer_names=("grid_bytes",),
     cases=lambda: [Case(f"{n:,} tokens", {"num_tokens": n}) for n in GRID_SIZES],
-    call=lambda grid_bytes, args: _size(grid_bytes(args["num_tokens"])),
+    call=lambda grid_bytes, args: as_number(grid_bytes(args["num_tokens"])),
     reference=lambda args: FLOAT32_BYTES * args["num_tokens"] ** 2,
     mistakes=rows(
         "grid_entries_not_bytes",
@@ -82,7 +71,6 @@ FunctionExercise(
 
 
 # --- 09.grid_growth: from 8k to 1M tokens ------------------------------------------------------
-
 ValueExercise(
     name="09.grid_growth",
     task="set grid_times to how many times the 1M-token grid is larger than the 8k-token grid",
@@ -102,8 +90,6 @@ ValueExercise(
 
 
 # --- 09.rescale: the two lines of the running softmax ------------------------------------------
-
-
 def _block_cases() -> list[Case]:
     """Random queries, keys and values whose row maxima grow from block to block."""
     cases = []
@@ -158,7 +144,6 @@ FunctionExercise(
 
 
 # --- 09.block_growth: the largest tensor of blockwise attention --------------------------------
-
 ValueExercise(
     name="09.block_growth",
     task="set block_times to how many times the largest block grows from 1,024 to 2,048 tokens",

@@ -14,7 +14,7 @@ import torch
 from attnlib.exercises._calls import Forbid
 from attnlib.exercises._compare import named_entries
 from attnlib.exercises._function import Case, FunctionExercise, rows
-from attnlib.exercises._value import Refused, ValueExercise, number, word
+from attnlib.exercises._value import ValueExercise, as_number, number, word
 from attnlib.mistakes import training
 from attnlib.mistakes.training import after_steps, loss_value
 
@@ -30,8 +30,6 @@ NO_POSITION = ("yes", "no", "next")
 
 
 # --- 10.targets: the targets as the inputs shifted by one --------------------------------------
-
-
 def _target_cases() -> list[Case]:
     cases = []
     for length, start, context_length in TARGET_CASES:
@@ -67,8 +65,6 @@ FunctionExercise(
 
 
 # --- 10.training_step: zero the gradients, loss, backward, step -------------------------------
-
-
 def _step_cases() -> list[Case]:
     cases = []
     for vocab_size, batch_size, num_tokens in STEP_CASES:
@@ -120,23 +116,13 @@ FunctionExercise(
 
 
 # --- 10.uniform_loss: the loss of a uniform guess ---------------------------------------------
-
-
-def _loss_of(answer: Callable[[int], Any], args: Mapping[str, Any]) -> Any:
-    """The reader's number as a 0-d float64 tensor (compared within a tolerance), else as is."""
-    result = answer(args["vocab_size"])
-    if result is Ellipsis or result is None:
-        return result
-    value = number(result)
-    return result if isinstance(value, Refused) else loss_value(value)
-
-
 FunctionExercise(
     name="10.uniform_loss",
     task="return the cross-entropy loss of a model that gives every word the same probability",
     answer_names=("uniform_loss",),
     cases=lambda: [Case(f"vocab_size={v:,}", {"vocab_size": v}) for v in VOCAB_SIZES],
-    call=_loss_of,
+    # the reader's number as a 0-d float64 tensor, compared within a tolerance
+    call=lambda uniform_loss, a: as_number(uniform_loss(a["vocab_size"]), loss_value),
     reference=lambda a: loss_value(math.log(a["vocab_size"])),
     mistakes=rows("uniform_log2", "uniform_log10", "uniform_probability", "uniform_log_sign"),
     forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
@@ -145,7 +131,6 @@ FunctionExercise(
 
 
 # --- 10.even_weight: the untrained head's weight on the word before ----------------------------
-
 #: The query of the explorer's question: the fourth word of the sentence (index 3).
 EVEN_QUERY = 3
 
@@ -167,7 +152,6 @@ ValueExercise(
 
 
 # --- 10.head_pattern: what the strongest head learned -----------------------------------------
-
 ValueExercise(
     name="10.head_pattern",
     task="set pattern to 'previous', 'itself', 'next', 'first' or 'even'",
@@ -186,7 +170,6 @@ ValueExercise(
 
 
 # --- 10.no_position: predict the ablation (no position embeddings) ----------------------------
-
 ValueExercise(
     name="10.no_position",
     task="set forms to 'yes' (a previous-token head forms as before), 'no' (no head "
