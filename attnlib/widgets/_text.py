@@ -319,6 +319,18 @@ def products(pairs: Sequence[tuple[float, float]]) -> str:
     return panels["plus"].join(fill(panels["product"], {"a": a, "b": b}) for a, b in pairs)
 
 
+def panels(query: int, token: str, total: float, vec: str) -> dict[str, str]:
+    """The texts around query ``query``'s row: its label, its bars' heading (``total``: the
+    row's sum), its blend's heading (of vectors ``vec``) and its context vector's name."""
+    texts = TEXTS["panels"]
+    return {
+        "label": fill(texts["query"], {"query": query, "token_repr": quoted(token)}),
+        "bars": fill(texts["bars"], {"query": query, "total": total}),
+        "blend": fill(texts["blend"], {"query": query, "vec": vec}),
+        "context": fill(texts["context"], {"query": query}),
+    }
+
+
 def quoted(token: str) -> str:
     """A token as prose quotes it: “journey” (not Python's 'journey')."""
     return f"\u201c{token}\u201d"
