@@ -4,8 +4,10 @@ A template is text with fields ``{name}`` or ``{name:spec}``; ``spec`` names one
 of :data:`SPECS`, the few number formats the front end repeats (``format.js``).
 A text is a list of parts ``(when, template)``: a part is kept when every flag
 named in ``when`` (space-separated, ``!`` negates) is set. The Python views fill
-:data:`TEXTS` with :func:`compose`; the explorers send :data:`TEXTS` to the
-browser with a sentence's data, where ``format.js`` fills them the same way.
+:data:`TEXTS` with :func:`compose`. The query, softmax and loop explorers send
+the browser their texts filled; the attention and training explorers, whose settings
+are too many to fill ahead, send :data:`TEXTS` with a sentence's data, where
+``format.js`` fills them the same way (checked in node, tests/test_frontend_node.py).
 """
 
 from __future__ import annotations
