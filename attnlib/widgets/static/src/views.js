@@ -11,7 +11,8 @@ import { SPECS, compose, fill, terms } from "./format.js";
 // toggle (the scores keep their own scale, and their legend says "attention score").
 const WEIGHT_LIMITS = [0, 1];
 
-// What does not change with the controls, computed once per sentence (per `data` object).
+// What does not change with the controls, computed once per sentence (per `data` object):
+// the TrainingExplorer's snapshots, decoded.
 const prepared = new WeakMap();
 function once(data, make) {
   if (!prepared.has(data)) prepared.set(data, make());
@@ -42,12 +43,6 @@ function queryPanels(data, query, row, vec) {
     blend: fill(texts.blend, { query, vec }),
     context: fill(texts.context, { query }),
   };
-}
-
-/** The fields of a query's spoken summary: index, token, its weights and their sum. */
-function announced(data, query, row) {
-  const total = row.reduce((s, w) => s + w, 0);
-  return { query, token_repr: data.reprs[query], row, total };
 }
 
 /** QueryExplorer: the weights grid, the query's row and its context vector, as the kernel
