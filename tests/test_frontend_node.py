@@ -3,7 +3,10 @@
 Hundreds of settings of every kind of explorer, on the book's sentence and on
 others (long, one token, quotes, several heads), are computed by the ES modules
 themselves in one node process and compared with ``explorer.view``: every number
-to 4 decimals, every text word for word (its numbers to 4 decimals). The browser
+to 4 decimals, every text word for word (its numbers to 4 decimals). The query, softmax
+and loop explorers' views are looked up from what their kernel sent (views.query_shown ...):
+for them this checks the lookup and the words sent; the attention and training explorers'
+views are computed in the browser, and this keeps them equal to Python's. The browser
 tests then need only a few settings per explorer to show the drawing follows them.
 """
 

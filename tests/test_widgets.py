@@ -173,6 +173,35 @@ def test_loop_stepper_negative_factors_are_parenthesised():
     assert view.text == "ω₁,₁ = x⁽¹⁾·x⁽¹⁾ = 0.50×0.50 + (-0.25)×(-0.25) = 0.3125"
 
 
+def test_loop_stepper_sends_every_iteration_and_every_cell_written_out():
+    data = widgets.LoopStepper().frontend.data
+    assert len(data["views"]) == 36
+    seventh = data["views"][6]  # iteration 7: row 1 (journey), column 0 (Your)
+    assert seventh["code"] == "attn_scores[1, 0] = torch.dot(inputs[1], inputs[0])"
+    assert seventh["announce"] == "iteration 7 of 36: ω₂,₁ = attn_scores[1, 0] = 0.9544"
+    assert seventh["formula"].endswith("0.66×0.89 = 0.9544")
+    assert data["cells"]["empty"][1][0] == "ω₂,₁ = attn_scores[1, 0]: not computed yet"
+    assert data["cells"]["done"][1][0] == (
+        "ω₂,₁ = attn_scores[1, 0] = x⁽²⁾·x⁽¹⁾ (journey·Your) = "
+        "0.55×0.43 + 0.87×0.15 + 0.66×0.89 = 0.9544"
+    )
+
+
+def test_query_and_softmax_explorers_send_every_setting():
+    query = widgets.QueryExplorer().frontend.data
+    assert [v["panels"]["context"] for v in query["views"]][:2] == ["z⁽¹⁾", "z⁽²⁾"]
+    assert query["views"][1]["context"] == pytest.approx([0.4419, 0.6515, 0.5683], abs=1e-4)
+    assert query["views"][1]["announce"].startswith("query “journey”, x⁽²⁾, inputs[1]: ")
+    softmax = widgets.SoftmaxAxisExplorer().frontend.data
+    rows, columns = softmax["views"]
+    assert (
+        rows["caption"]
+        == "softmax(attn_scores, dim=-1): rows = queries, columns = the tokens compared"
+    )
+    assert columns["announce"] == "softmax dim=0: every column sums to 1"
+    assert columns["sums"][1] == pytest.approx([1.0] * 6, abs=1e-6)
+
+
 def test_play_runs_the_slider_in_the_browser():
     explorer = widgets.LoopStepper()
     assert (explorer.play.min, explorer.play.max) == (1, 36)

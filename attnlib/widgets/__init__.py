@@ -12,8 +12,13 @@ Each explorer is an object with
   shows it (with a PNG of the current view for renderers without widgets);
 - ``explorer.figure()``: the current view as a matplotlib Figure.
 
-The kernel sends the data once (per sentence), with the texts to fill
-(``_text.TEXTS``, the only place a sentence is written); the front end
+The kernel sends the data once (per sentence). The QueryExplorer, SoftmaxAxisExplorer and
+LoopStepper have few settings: the kernel sends every setting's numbers and words, made by
+their views (``views.query_shown`` ...), and the browser looks them up. The
+AttentionExplorer's settings are too many to send (about 30 MB of text for the book's
+sentence): the browser computes its view (``static/src/compute.js``, checked in node against
+:func:`attention_view`) and fills the texts the kernel sends (``_text.TEXTS``, the only place a
+sentence is written), as the TrainingExplorer does with its snapshots. The front end
 (``static/explorer.js``, an anywidget module bundled by esbuild from
 ``static/src/``) draws heatmap, bars, blend and formula from it, and the
 controls reach it in the browser (``jsdlink``): moving them needs no kernel, so

@@ -4,8 +4,10 @@ A template is text with fields ``{name}`` or ``{name:spec}``; ``spec`` names one
 of :data:`SPECS`, the few number formats the front end repeats (``format.js``).
 A text is a list of parts ``(when, template)``: a part is kept when every flag
 named in ``when`` (space-separated, ``!`` negates) is set. The Python views fill
-:data:`TEXTS` with :func:`compose`; the explorers send :data:`TEXTS` to the
-browser with a sentence's data, where ``format.js`` fills them the same way.
+:data:`TEXTS` with :func:`compose`. The query, softmax and loop explorers send
+the browser their texts filled; the attention and training explorers, whose settings
+are too many to fill ahead, send :data:`TEXTS` with a sentence's data, where
+``format.js`` fills them the same way (checked in node, tests/test_frontend_node.py).
 """
 
 from __future__ import annotations
@@ -317,6 +319,18 @@ def products(pairs: Sequence[tuple[float, float]]) -> str:
     """``0.55×0.43 + 0.87×0.15 + ...``: a dot product written out term by term."""
     panels = TEXTS["panels"]
     return panels["plus"].join(fill(panels["product"], {"a": a, "b": b}) for a, b in pairs)
+
+
+def panels(query: int, token: str, total: float, vec: str) -> dict[str, str]:
+    """The texts around query ``query``'s row: its label, its bars' heading (``total``: the
+    row's sum), its blend's heading (of vectors ``vec``) and its context vector's name."""
+    texts = TEXTS["panels"]
+    return {
+        "label": fill(texts["query"], {"query": query, "token_repr": quoted(token)}),
+        "bars": fill(texts["bars"], {"query": query, "total": total}),
+        "blend": fill(texts["blend"], {"query": query, "vec": vec}),
+        "context": fill(texts["context"], {"query": query}),
+    }
 
 
 def quoted(token: str) -> str:

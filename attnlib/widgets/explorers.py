@@ -23,8 +23,11 @@ from attnlib.widgets.views import (
     LoopView,
     QueryView,
     SoftmaxView,
+    loop_shown,
     loop_view,
+    query_shown,
     query_view,
+    softmax_shown,
     softmax_view,
 )
 
@@ -91,6 +94,7 @@ class QueryExplorer(Explorer):
             "tokens": list(self.tokens),
             "scores": _rows(attention_scores(self.inputs)),
             "values": self.inputs.tolist(),
+            **query_shown(self.inputs, self.tokens),
             **_text.for_browser(self.tokens),
         }
         self.frontend = ExplorerView(kind="query", data=data, query=start)
@@ -125,6 +129,7 @@ class SoftmaxAxisExplorer(Explorer):
         data = {
             "tokens": list(self.tokens),
             "scores": _rows(self.scores),
+            **softmax_shown(self.scores, self.tokens),
             **_text.for_browser(self.tokens),
         }
         self.frontend = ExplorerView(kind="softmax", data=data)
@@ -169,6 +174,8 @@ class LoopStepper(Explorer):
             "tokens": list(self.tokens),
             "inputs": self.inputs.tolist(),
             "scores": _rows(scores),
+            "limits": list(self._limits),
+            **loop_shown(self.inputs, self.tokens),
             **_text.for_browser(self.tokens),
         }
         self.frontend = ExplorerView(kind="loop", data=data, step=1)

@@ -2,14 +2,16 @@
 
 Each view function takes the data and the controls' values and returns a frozen
 dataclass of tensors and text; it keeps no state, so a test can compare an
-explorer's ``view`` with a fresh call. The front end (``static/``) draws the same
-numbers in the browser; these functions are its reference.
+explorer's ``view`` with a fresh call. The explorers send the browser every setting's
+numbers and words, made by these functions (:func:`query_shown`, :func:`softmax_shown`,
+:func:`loop_shown`); the browser looks them up and draws them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -142,3 +144,100 @@ def loop_view(inputs: torch.Tensor, tokens: Sequence[str], iteration: int) -> Lo
     text = _text.compose(_text.TEXTS["loop"]["formula"], {**fields, "score": score}, {})
     scores = all_scores.masked_fill(~filled, torch.nan)
     return LoopView(iteration, i, j, filled, scores, terms, score, text)
+
+
+# ------------------------------------------------- every setting, as the browser shows it
+# These three explorers have few settings (a query, an axis, an iteration), so the browser
+# gets every setting's numbers and words from the views above and only looks them up: the
+# words are filled here, once, and the browser fills no template for them.
+
+
+def _grid(t: torch.Tensor) -> list[list[float | None]]:
+    """``t`` as nested lists for JSON: -inf (masked) becomes None."""
+    return [[None if v == float("-inf") else v for v in row] for row in t.tolist()]
+
+
+def query_shown(inputs: torch.Tensor, tokens: Sequence[str]) -> dict[str, Any]:
+    """What the QueryExplorer shows, per query: ``weights`` ``(n, n)`` (the same for every
+    query) and ``views``, per query its context vector and its texts."""
+    texts = _text.TEXTS["query"]
+    views = []
+    for query in range(len(tokens)):
+        view = query_view(inputs, tokens, query)
+        total = view.weights.sum().item()
+        said = {"query": query, "token_repr": _text.quoted(view.token)}
+        row = view.weights.tolist()
+        announce = _text.compose(texts["announce"], {**said, "row": row, "total": total}, {})
+        views.append(
+            {
+                "context": view.context.tolist(),
+                "formula": view.text,
+                "announce": announce,
+                "panels": _text.panels(query, view.token, total, "x"),
+            }
+        )
+    return {"weights": _grid(view.attn_weights), "views": views}
+
+
+def softmax_shown(attn_scores: torch.Tensor, tokens: Sequence[str]) -> dict[str, Any]:
+    """What the SoftmaxAxisExplorer shows, per axis (-1, then 0): weights, sums and texts."""
+    texts = _text.TEXTS["softmax"]
+    views = []
+    for dim in (-1, 0):
+        view = softmax_view(attn_scores, tokens, dim)
+        flags = {"rows": dim == -1}
+        views.append(
+            {
+                "weights": _grid(view.attn_weights),
+                "sums": [view.row_sums.tolist(), view.col_sums.tolist()],
+                "caption": _text.fill(texts["caption"], {"dim": dim}),
+                "explanation": view.text,
+                "announce": _text.compose(texts["announce"], {}, flags),
+            }
+        )
+    return {"views": views}
+
+
+def loop_shown(inputs: torch.Tensor, tokens: Sequence[str]) -> dict[str, Any]:
+    """What the LoopStepper shows, per iteration (``views[k]`` is iteration ``k + 1``): the
+    line saying where the loops are, the line of code, the dot product, the spoken line."""
+    texts = _text.TEXTS["loop"]
+    last = len(tokens) ** 2
+    views = []
+    for iteration in range(1, last + 1):
+        view = loop_view(inputs, tokens, iteration)
+        fields = {
+            "i": view.i,
+            "j": view.j,
+            "token_i": tokens[view.i],
+            "token_j": tokens[view.j],
+            "iteration": iteration,
+            "iterations": last,
+            "score": view.score,
+        }
+        views.append(
+            {
+                "position": _text.fill(texts["position"], fields),
+                "code": _text.fill(texts["code"], fields),
+                "formula": view.text,
+                "announce": _text.compose(texts["announce"], fields, {}),
+            }
+        )
+    # Each cell's description, after its dot product ("done") and before it ("empty").
+    panels = _text.TEXTS["panels"]
+    rows = inputs.tolist()
+    scores = attention_scores(inputs).tolist()
+    done, empty = [], []
+    for i, row in enumerate(rows):
+        cells = [
+            {"i": i, "j": j, "token_i": tokens[i], "token_j": tokens[j]} for j in range(len(rows))
+        ]
+        empty.append([_text.fill(panels["cell_empty"], cell) for cell in cells])
+        products = [_text.products(list(zip(row, other, strict=True))) for other in rows]
+        done.append(
+            [
+                _text.fill(panels["cell_score"], {**cell, "value": value, "products": terms})
+                for cell, value, terms in zip(cells, scores[i], products, strict=True)
+            ]
+        )
+    return {"views": views, "cells": {"done": done, "empty": empty}}

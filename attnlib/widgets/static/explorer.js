@@ -36,13 +36,6 @@ function blend(weights, values) {
   weights.forEach((w, j) => values[j].forEach((v, k) => context2[k] += w * v));
   return context2;
 }
-function extent(...grids) {
-  const finite = grids.flat(2).filter(Number.isFinite);
-  return [Math.min(...finite), Math.max(...finite)];
-}
-function scoresOf(rows) {
-  return rows.map((row) => row.map((v) => v === null ? -Infinity : v));
-}
 function attentionSetting(data, state) {
   const { scores, values } = data.heads[state.head];
   const factor = data.scale / state.temperature;
@@ -142,9 +135,6 @@ function compose(parts, fields, flags) {
 }
 function terms(texts, weights, tokens, vec) {
   return weights.map((w, j) => fill(texts.term, { w, vec, j, token: tokens[j] })).join(texts.plus);
-}
-function products(texts, a, b) {
-  return a.map((x, k) => fill(texts.product, { a: x, b: b[k] })).join(texts.plus);
 }
 
 // attnlib/widgets/static/src/dom.js
@@ -1387,77 +1377,28 @@ function queryPanels(data, query, row, vec) {
     context: fill(texts.context, { query })
   };
 }
-function announced(data, query, row) {
-  const total2 = row.reduce((s, w) => s + w, 0);
-  return { query, token_repr: data.reprs[query], row, total: total2 };
-}
 function queryView(data, { query }) {
-  const { weights, limits } = once(data, () => {
-    const grid = softmaxGrid(scoresOf(data.scores), true);
-    return { weights: grid, limits: WEIGHT_LIMITS };
-  });
-  const texts = data.texts.query;
-  const row = weights[query];
-  const context2 = blend(row, data.values);
-  const fields = { query, terms: terms(data.texts.panels, row, data.tokens, "x"), context: context2 };
   return {
-    weights,
-    limits,
-    row,
+    weights: data.weights,
+    limits: WEIGHT_LIMITS,
+    row: data.weights[query],
     values: data.values,
-    context: context2,
-    caption: texts.caption,
-    formula: compose(texts.formula, fields, {}),
-    announce: compose(texts.announce, announced(data, query, row), {}),
-    panels: queryPanels(data, query, row, "x")
+    caption: data.texts.query.caption,
+    ...data.views[query]
   };
 }
 function softmaxView(data, { dim }) {
-  const { both, sumsOf, limits } = once(data, () => {
-    const grids = DIMS.map((d) => softmaxGrid(scoresOf(data.scores), d === -1));
-    const sumsOf2 = grids.map((grid) => [rowSums(grid), colSums(grid)]);
-    return { both: grids, sumsOf: sumsOf2, limits: WEIGHT_LIMITS };
-  });
-  const texts = data.texts.softmax;
-  const weights = both[DIMS.indexOf(dim)];
-  const sums = sumsOf[DIMS.indexOf(dim)];
-  const flags = { rows: dim === -1, rows_one: ones(sums[0]), cols_one: ones(sums[1]) };
-  const fields = { row_sums: sums[0], col_sums: sums[1] };
-  return {
-    weights,
-    limits,
-    sums,
-    caption: fill(texts.caption, { dim }),
-    explanation: compose(texts.explanation, fields, flags),
-    announce: compose(texts.announce, fields, flags)
-  };
+  return { limits: WEIGHT_LIMITS, ...data.views[DIMS.indexOf(dim)] };
 }
 function loopView(data, { step }) {
-  const limits = once(data, () => extent(data.scores));
-  const texts = data.texts.loop;
-  const { tokens, scores, inputs } = data;
-  const n = tokens.length;
-  const [i, j] = [Math.floor((step - 1) / n), (step - 1) % n];
-  const fields = {
-    i,
-    j,
-    token_i: tokens[i],
-    token_j: tokens[j],
-    iteration: step,
-    iterations: n * n,
-    products: products(data.texts.panels, inputs[i], inputs[j]),
-    score: scores[i][j]
-  };
+  const n = data.tokens.length;
   return {
-    scores,
-    limits,
-    at: [i, j],
+    scores: data.scores,
+    limits: data.limits,
+    at: [Math.floor((step - 1) / n), (step - 1) % n],
     filled: (a, b) => a * n + b < step,
-    caption: texts.caption,
-    position: fill(texts.position, fields),
-    code: fill(texts.code, fields),
-    formula: compose(texts.formula, fields, {}),
-    announce: compose(texts.announce, fields, {})
+    caption: data.texts.loop.caption,
+    ...data.views[step - 1]
   };
 }
 function dropoutFields(data, state, view) {
@@ -1710,13 +1651,7 @@ var LOOP = {
     const how = (a, b) => view.filled(a, b) ? "plain" : "blank";
     const options = { vmin, vmax, how, at: view.at, caption: view.caption };
     paintHeatmap(parts.heatmap, view.scores, options);
-    const texts = data.texts.panels;
-    parts.heatmap.describe = (i, j) => {
-      const fields = { i, j, token_i: data.tokens[i], token_j: data.tokens[j] };
-      if (!view.filled(i, j)) return fill(texts.cell_empty, fields);
-      const terms2 = products(texts, data.inputs[i], data.inputs[j]);
-      return fill(texts.cell_score, { ...fields, products: terms2, value: view.scores[i][j] });
-    };
+    parts.heatmap.describe = (i, j) => (view.filled(i, j) ? data.cells.done : data.cells.empty)[i][j];
     paintText(parts.position, view.position);
     paintText(parts.code, view.code);
     paintText(parts.formula, view.formula);

@@ -44,17 +44,6 @@ export function blend(weights, values) {
   return context;
 }
 
-/** [smallest, largest] finite entry of a grid. */
-export function extent(...grids) {
-  const finite = grids.flat(2).filter(Number.isFinite);
-  return [Math.min(...finite), Math.max(...finite)];
-}
-
-/** JSON has no -inf: the kernel sends masked scores as null. */
-export function scoresOf(rows) {
-  return rows.map((row) => row.map((v) => (v === null ? -Infinity : v)));
-}
-
 /** What the AttentionExplorer shows for every query under one setting of head, mask,
  * temperature and axis: the grids and their sums (the same whichever query is chosen). */
 export function attentionSetting(data, state) {

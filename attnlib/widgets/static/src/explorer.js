@@ -5,7 +5,7 @@
 import { DIMS, fits } from "./compute.js";
 import { watchControls } from "./controls.js";
 import { make } from "./dom.js";
-import { fill, fixed, products } from "./format.js";
+import { fill, fixed } from "./format.js";
 import { mathView } from "./formulas.js";
 import { buildHeatmap, paintHeatmap } from "./heatmap.js";
 import { paintMath } from "./mathml.js";
@@ -138,13 +138,8 @@ const LOOP = {
     const how = (a, b) => (view.filled(a, b) ? "plain" : "blank");
     const options = { vmin, vmax, how, at: view.at, caption: view.caption };
     paintHeatmap(parts.heatmap, view.scores, options);
-    const texts = data.texts.panels;
-    parts.heatmap.describe = (i, j) => {
-      const fields = { i, j, token_i: data.tokens[i], token_j: data.tokens[j] };
-      if (!view.filled(i, j)) return fill(texts.cell_empty, fields);
-      const terms = products(texts, data.inputs[i], data.inputs[j]);
-      return fill(texts.cell_score, { ...fields, products: terms, value: view.scores[i][j] });
-    };
+    // Each cell's description, before and after its dot product, as the kernel wrote it.
+    parts.heatmap.describe = (i, j) => (view.filled(i, j) ? data.cells.done : data.cells.empty)[i][j];
     paintText(parts.position, view.position);
     paintText(parts.code, view.code);
     paintText(parts.formula, view.formula);

@@ -68,8 +68,3 @@ export function compose(parts, fields, flags) {
 export function terms(texts, weights, tokens, vec) {
   return weights.map((w, j) => fill(texts.term, { w, vec, j, token: tokens[j] })).join(texts.plus);
 }
-
-/** "0.55×0.43 + 0.87×0.15 + ...": a dot product written out term by term. */
-export function products(texts, a, b) {
-  return a.map((x, k) => fill(texts.product, { a: x, b: b[k] })).join(texts.plus);
-}

@@ -1,26 +1,18 @@
 // What each explorer shows for the controls' values: numbers and filled texts, no DOM.
-// The same views as attnlib/widgets/views.py and attention_view.py (checked against them
-// in node by tests/test_frontend_node.py); explorer.js draws them.
+// The query, softmax and loop explorers' views come whole from the kernel (views.py), one
+// per setting, and are looked up; the AttentionExplorer's settings are too many to send,
+// so its view is computed here as attention_view.py computes it (checked against it in
+// node by tests/test_frontend_node.py). explorer.js draws them.
 
-import {
-  DIMS,
-  attentionOf,
-  attentionSetting,
-  blend,
-  colSums,
-  extent,
-  ones,
-  rowSums,
-  scoresOf,
-  softmaxGrid,
-} from "./compute.js";
-import { SPECS, compose, fill, products, terms } from "./format.js";
+import { DIMS, attentionOf, attentionSetting, ones } from "./compute.js";
+import { SPECS, compose, fill, terms } from "./format.js";
 
 // The weights' colour scale, 0 to 1 in every state: one colour is one weight across a
 // toggle (the scores keep their own scale, and their legend says "attention score").
 const WEIGHT_LIMITS = [0, 1];
 
-// What does not change with the controls, computed once per sentence (per `data` object).
+// What does not change with the controls, computed once per sentence (per `data` object):
+// the TrainingExplorer's snapshots, decoded.
 const prepared = new WeakMap();
 function once(data, make) {
   if (!prepared.has(data)) prepared.set(data, make());
@@ -53,86 +45,37 @@ function queryPanels(data, query, row, vec) {
   };
 }
 
-/** The fields of a query's spoken summary: index, token, its weights and their sum. */
-function announced(data, query, row) {
-  const total = row.reduce((s, w) => s + w, 0);
-  return { query, token_repr: data.reprs[query], row, total };
-}
-
-/** QueryExplorer: the weights grid, the query's row and its context vector (views.query_view). */
+/** QueryExplorer: the weights grid, the query's row and its context vector, as the kernel
+ * sent them for every query (views.query_shown). */
 export function queryView(data, { query }) {
-  const { weights, limits } = once(data, () => {
-    const grid = softmaxGrid(scoresOf(data.scores), true);
-    return { weights: grid, limits: WEIGHT_LIMITS };
-  });
-  const texts = data.texts.query;
-  const row = weights[query];
-  const context = blend(row, data.values);
-  const fields = { query, terms: terms(data.texts.panels, row, data.tokens, "x"), context };
   return {
-    weights,
-    limits,
-    row,
+    weights: data.weights,
+    limits: WEIGHT_LIMITS,
+    row: data.weights[query],
     values: data.values,
-    context,
-    caption: texts.caption,
-    formula: compose(texts.formula, fields, {}),
-    announce: compose(texts.announce, announced(data, query, row), {}),
-    panels: queryPanels(data, query, row, "x"),
+    caption: data.texts.query.caption,
+    ...data.views[query],
   };
 }
 
-/** SoftmaxAxisExplorer: the weights along `dim`, their sums, why dim=-1 (views.softmax_view). */
+/** SoftmaxAxisExplorer: the weights along `dim`, their sums, why dim=-1, as the kernel sent
+ * them for both axes (views.softmax_shown). */
 export function softmaxView(data, { dim }) {
-  // Both axes' weights, on one colour scale, so that flipping compares like with like.
-  const { both, sumsOf, limits } = once(data, () => {
-    const grids = DIMS.map((d) => softmaxGrid(scoresOf(data.scores), d === -1));
-    const sumsOf = grids.map((grid) => [rowSums(grid), colSums(grid)]);
-    return { both: grids, sumsOf, limits: WEIGHT_LIMITS };
-  });
-  const texts = data.texts.softmax;
-  const weights = both[DIMS.indexOf(dim)];
-  const sums = sumsOf[DIMS.indexOf(dim)];
-  const flags = { rows: dim === -1, rows_one: ones(sums[0]), cols_one: ones(sums[1]) };
-  const fields = { row_sums: sums[0], col_sums: sums[1] };
-  return {
-    weights,
-    limits,
-    sums,
-    caption: fill(texts.caption, { dim }),
-    explanation: compose(texts.explanation, fields, flags),
-    announce: compose(texts.announce, fields, flags),
-  };
+  // Both axes' weights on one colour scale, so that flipping compares like with like.
+  return { limits: WEIGHT_LIMITS, ...data.views[DIMS.indexOf(dim)] };
 }
 
 /** LoopStepper: the grid after iteration `step` (counted from 1, as the slider and its line
- * count) and its dot product (views.loop_view). */
+ * count) and its texts, as the kernel sent them for every iteration (views.loop_shown). */
 export function loopView(data, { step }) {
-  const limits = once(data, () => extent(data.scores));
-  const texts = data.texts.loop;
-  const { tokens, scores, inputs } = data;
-  const n = tokens.length;
-  const [i, j] = [Math.floor((step - 1) / n), (step - 1) % n];
-  const fields = {
-    i,
-    j,
-    token_i: tokens[i],
-    token_j: tokens[j],
-    iteration: step,
-    iterations: n * n,
-    products: products(data.texts.panels, inputs[i], inputs[j]),
-    score: scores[i][j],
-  };
+  const n = data.tokens.length;
   return {
-    scores,
-    limits,
-    at: [i, j],
+    scores: data.scores,
+    limits: data.limits,
+    at: [Math.floor((step - 1) / n), (step - 1) % n],
     filled: (a, b) => a * n + b < step,
-    caption: texts.caption,
-    position: fill(texts.position, fields),
-    code: fill(texts.code, fields),
-    formula: compose(texts.formula, fields, {}),
-    announce: compose(texts.announce, fields, {}),
+    caption: data.texts.loop.caption,
+    ...data.views[step - 1],
   };
 }
 
