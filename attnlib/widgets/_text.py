@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from attnlib._names import book, book_sub, total
+
 FIELD = re.compile(r"\{(\w+)(?::(\w+))?\}")
 
 
@@ -32,29 +34,6 @@ def short(x: float) -> str:
     whole, _, frac = f"{x:.4f}".partition(".")
     return f"{whole}.{frac.rstrip('0').ljust(2, '0')}"
 
-
-SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
-SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
-
-
-def book(index: int) -> str:
-    """The book's name of Python's index ``index``: 1 -> '⁽²⁾' (x⁽²⁾ is ``inputs[1]``)."""
-    return f"⁽{str(index + 1).translate(SUPERSCRIPT)}⁾"
-
-
-def book_sub(index: int) -> str:
-    """The book's subscript of Python's index ``index``: 1 -> '₂' (α₂,₁ is attn_weights[1, 0])."""
-    return str(index + 1).translate(SUBSCRIPT)
-
-
-def total(x: float) -> str:
-    """A sum of weights: '1.0000' when it is 1 to :data:`ONE_TOL` (a softmax row whose shown
-    four-decimal weights add up to 0.9999 still sums to 1), else four decimals."""
-    return "1.0000" if abs(x - 1.0) <= ONE_TOL else fixed(x)
-
-
-#: How far from 1 a sum may be and still be shown as 1.0000 (as views.SUM_TOL).
-ONE_TOL = 1e-4
 
 #: The number formats a template may ask for, by name.
 SPECS: dict[str, Callable[[Any], str]] = {
