@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import torch
-from reviewer_answers import FALSELY_CORRECT, REFUSED_RIGHT
+from learner_answers import FALSELY_CORRECT, REFUSED_RIGHT
 from test_exercise_variants import _answer, _run
 from test_exercises import exercises
 from torch import nn
