@@ -403,9 +403,10 @@ def _look(page, width: int, height: int, scheme: str) -> None:
     page.set_viewport_size({"width": width, "height": height})
     page.emulate_media(color_scheme=scheme)
     page.wait_for_function(f"() => document.documentElement.dataset.theme === '{scheme}'")
-    # The site's resize handler marks the blocks that now scroll: a browser dispatches resize
-    # events in a frame's rendering steps, before that frame's animation callbacks.
-    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    # The book theme sets the tab stops of the blocks that now scroll 300 ms after the last
+    # resize (debounced), and the colours of the new scheme take a transition: a condition for
+    # both timed out now and then, where this wait has not.
+    page.wait_for_timeout(300)
 
 
 @pytest.mark.browser
