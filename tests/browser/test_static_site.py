@@ -485,7 +485,9 @@ def _training_alive(page, root, where: str) -> None:
 def _explorers_alive(page, errors: list, refused: list, name: str, every_control: bool) -> None:
     where = f"site/{name}.html"
     rng = random.Random(name)
-    roots = explorers(page)
+    # The page was loaded seconds ago, from files: every explorer is drawn at load, so the
+    # count need hold for a short while only.
+    roots = explorers(page, settle_s=0.5)
     assert len(roots) == len(_explorer_outputs(NOTEBOOKS / f"{name}.ipynb")), where
     for k, root in enumerate(roots):
         if root.locator(".attnlib-view-training").count():
