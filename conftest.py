@@ -71,7 +71,7 @@ SPREAD_TESTS = {"tests/browser/test_static_site.py::test_a_site_page_works_from_
 # worker): one worker takes them all, in order, and starts each server once, not twice.
 WITH_SERVERS = {
     f"tests/browser/{name}.py"
-    for name in ("test_cards", "test_explorers_a11y", "test_lab", "test_voila")
+    for name in ("test_cards", "test_explorers_a11y", "test_lab", "test_messages", "test_voila")
 }
 
 
