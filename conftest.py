@@ -65,8 +65,16 @@ if "PYTEST_XDIST_WORKER" in os.environ and sys.platform == "linux":
 # search each): they go to whichever worker is free, one by one.
 SPREAD = {"test_exercises.py", "test_any_argument.py", "test_notebooks.py", "test_figures.py"}
 # Tests spread the same way though their file's other tests stay together: the site's pages
-# (a built site shared by the workers, tests/browser/test_static_site.py, 5-20 s a page).
-SPREAD_TESTS = {"tests/browser/test_static_site.py::test_a_site_page_works_from_files"}
+# (a built site shared by the workers, tests/browser/test_static_site.py, 5-20 s a page; the
+# last two in check-all).
+SPREAD_TESTS = {
+    f"tests/browser/test_static_site.py::{test}"
+    for test in (
+        "test_a_site_page_works_from_files",
+        "test_axe_at_the_other_looks_of_a_site_page",
+        "test_every_control_on_a_site_page",
+    )
+}
 # The browser files that start a JupyterLab or a Voila server (session fixtures, one per
 # worker): one worker takes them all, in order, and starts each server once, not twice.
 WITH_SERVERS = {
