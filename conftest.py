@@ -9,6 +9,7 @@ import os
 import shutil
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -63,11 +64,22 @@ if "PYTEST_XDIST_WORKER" in os.environ and sys.platform == "linux":
 # file. The tests of these files stand alone and are long together (a kernel or a hypothesis
 # search each): they go to whichever worker is free, one by one.
 SPREAD = {"test_exercises.py", "test_any_argument.py", "test_notebooks.py", "test_figures.py"}
+# Tests spread the same way though their file's other tests stay together: the site's pages
+# (a built site shared by the workers, tests/browser/test_static_site.py, 5-20 s a page; the
+# last two in check-all).
+SPREAD_TESTS = {
+    f"tests/browser/test_static_site.py::{test}"
+    for test in (
+        "test_a_site_page_works_from_files",
+        "test_axe_at_the_other_looks_of_a_site_page",
+        "test_every_control_on_a_site_page",
+    )
+}
 # The browser files that start a JupyterLab or a Voila server (session fixtures, one per
 # worker): one worker takes them all, in order, and starts each server once, not twice.
 WITH_SERVERS = {
     f"tests/browser/{name}.py"
-    for name in ("test_cards", "test_explorers_a11y", "test_lab", "test_voila")
+    for name in ("test_cards", "test_explorers_a11y", "test_lab", "test_messages", "test_voila")
 }
 
 
@@ -101,6 +113,27 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
             file = nodeid.split("::", 1)[0]
             if file in WITH_SERVERS:
                 return "the browser files with servers"
-            return nodeid if Path(file).name in SPREAD else file
+            if Path(file).name in SPREAD or nodeid.split("[", 1)[0] in SPREAD_TESTS:
+                return nodeid
+            return file
 
     return FilesButSpread(config, log)
+
+
+# The workers' shared files of one run (the built site, tests/browser/test_static_site.py) are
+# named by xdist's test run id: chosen here, so that the process that starts the workers knows
+# it and removes them when the run ends.
+_SHARED = Path(__file__).parent / ".cache" / "browser"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput") or not hasattr(config.option, "testrunuid"):
+        return
+    if config.option.testrunuid is None:
+        config.option.testrunuid = uuid.uuid4().hex
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    run = getattr(config.option, "testrunuid", None)
+    if run and not hasattr(config, "workerinput"):
+        shutil.rmtree(_SHARED / f"site-{run}", ignore_errors=True)

@@ -106,9 +106,15 @@ def _small_release() -> dict:
     return {**release, "cells": [_locked("preloaded", PRELOADED), imports, *kept]}
 
 
+# The small class's cell that never ends waits instead of spinning: the cell's limit (wall
+# clock) ends both alike, and a spinning loop would take a core from the other pytest worker
+# for the whole limit. check-all's whole notebooks keep submissions.HOSTILE's spinning one.
+SMALL_HOSTILE = {**submissions.HOSTILE, "timeout": "import time\nwhile True:\n    time.sleep(0.05)"}
+
+
 def _answered(answers: dict[str, str], hostile: dict[str, str] | None = None, root="") -> dict:
     """The small release with ``answers`` (exercise -> code) in its exercise cells and
-    ``hostile`` code (exercise -> a kind of submissions.HOSTILE) at the end of those cells,
+    ``hostile`` code (exercise -> a kind of SMALL_HOSTILE) at the end of those cells,
     where a student's code runs."""
     nb = json.loads(json.dumps(_small_release()))
     for cell in nb["cells"]:
@@ -116,7 +122,7 @@ def _answered(answers: dict[str, str], hostile: dict[str, str] | None = None, ro
         if assemble._is_answer(cell):
             code = answers.get(name, "".join(cell["source"]))
             if hostile and name in hostile:
-                code += "\n" + submissions.HOSTILE[hostile[name]].format(root=root)
+                code += "\n" + SMALL_HOSTILE[hostile[name]].format(root=root)
             cell["source"] = code
     return nb
 

@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 from lifetime import guarded, popen_options  # noqa: E402
 
@@ -24,6 +26,10 @@ POLL_S = 0.2
 # A server that got SIGTERM has this long to shut its kernels down and exit before its group
 # gets SIGKILL (its kernels then end by themselves: ipykernel watches its parent).
 GRACE_S = 10.0
+# A server left alone this long after SIGTERM, with nothing it started still running (its
+# kernels shut down), is done with its shutdown: Voila, its kernels shut down, was seen to
+# linger the whole GRACE_S before SIGKILL (its threads), at the end of every test run.
+ALONE_S = 1.0
 
 
 @dataclass
@@ -129,7 +135,7 @@ class ServerProcess:
         for sig, wait in plan:
             if sig is not None:
                 self._signal_group(sig)
-            if self._exited_within(wait):
+            if self._exited_within(wait, done_when_alone=sig == signal.SIGTERM):
                 break
         # Kernels are in the group too; one that outlived the server is ended here.
         self._signal_group(signal.SIGTERM)
@@ -144,13 +150,35 @@ class ServerProcess:
             return False  # not answering: the signals do the job
         return True
 
-    def _exited_within(self, seconds: float) -> bool:
-        """Wait up to ``seconds`` for the server to exit; whether it did."""
+    def _exited_within(self, seconds: float, done_when_alone: bool = False) -> bool:
+        """Wait up to ``seconds`` for the server to exit; whether it did. With
+        ``done_when_alone``, the wait ends sooner (False) once the server has been alone for
+        ALONE_S: the signals that follow then end nothing but the server."""
+        deadline = time.monotonic() + seconds
+        alone_since = None
+        while True:
+            try:
+                self.proc.wait(timeout=min(POLL_S, max(deadline - time.monotonic(), 0)))
+                return True
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            if now >= deadline:
+                return False
+            if done_when_alone and self._alone():
+                alone_since = alone_since or now
+                if now - alone_since >= ALONE_S:
+                    return False
+            else:
+                alone_since = None
+
+    def _alone(self) -> bool:
+        """Whether the server runs with nothing it started (``proc`` is its guard: the guard's
+        one descendant is the server)."""
         try:
-            self.proc.wait(timeout=seconds)
-        except subprocess.TimeoutExpired:
+            return len(psutil.Process(self.proc.pid).children(recursive=True)) <= 1
+        except psutil.Error:
             return False
-        return True
 
     def _signal_group(self, sig: int) -> None:
         """Send ``sig`` to the server's process group, if anything is left in it."""

@@ -90,7 +90,9 @@ def test_explorer_in_lab(
         # Then a few random settings of every control, each drawing compared with attnlib's
         # view (the sweep is in test_frontend, for make check-all).
         rng = random.Random(case.stem)
-        for k, root in enumerate(explorers(page)):
+        # Run All is over and the keyboard case has run in the page: every explorer is drawn,
+        # so the count need hold for a short while only.
+        for k, root in enumerate(explorers(page, settle_s=0.5)):
             check_random_settings(page, root, FEW, rng, f"{where} #{k}")
         watched_page.screenshot(f"lab-{case.stem}")
         assert_healthy(watched_page, where)
@@ -137,7 +139,7 @@ def check_without_kernel(
     """Shut the kernel down; every control still moves the drawing, which is still the view."""
     where = f"{notebook} without a kernel"
     shut_down_kernel(watched.page, lab, notebook)
-    for k, root in enumerate(explorers(watched.page)):
+    for k, root in enumerate(explorers(watched.page, settle_s=0.5)):  # drawn before, in this page
         check_every_control(watched.page, root, rng, f"{where} #{k}")
     watched.screenshot(f"lab-{Path(notebook).stem}-no-kernel")
     # Lab says, once per move, that it cannot tell the (gone) kernel: expected, and the only
