@@ -12,13 +12,14 @@
 // Hooks for tests and styles: table.attnlib-heatmap (named by div.attnlib-caption before
 // it), td[data-row][data-col] (aria-label: the number shown, then "masked" where masked;
 // td.attnlib-masked), the underlay's (underlay.js), sums in data-col="sum" / data-row="sum",
-// tr.attnlib-highlight-row, td.attnlib-highlight-cell, blank cells with data-empty,
+// tr.attnlib-highlight-row, td.attnlib-highlight-cell (each drawn as the underlay's frame
+// "row" or "cell"), blank cells with data-empty,
 // div.attnlib-cell-details.
 
 import { LEVEL_COLORS, gradient, levelOf } from "./colors.js";
 import { captionFor, make, markable, setText, uniqueId } from "./dom.js";
 import { fill, fixed, total as sumText } from "./format.js";
-import { draw, setLook, underlay } from "./underlay.js";
+import { draw, frameCells, setLook, underlay } from "./underlay.js";
 
 function cell(tag, row, col, className = "") {
   const node = make(tag, className);
@@ -269,6 +270,8 @@ function paintRow(parts, row) {
     else parts.rows[i].removeAttribute("aria-current");
   });
   parts.row = row;
+  const n = parts.cells.length;
+  frameCells(parts.layer, "row", row >= 0 && row < n ? [row, 0, row, n - 1] : null);
 }
 
 function paintAt(parts, at) {
@@ -280,6 +283,7 @@ function paintAt(parts, at) {
   }
   if (at) parts.cells[at[0]][at[1]].classList.add("attnlib-highlight-cell");
   parts.at = key;
+  frameCells(parts.layer, "cell", at ? [at[0], at[1], at[0], at[1]] : null);
 }
 
 /**
