@@ -583,8 +583,9 @@ function frameCells(layer, name, span) {
 function placeFrame(layer, frame) {
   const g = layer.geometry;
   const { node, span } = frame;
-  if (node.hidden !== !span) node.hidden = !span;
-  if (!span || !g) return;
+  const hidden = !span || !g;
+  if (node.hidden !== hidden) node.hidden = hidden;
+  if (hidden) return;
   const [r0, c0, r1, c1] = span;
   const x = g.cols[c0][0];
   const y = g.rows[r0][0];
@@ -891,6 +892,11 @@ function wireGrid(parts, details) {
     if (!here) return;
     parts.activate(...here);
     show(...here);
+    const ring = event.target.matches(":focus-visible") ? [...here, ...here] : null;
+    frameCells(parts.layer, "focus", ring);
+  });
+  parts.table.addEventListener("focusout", (event) => {
+    if (!parts.table.contains(event.relatedTarget)) frameCells(parts.layer, "focus", null);
   });
   parts.table.addEventListener("mouseover", (event) => {
     const here = at(event.target);

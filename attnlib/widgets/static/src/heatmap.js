@@ -137,6 +137,13 @@ function wireGrid(parts, details) {
     if (!here) return;
     parts.activate(...here);
     show(...here);
+    // The keyboard's ring as a frame too: the query's frame, over the cells, would hide
+    // the cell's own outline.
+    const ring = event.target.matches(":focus-visible") ? [...here, ...here] : null;
+    frameCells(parts.layer, "focus", ring);
+  });
+  parts.table.addEventListener("focusout", (event) => {
+    if (!parts.table.contains(event.relatedTarget)) frameCells(parts.layer, "focus", null);
   });
   // Written only when the pointer rests on a cell, not on every move of a control.
   parts.table.addEventListener("mouseover", (event) => {

@@ -121,8 +121,10 @@ export function frameCells(layer, name, span) {
 function placeFrame(layer, frame) {
   const g = layer.geometry;
   const { node, span } = frame;
-  if (node.hidden !== !span) node.hidden = !span;
-  if (!span || !g) return;
+  // Shown once it has a place: a table not laid out yet has none.
+  const hidden = !span || !g;
+  if (node.hidden !== hidden) node.hidden = hidden;
+  if (hidden) return;
   const [r0, c0, r1, c1] = span;
   const x = g.cols[c0][0];
   const y = g.rows[r0][0];
