@@ -231,13 +231,22 @@ def test_the_query_is_marked_alike_in_the_heatmap_the_bars_and_the_blend(
             )
             node = root.locator(selector)
             assert node.get_attribute("aria-current") == "true", selector
-            # A visible mark: a frame (outline, border or shadow) in the text colour.
+            # A visible mark: a frame (outline, border or shadow) in the text colour; a
+            # table's row is framed by a box over its cells (underlay.js frameCells).
             framed = node.evaluate(
-                """(n) => [n, ...n.children].some((c) => {
-                    const s = getComputedStyle(c);
-                    return (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2) ||
-                        s.boxShadow !== 'none' || parseFloat(s.borderTopWidth) >= 2;
-                })"""
+                """(n) => {
+                    const drawn = (c) => {
+                        const s = getComputedStyle(c);
+                        return (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2) ||
+                            s.boxShadow !== 'none' || parseFloat(s.borderTopWidth) >= 2;
+                    };
+                    if ([n, ...n.children].some(drawn)) return true;
+                    const frame = n.closest('table')?.querySelector('[data-frame="row"]');
+                    if (!frame || frame.hidden || !drawn(frame)) return false;
+                    const a = frame.getBoundingClientRect();
+                    const b = n.querySelector('td').getBoundingClientRect();
+                    return Math.abs(a.top - b.top) <= 2 && Math.abs(a.bottom - b.bottom) <= 2;
+                }"""
             )
             assert framed, f"{selector}: the query's mark is not drawn"
         assert root.locator("[aria-current=true]").count() == 3

@@ -534,11 +534,14 @@ function underlay(table, cells, scroller, { sticky = false, pixels = null } = {}
     looks: new Array(size).fill(null),
     texts: new Array(size).fill(""),
     names: new Array(size).fill(""),
+    renamed: /* @__PURE__ */ new Set(),
+    renaming: false,
     geometry: null,
     ctx: null,
     font: null,
     fill: null,
-    colors: /* @__PURE__ */ new Map()
+    colors: /* @__PURE__ */ new Map(),
+    frames: /* @__PURE__ */ new Map()
   };
   cells.forEach(
     (row, r) => row.forEach((td, c) => {
@@ -547,21 +550,64 @@ function underlay(table, cells, scroller, { sticky = false, pixels = null } = {}
       if (!pixels) td.append(document.createTextNode(""));
     })
   );
-  if (!pixels) return layer;
-  canvas.setAttribute("aria-hidden", "true");
   if (!sticky) cells[0][0].classList.add("attnlib-anchor");
-  cells[0][0].append(canvas);
   if (typeof ResizeObserver !== "undefined") {
     const moved2 = new ResizeObserver(() => {
-      if (layer.geometry && !sameGeometry(layer.geometry, measure(layer))) drawAll(layer);
+      if (!pixels) {
+        layer.geometry = measure(layer);
+        placeFrames(layer);
+      } else if (layer.geometry && !sameGeometry(layer.geometry, measure(layer))) drawAll(layer);
     });
     moved2.observe(table);
     moved2.observe(scroller);
   }
+  if (!pixels) return layer;
+  canvas.setAttribute("aria-hidden", "true");
+  cells[0][0].append(canvas);
   scroller.addEventListener("scroll", () => layer.geometry && drawAll(layer, false), {
     passive: true
   });
   return layer;
+}
+function frameCells(layer, name, span) {
+  let frame = layer.frames.get(name);
+  if (!frame) {
+    const node = make("div", "attnlib-frame");
+    node.dataset.frame = name;
+    node.setAttribute("aria-hidden", "true");
+    node.hidden = true;
+    layer.cells[0][0].append(node);
+    frame = { node, span: null, size: "", place: "" };
+    layer.frames.set(name, frame);
+  }
+  frame.span = span;
+  placeFrame(layer, frame);
+}
+function placeFrame(layer, frame) {
+  const g = layer.geometry;
+  const { node, span } = frame;
+  const hidden = !span || !g;
+  if (node.hidden !== hidden) node.hidden = hidden;
+  if (hidden) return;
+  const [r0, c0, r1, c1] = span;
+  const x = g.cols[c0][0];
+  const y = g.rows[r0][0];
+  const width = g.cols[c1][0] + g.cols[c1][1] - x;
+  const height = g.rows[r1][0] + g.rows[r1][1] - y;
+  const size = `${width} ${height}`;
+  if (frame.size !== size) {
+    node.style.width = `${width}px`;
+    node.style.height = `${height}px`;
+    frame.size = size;
+  }
+  const place = `translate(${x}px, ${y}px)`;
+  if (frame.place !== place) {
+    node.style.transform = place;
+    frame.place = place;
+  }
+}
+function placeFrames(layer) {
+  layer.frames.forEach((frame) => placeFrame(layer, frame));
 }
 function measure(layer) {
   const { cells, table } = layer;
@@ -661,6 +707,7 @@ function drawAll(layer, remeasure = true) {
   if (remeasure || !layer.geometry) {
     layer.geometry = measure(layer);
     layer.colors.clear();
+    placeFrames(layer);
   }
   const g = layer.geometry;
   const [x, w] = g.cols[g.cols.length - 1];
@@ -684,16 +731,29 @@ function drawAll(layer, remeasure = true) {
 }
 function setLook(layer, k, look, name = look ? look.text : "") {
   if (layer.names[k] !== name) {
-    const td = layer.cells[Math.floor(k / layer.cols)][k % layer.cols];
-    if (name) td.setAttribute("aria-label", name);
-    else td.removeAttribute("aria-label");
     layer.names[k] = name;
+    layer.renamed.add(k);
   }
   const was = layer.looks[k];
   const same = was === look || was && look && was.text === look.text && String(was.fill) === String(look.fill) && was.ink === look.ink && was.weight === look.weight && was.quiet === look.quiet;
   layer.looks[k] = look;
   layer.texts[k] = look && !look.quiet ? look.text : "";
   return !same;
+}
+function rename(layer) {
+  if (!layer.renamed.size || layer.renaming) return;
+  layer.renaming = true;
+  const write = () => {
+    layer.renaming = false;
+    layer.renamed.forEach((k) => {
+      const td = layer.cells[Math.floor(k / layer.cols)][k % layer.cols];
+      const name = layer.names[k];
+      if (name) td.setAttribute("aria-label", name);
+      else td.removeAttribute("aria-label");
+    });
+    layer.renamed.clear();
+  };
+  requestAnimationFrame(() => setTimeout(write, 0));
 }
 var css = (value) => value.startsWith("--") ? `var(${value})` : value;
 function writeCell(layer, k) {
@@ -717,6 +777,7 @@ function writeCell(layer, k) {
   td.attnlibWritten = now;
 }
 function draw(layer, changed) {
+  rename(layer);
   if (!layer.pixels) {
     changed.forEach((k) => writeCell(layer, k));
     return;
@@ -834,6 +895,11 @@ function wireGrid(parts, details) {
     if (!here) return;
     parts.activate(...here);
     show(...here);
+    const ring = event.target.matches(":focus-visible") ? [...here, ...here] : null;
+    frameCells(parts.layer, "focus", ring);
+  });
+  parts.table.addEventListener("focusout", (event) => {
+    if (!parts.table.contains(event.relatedTarget)) frameCells(parts.layer, "focus", null);
   });
   parts.table.addEventListener("mouseover", (event) => {
     const here = at(event.target);
@@ -940,6 +1006,8 @@ function paintRow(parts, row) {
     else parts.rows[i].removeAttribute("aria-current");
   });
   parts.row = row;
+  const n = parts.cells.length;
+  frameCells(parts.layer, "row", row >= 0 && row < n ? [row, 0, row, n - 1] : null);
 }
 function paintAt(parts, at) {
   const key = at ? `${at[0]},${at[1]}` : "";
@@ -950,6 +1018,7 @@ function paintAt(parts, at) {
   }
   if (at) parts.cells[at[0]][at[1]].classList.add("attnlib-highlight-cell");
   parts.at = key;
+  frameCells(parts.layer, "cell", at ? [at[0], at[1], at[0], at[1]] : null);
 }
 function paintHeatmap(parts, values, { vmin, vmax, how = PLAIN, row = -1, at = null, sums = null, caption = "" }) {
   setText(parts.caption, caption);
@@ -1137,6 +1206,8 @@ function paintBlend(parts, weights, values, context2, query, texts) {
   context2.forEach((v, k) => paint(last + 1 + k, { text: fixed(v), fill: CONTEXT_SHADE, weight: "bold" }));
   draw(parts.layer, changed);
   mark(parts.trs, query, parts);
+  const inside = query >= 0 && query < weights.length;
+  frameCells(parts.layer, "row", inside ? [query, 0, query, cols - 1] : null);
 }
 function paintText(node, text) {
   setText(node, text);

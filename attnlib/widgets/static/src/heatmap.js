@@ -12,13 +12,14 @@
 // Hooks for tests and styles: table.attnlib-heatmap (named by div.attnlib-caption before
 // it), td[data-row][data-col] (aria-label: the number shown, then "masked" where masked;
 // td.attnlib-masked), the underlay's (underlay.js), sums in data-col="sum" / data-row="sum",
-// tr.attnlib-highlight-row, td.attnlib-highlight-cell, blank cells with data-empty,
+// tr.attnlib-highlight-row, td.attnlib-highlight-cell (each drawn as the underlay's frame
+// "row" or "cell"), blank cells with data-empty,
 // div.attnlib-cell-details.
 
 import { LEVEL_COLORS, gradient, levelOf } from "./colors.js";
 import { captionFor, make, markable, setText, uniqueId } from "./dom.js";
 import { fill, fixed, total as sumText } from "./format.js";
-import { draw, setLook, underlay } from "./underlay.js";
+import { draw, frameCells, setLook, underlay } from "./underlay.js";
 
 function cell(tag, row, col, className = "") {
   const node = make(tag, className);
@@ -136,6 +137,13 @@ function wireGrid(parts, details) {
     if (!here) return;
     parts.activate(...here);
     show(...here);
+    // The keyboard's ring as a frame too: the query's frame, over the cells, would hide
+    // the cell's own outline.
+    const ring = event.target.matches(":focus-visible") ? [...here, ...here] : null;
+    frameCells(parts.layer, "focus", ring);
+  });
+  parts.table.addEventListener("focusout", (event) => {
+    if (!parts.table.contains(event.relatedTarget)) frameCells(parts.layer, "focus", null);
   });
   // Written only when the pointer rests on a cell, not on every move of a control.
   parts.table.addEventListener("mouseover", (event) => {
@@ -269,6 +277,8 @@ function paintRow(parts, row) {
     else parts.rows[i].removeAttribute("aria-current");
   });
   parts.row = row;
+  const n = parts.cells.length;
+  frameCells(parts.layer, "row", row >= 0 && row < n ? [row, 0, row, n - 1] : null);
 }
 
 function paintAt(parts, at) {
@@ -280,6 +290,7 @@ function paintAt(parts, at) {
   }
   if (at) parts.cells[at[0]][at[1]].classList.add("attnlib-highlight-cell");
   parts.at = key;
+  frameCells(parts.layer, "cell", at ? [at[0], at[1], at[0], at[1]] : null);
 }
 
 /**

@@ -6,7 +6,7 @@
 
 import { captionFor, make, markable, pick, setText, stacked } from "./dom.js";
 import { fill, fixed } from "./format.js";
-import { draw, setLook, underlay } from "./underlay.js";
+import { draw, frameCells, setLook, underlay } from "./underlay.js";
 
 /** Which token is the query (b.attnlib-token): `label`, filled by the view. */
 export function paintToken(node, label) {
@@ -141,6 +141,8 @@ export function paintBlend(parts, weights, values, context, query, texts) {
   context.forEach((v, k) => paint(last + 1 + k, { text: fixed(v), fill: CONTEXT_SHADE, weight: "bold" }));
   draw(parts.layer, changed);
   mark(parts.trs, query, parts);
+  const inside = query >= 0 && query < weights.length;
+  frameCells(parts.layer, "row", inside ? [query, 0, query, cols - 1] : null);
 }
 
 /** Lines of text in a monospace block. */

@@ -1,7 +1,8 @@
 // Numbers and fills drawn on one canvas beneath a table's cells (an underlay). A move that
 // changes a thousand numbers then redraws pixels, instead of restyling, laying out and
 // painting a thousand elements. The cells stay in the table, empty and transparent: the
-// keyboard, the pointer and screen readers use them, each named by its number (aria-label).
+// keyboard, the pointer and screen readers use them, each named by its number (aria-label,
+// written once the move's frame is painted).
 // The canvas rides in the first cell, so it moves with the table (a caption above it that
 // wraps anew, say); the cells' widths must not depend on their numbers. It
 // spans only the part of the table in sight in its scroller, and follows the scrolling: a
@@ -10,9 +11,12 @@
 // A small table is written into its cells instead (text and inline colours): under
 // PIXELS_FROM cells, a canvas's fixed cost per frame (its own bitmap handed to the
 // compositor) is more than restyling and laying out a few dozen cells.
+// Marks over its cells (a query's row, the loop's cell) are frames: one box each in the first
+// cell, over the others, moved by a transform (`frameCells`), so that moving a mark repaints
+// no cell, as a shadow drawn in each of a row's cells did.
 // Hooks for tests: td.attnlibLayer (the underlay drawing the cell), its `texts` (the text
 // each cell shows, drawn whenever the cell is in sight; rows in order) and td.attnlibIndex
-// (the cell's place in them).
+// (the cell's place in them); div.attnlib-frame[data-frame] (its `span`: [r0, c0, r1, c1]).
 
 import { make } from "./dom.js";
 
@@ -54,11 +58,14 @@ export function underlay(table, cells, scroller, { sticky = false, pixels = null
     looks: new Array(size).fill(null),
     texts: new Array(size).fill(""),
     names: new Array(size).fill(""),
+    renamed: new Set(),
+    renaming: false,
     geometry: null,
     ctx: null,
     font: null,
     fill: null,
     colors: new Map(),
+    frames: new Map(),
   };
   cells.forEach((row, r) =>
     row.forEach((td, c) => {
@@ -67,22 +74,77 @@ export function underlay(table, cells, scroller, { sticky = false, pixels = null
       if (!pixels) td.append(document.createTextNode(""));
     }),
   );
-  if (!pixels) return layer;
-  canvas.setAttribute("aria-hidden", "true");
+  // The first cell carries the canvas and the frames; a sticky layer's is positioned already.
   if (!sticky) cells[0][0].classList.add("attnlib-anchor");
-  cells[0][0].append(canvas);
   if (typeof ResizeObserver !== "undefined") {
-    // Fonts loaded late, a zoom, a table first drawn out of sight: cells moved, redraw.
+    // Fonts loaded late, a zoom, a table first drawn out of sight: cells moved, redraw. A
+    // written table is measured here only, after its layout, for its frames.
     const moved = new ResizeObserver(() => {
-      if (layer.geometry && !sameGeometry(layer.geometry, measure(layer))) drawAll(layer);
+      if (!pixels) {
+        layer.geometry = measure(layer);
+        placeFrames(layer);
+      } else if (layer.geometry && !sameGeometry(layer.geometry, measure(layer))) drawAll(layer);
     });
     moved.observe(table);
     moved.observe(scroller);
   }
+  if (!pixels) return layer;
+  canvas.setAttribute("aria-hidden", "true");
+  cells[0][0].append(canvas);
   scroller.addEventListener("scroll", () => layer.geometry && drawAll(layer, false), {
     passive: true,
   });
   return layer;
+}
+
+/**
+ * Frame `name` of `layer` around its cells from row r0, column c0 to row r1, column c1
+ * (`span` [r0, c0, r1, c1]), or none (null). Placed from the cells' last measured places
+ * (none yet: when the table is laid out), so that a move reads no layout.
+ */
+export function frameCells(layer, name, span) {
+  let frame = layer.frames.get(name);
+  if (!frame) {
+    const node = make("div", "attnlib-frame");
+    node.dataset.frame = name;
+    node.setAttribute("aria-hidden", "true");
+    node.hidden = true;
+    layer.cells[0][0].append(node);
+    frame = { node, span: null, size: "", place: "" };
+    layer.frames.set(name, frame);
+  }
+  frame.span = span;
+  placeFrame(layer, frame);
+}
+
+/** Frame `frame` where its span's cells are, written only where that changed. */
+function placeFrame(layer, frame) {
+  const g = layer.geometry;
+  const { node, span } = frame;
+  // Shown once it has a place: a table not laid out yet has none.
+  const hidden = !span || !g;
+  if (node.hidden !== hidden) node.hidden = hidden;
+  if (hidden) return;
+  const [r0, c0, r1, c1] = span;
+  const x = g.cols[c0][0];
+  const y = g.rows[r0][0];
+  const width = g.cols[c1][0] + g.cols[c1][1] - x;
+  const height = g.rows[r1][0] + g.rows[r1][1] - y;
+  const size = `${width} ${height}`;
+  if (frame.size !== size) {
+    node.style.width = `${width}px`;
+    node.style.height = `${height}px`;
+    frame.size = size;
+  }
+  const place = `translate(${x}px, ${y}px)`;
+  if (frame.place !== place) {
+    node.style.transform = place;
+    frame.place = place;
+  }
+}
+
+function placeFrames(layer) {
+  layer.frames.forEach((frame) => placeFrame(layer, frame));
 }
 
 /** Where each cell is, relative to the first (px), the device pixel ratio, fonts and colours. */
@@ -208,6 +270,7 @@ function drawAll(layer, remeasure = true) {
   if (remeasure || !layer.geometry) {
     layer.geometry = measure(layer);
     layer.colors.clear();
+    placeFrames(layer);
   }
   const g = layer.geometry;
   const [x, w] = g.cols[g.cols.length - 1];
@@ -238,10 +301,8 @@ function drawAll(layer, remeasure = true) {
  */
 export function setLook(layer, k, look, name = look ? look.text : "") {
   if (layer.names[k] !== name) {
-    const td = layer.cells[Math.floor(k / layer.cols)][k % layer.cols];
-    if (name) td.setAttribute("aria-label", name);
-    else td.removeAttribute("aria-label");
     layer.names[k] = name;
+    layer.renamed.add(k);
   }
   const was = layer.looks[k];
   const same =
@@ -256,6 +317,28 @@ export function setLook(layer, k, look, name = look ? look.text : "") {
   layer.looks[k] = look;
   layer.texts[k] = look && !look.quiet ? look.text : "";
   return !same;
+}
+
+/**
+ * The cells renamed since the last drawing named, once the frame showing it is painted: a
+ * move that renames every cell (the blend's, with the query) no longer holds its pixels
+ * back, and a screen reader reads the new names a frame later.
+ */
+function rename(layer) {
+  if (!layer.renamed.size || layer.renaming) return;
+  layer.renaming = true;
+  const write = () => {
+    layer.renaming = false;
+    layer.renamed.forEach((k) => {
+      const td = layer.cells[Math.floor(k / layer.cols)][k % layer.cols];
+      const name = layer.names[k];
+      if (name) td.setAttribute("aria-label", name);
+      else td.removeAttribute("aria-label");
+    });
+    layer.renamed.clear();
+  };
+  // A task posted from the frame's animation callback runs once that frame is painted.
+  requestAnimationFrame(() => setTimeout(write, 0));
 }
 
 /** A colour of a look, for CSS: a custom property's name becomes var(). */
@@ -286,6 +369,7 @@ function writeCell(layer, k) {
 
 /** The cells in `changed` drawn again; all of them if the cells moved or were never drawn. */
 export function draw(layer, changed) {
+  rename(layer);
   if (!layer.pixels) {
     changed.forEach((k) => writeCell(layer, k));
     return;
