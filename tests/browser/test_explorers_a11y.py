@@ -681,9 +681,30 @@ def test_the_explorers_in_jupyterlab_pass_axe_and_fit_a_phone(
         page.wait_for_timeout(500)
         _lab_shots(page, f"lab-{PHONE}-{theme}")
         _assert_fits(page, PHONE)
+        _assert_row_sums_cover_their_column(page)
         assert_healthy(watched_page, "gallery in JupyterLab")
     finally:
         shut_down_sessions(lab_server)
+
+
+def _assert_row_sums_cover_their_column(page: Any) -> None:
+    """On a phone the row sums stick at the right over a scrolled grid: under them, in the
+    column sums' row, the page shows their own empty corner, not a grid column's sum, and
+    above them their own heading, not a token's."""
+    seen = page.evaluate(
+        """() => [...document.querySelectorAll('td.attnlib-sums-corner')].map((corner) => {
+            const table = corner.closest('table');
+            const shows = (node) => {
+                node.scrollIntoView({ block: 'center', inline: 'nearest' });
+                const sum = table.querySelector('td[data-col="sum"]');
+                const x = sum.getBoundingClientRect().left + 4;
+                const r = node.getBoundingClientRect();
+                return node.contains(document.elementFromPoint(x, r.top + r.height / 2));
+            };
+            return [shows(corner), shows(table.querySelector('th.attnlib-sums-head'))];
+        }).flat()"""
+    )
+    assert seen and all(seen), f"a column's sum shows under the row sums: {seen}"
 
 
 def _lab_shots(page: Any, name: str) -> None:

@@ -807,7 +807,7 @@ function header(text, scope, className = "") {
 function headerRow(tokens, totals, texts) {
   const tr = make("tr");
   tr.append(header(texts.corner, "col", "attnlib-corner"), ...tokens.map((t) => header(t, "col")));
-  if (totals) tr.append(header(texts.row_sum, "col", "attnlib-total"));
+  if (totals) tr.append(header(texts.row_sum, "col", "attnlib-total attnlib-sums-head"));
   return tr;
 }
 function gridCell(i, j) {
@@ -835,7 +835,8 @@ function sumsRow(tokens, parts, texts) {
   const tr = make("tr");
   tr.dataset.row = "sum";
   parts.colSums = tokens.map((_, j) => cell("td", "sum", j, "attnlib-total"));
-  tr.append(header(texts.column_sum, "row", "attnlib-total"), ...parts.colSums);
+  const corner = make("td", "attnlib-sums-corner");
+  tr.append(header(texts.column_sum, "row", "attnlib-total"), ...parts.colSums, corner);
   return tr;
 }
 function legend(label) {

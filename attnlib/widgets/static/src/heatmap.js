@@ -38,7 +38,8 @@ function header(text, scope, className = "") {
 function headerRow(tokens, totals, texts) {
   const tr = make("tr");
   tr.append(header(texts.corner, "col", "attnlib-corner"), ...tokens.map((t) => header(t, "col")));
-  if (totals) tr.append(header(texts.row_sum, "col", "attnlib-total"));
+  // The row sums' heading sticks at the right with them (explorer.css).
+  if (totals) tr.append(header(texts.row_sum, "col", "attnlib-total attnlib-sums-head"));
   return tr;
 }
 
@@ -71,7 +72,10 @@ function sumsRow(tokens, parts, texts) {
   const tr = make("tr");
   tr.dataset.row = "sum";
   parts.colSums = tokens.map((_, j) => cell("td", "sum", j, "attnlib-total"));
-  tr.append(header(texts.column_sum, "row", "attnlib-total"), ...parts.colSums);
+  // An empty corner under the row sums, sticking with them: a phone's scrolled grid shows no
+  // column sum under the sums' column.
+  const corner = make("td", "attnlib-sums-corner");
+  tr.append(header(texts.column_sum, "row", "attnlib-total"), ...parts.colSums, corner);
   return tr;
 }
 
