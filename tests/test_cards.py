@@ -265,3 +265,44 @@ def test_a_failed_checkpoints_named_mistake_reads_like_an_exercises_card():
         "the sizes (judged as exercise 07.d_out)",
         "Not quite: (4, 2) is not the answer.",
     ]
+
+
+def test_the_book_value_checkpoints_show_as_cards_with_their_line_as_text():
+    """checks.py's pass line and a caught CheckpointError, displayed in a notebook: a card,
+    whose text/plain is the line nbval compares."""
+    import torch
+
+    from attnlib import CheckpointError, check_weights
+    from attnlib.checks import _Passed
+    from attnlib.data import example_inputs
+
+    inputs = example_inputs()
+    with pytest.raises(CheckpointError) as caught:
+        check_weights(torch.softmax(inputs @ inputs.T, dim=0))
+    bundle = caught.value._repr_mimebundle_()
+    assert bundle["text/plain"] == str(caught.value)
+    body = bundle["text/html"].split("</style>", 1)[1]
+    assert "attnlib-card-wrong" in body and "Weights checkpoint failed" in body
+    assert f"Likely mistake:</span> {MISTAKES['softmax_dim0'].label}" in body
+    line = "✓ scores checkpoint passed: shape (6, 6), 36 entries, symmetric"
+    passed = _Passed(line)._repr_mimebundle_()
+    assert passed["text/plain"] == line == repr(_Passed(line))
+    assert "Scores checkpoint passed</p>" in passed["text/html"]
+
+
+def test_no_notebook_prints_a_checkpoint_as_console_text():
+    """Every checkpoint the course shows is a card: no stream output says a checkpoint passed
+    or failed (the notebooks display the verdict or the caught error)."""
+    import nbformat
+    from course import NOTEBOOKS
+
+    printed = [
+        (path.name, line)
+        for path in NOTEBOOKS
+        for cell in nbformat.read(path, as_version=4).cells
+        for out in cell.get("outputs", [])
+        if out.get("output_type") == "stream"
+        for line in out.get("text", "").splitlines()
+        if re.search(r"checkpoint (passed|failed)", line)
+    ]
+    assert not printed, printed
