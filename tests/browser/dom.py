@@ -97,3 +97,18 @@ def assert_beside(control: Any, message: Any, where: str) -> None:
     gap = max(m["y"] - (c["y"] + c["height"]), c["y"] - (m["y"] + m["height"]), 0)
     shared = min(c["x"] + c["width"], m["x"] + m["width"]) - max(c["x"], m["x"])
     assert gap < BESIDE_PX and shared > 0, f"{where}: {gap:.0f} px away, control {c}, message {m}"
+
+
+# The explorers' sliders whose handle, at the start of its track, would cover the end of the
+# slider's name: [name, pixels covered] each (ipywidgets leaves half a 16 px handle; the
+# explorers' handles are 24 px).
+HANDLES_OVER_NAMES = """() => [...document.querySelectorAll('.attnlib-explorer .widget-hslider')]
+    .filter((s) => s.querySelector('.noUi-handle') && s.offsetParent)
+    .map((s) => {
+        const name = s.querySelector('.widget-label').getBoundingClientRect();
+        const track = s.querySelector('.slider-container').getBoundingClientRect();
+        const handle = s.querySelector('.noUi-handle').getBoundingClientRect();
+        return [s.querySelector('.widget-label').textContent,
+                name.right - (track.left - handle.width / 2)];
+    })
+    .filter(([, over]) => over > 0.5)"""

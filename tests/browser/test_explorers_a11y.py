@@ -20,7 +20,7 @@ from typing import Any
 import book  # tests/book.py: pytest puts tests/ on sys.path
 import pytest
 
-from .dom import SHOWN_TEXT
+from .dom import HANDLES_OVER_NAMES, SHOWN_TEXT
 from .pages import CACHE, ROOT, STDERR, WatchedPage, assert_healthy
 from .process import ServerProcess
 from .servers import voila_page
@@ -682,9 +682,16 @@ def test_the_explorers_in_jupyterlab_pass_axe_and_fit_a_phone(
         _lab_shots(page, f"lab-{PHONE}-{theme}")
         _assert_fits(page, PHONE)
         _assert_row_sums_cover_their_column(page)
+        _assert_handles_clear_their_names(page)
         assert_healthy(watched_page, "gallery in JupyterLab")
     finally:
         shut_down_sessions(lab_server)
+
+
+def _assert_handles_clear_their_names(page: Any) -> None:
+    """A slider's handle at the start of its track leaves the slider's name whole."""
+    overlaps = page.evaluate(HANDLES_OVER_NAMES)
+    assert not overlaps, f"a handle at its start covers its name by px: {overlaps}"
 
 
 def _assert_row_sums_cover_their_column(page: Any) -> None:

@@ -30,7 +30,7 @@ import pytest
 from attnlib.widgets.base import NEEDS_KERNEL
 from attnlib.widgets.frontend import ExplorerView
 
-from .dom import SHOWN_TEXT, assert_beside, slider
+from .dom import HANDLES_OVER_NAMES, SHOWN_TEXT, assert_beside, slider
 from .gate import browser_gate
 from .pages import CACHE, ROOT
 from .plans import explorers
@@ -393,6 +393,8 @@ def _check_page(page, errors: list, refused: list, name: str, look: str, axe: bo
         _figures_readable(page, where)
     broken = page.evaluate(_BROKEN_WORDS)
     assert not broken, f"{where}: code words broken mid-word: {broken[:5]}"
+    covered = page.evaluate(HANDLES_OVER_NAMES)
+    assert not covered, f"{where}: a slider's handle covers its name (px): {covered}"
     if axe:
         violations = _axe(page)
         assert not violations, f"{where}: axe-core: {violations}"
