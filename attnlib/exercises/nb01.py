@@ -61,6 +61,16 @@ ValueExercise(
     praise="'journey' is the book's second token, x^(2), and Python's inputs[1].",
 )
 
+#: The wrong grids of scores, for the loops here and for 02's one product alike. (Swapped
+#: operands are not among them: inputs @ inputs.T swapped is the same grid.)
+GRID_MISTAKES = rows(
+    "products_in_one_cell",
+    "same_token",
+    "row_written_whole",
+    "transposed_product",
+    "elementwise_product",
+) | rows("no_transpose", via=scores.asking())
+
 FunctionExercise(
     name="01.loop_body",
     task="fill in the line inside the two loops that sets attn_scores[i, j]",
@@ -68,14 +78,7 @@ FunctionExercise(
     cases=lambda: [Case(label, {"inputs": x, "asking": x}) for label, x in token_inputs()],
     call=lambda scores_loop, args: scores_loop(args["inputs"]),
     reference=lambda args: attention_scores(args["inputs"]),
-    mistakes=rows(
-        "products_in_one_cell",
-        "same_token",
-        "row_written_whole",
-        "transposed_product",
-        "elementwise_product",
-    )
-    | rows("no_transpose", "operands_swapped", via=scores.asking()),
+    mistakes=GRID_MISTAKES,
     forbids=Forbid(attnlib=SCORES, how="with torch.dot, one cell at a time"),
     stub_gives_zeros=True,
     praise="Every cell is the dot product of token i's vector with token j's.",

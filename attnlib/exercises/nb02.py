@@ -8,6 +8,7 @@ from attnlib.exercises._calls import SCORES, Forbid, no_whole_grid, one_product
 from attnlib.exercises._cases import token_inputs
 from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import ValueExercise, number, shape
+from attnlib.exercises.nb01 import GRID_MISTAKES
 from attnlib.mistakes import scores
 
 #: How many tokens ask in the "first rows" exercise: "Your", "journey", "starts".
@@ -56,14 +57,7 @@ FunctionExercise(
     cases=lambda: _cases(None),
     call=_grid,
     reference=lambda args: attention_scores(args["inputs"]),
-    mistakes=rows(
-        "products_in_one_cell",
-        "same_token",
-        "row_written_whole",
-        "transposed_product",
-        "elementwise_product",
-    )
-    | rows("no_transpose", "operands_swapped", via=scores.asking()),
+    mistakes=GRID_MISTAKES,  # 01.loop_body's grid, in one product: the same wrong grids
     forbids=Forbid(attnlib=SCORES, how="with @"),
     rules=(one_product("inputs @ inputs.T"),),
     praise="inputs @ inputs.T: row i of inputs times column j of inputs.T, token i · token j.",
