@@ -33,6 +33,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from attnlib import attention, modules
+from attnlib.exercises._compare import outcome
 
 #: torch's names of a matrix product (``func.__name__`` in a TorchFunctionMode).
 PRODUCTS = frozenset(
@@ -157,21 +158,18 @@ class _Hook:
             self.ellipsis_from.append(frame)  # the innermost first: where `...` was written
 
 
-def record(run: Callable[[], Any], answer: Any) -> Calls:
-    """What ``run()`` (the reader's ``answer`` on one case) called. The hook is set only
-    during the call and taken away however it ends; an exception of the answer is swallowed
-    (it was judged already), but KeyboardInterrupt and SystemExit go on."""
+def record(call: Callable, answer: Any, args: Mapping[str, Any]) -> Calls:
+    """What ``call(answer, args)`` (the reader's ``answer`` on a copy of one case's ``args``)
+    called. The hook is set only during the call and taken away however it ends; what the
+    answer raised was judged already, but KeyboardInterrupt and SystemExit go on."""
+    args = copy.deepcopy(args)
     calls = Calls(watched=sys.getprofile() is None)
     hook = _Hook(getattr(_function(answer), "__globals__", None) or {})
     try:
         if calls.watched:
             sys.setprofile(hook)
         with _Torch(calls):
-            run()
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException:  # the answer ran without raising before; judge what it called
-        pass
+            outcome(lambda: call(answer, args))
     finally:
         if calls.watched:
             sys.setprofile(None)
@@ -183,12 +181,6 @@ def record(run: Callable[[], Any], answer: Any) -> Calls:
             calls.stub = "" if first in hook.busy else first.f_code.co_name
         calls.began = not calls.stub and any(f in hook.busy for f in hook.ellipsis_from)
     return calls
-
-
-def run_on(call: Callable, answer: Any, args: Mapping[str, Any]) -> Calls:
-    """:func:`record` of ``call(answer, args)`` on a copy of ``args``."""
-    args = copy.deepcopy(args)
-    return record(lambda: call(answer, args), answer)
 
 
 def _name(func: Any) -> str:

@@ -75,7 +75,9 @@ def same(result: Any, expected: Any, exact: bool = False, tolerance: float = TOL
     if isinstance(expected, torch.Tensor):
         if not isinstance(result, torch.Tensor) or result.shape != expected.shape:
             return False
-        if result.device.type == "meta" or result.is_complex() or result.dtype == torch.bool:
+        if result.device.type == "meta" or result.is_complex():
+            return False
+        if result.dtype == torch.bool and expected.dtype != torch.bool:  # True is not 1.0
             return False
         a, b = result.detach().cpu().double(), expected.detach().cpu().double()
         if exact:
@@ -83,8 +85,8 @@ def same(result: Any, expected: Any, exact: bool = False, tolerance: float = TOL
         return bool((a.isnan() == b.isnan()).all()) and bool(
             torch.allclose(a.nan_to_num(), b.nan_to_num(), atol=tolerance, rtol=tolerance)
         )
-    if _real(result) and _real(expected):
-        return result == expected
+    if _number(result) and _number(expected):
+        return bool(result == expected)
     if type(result) is not type(expected) or isinstance(result, np.ndarray):
         return False
     try:
@@ -95,15 +97,11 @@ def same(result: Any, expected: Any, exact: bool = False, tolerance: float = TOL
         return False
 
 
-def _real(x: Any) -> bool:
-    return isinstance(x, numbers.Real) and not isinstance(x, bool)
-
-
 def _number(x: Any) -> bool:
     """A plain number: a Python or numpy int or float (not a bool)."""
     if isinstance(x, (np.generic, np.ndarray)) and x.shape == ():
         return np.issubdtype(x.dtype, np.integer) or np.issubdtype(x.dtype, np.floating)
-    return _real(x)
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
 def named_entries(values: torch.Tensor, *parts: tuple[str, str, int]) -> torch.Tensor:

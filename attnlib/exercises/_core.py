@@ -194,20 +194,13 @@ def checkpoint(name: str, own: Any, what: str = "") -> Verdict:
     raised under nbgrader. ``what`` names ``own`` in the line (e.g. "the notebook's
     MultiHeadAttention"); the line holds no number, so a notebook's saved output stays the same.
     """
-    try:
-        said = what if isinstance(what, str) and what else f"the notebook's answer to {name}"
-        verdict = _judged(name, own, {}, course=True)  # judged on its numbers
-        exercise = verdict.exercise
-        if verdict.correct:
-            text = f"✓ checkpoint passed: {said} (judged as exercise {exercise})"
-            return Verdict(exercise, CHECKPOINT, text)
-        text = f"✗ checkpoint failed: {said} (judged as exercise {exercise}): "
-        return Verdict(exercise, CHECKPOINT_FAILED, text + verdict.message, verdict.mistake)
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException as err:  # `what` with a broken __bool__, say: the course's fault
-        text = f"✗ checkpoint failed: {type(err).__name__} inside the checkpoint"
-        return Verdict(str(name)[:40], CHECKPOINT_FAILED, text)
+    said = what if isinstance(what, str) and what else f"the notebook's answer to {name}"
+    verdict = _judged(name, own, {}, course=True)  # judged on its numbers
+    judged = f"{said} (judged as exercise {verdict.exercise})"
+    if verdict.correct:
+        return Verdict(verdict.exercise, CHECKPOINT, f"✓ checkpoint passed: {judged}")
+    text = f"✗ checkpoint failed: {judged}: {verdict.message}"
+    return Verdict(verdict.exercise, CHECKPOINT_FAILED, text, verdict.mistake)
 
 
 def _log(verdict: Verdict) -> None:

@@ -13,10 +13,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import torch
 
-from attnlib.exercises._calls import Calls, Forbid, run_on
+from attnlib.exercises._calls import Calls, Forbid, record
 from attnlib.exercises._compare import NAN_HINT, Raised, describe, outcome, rounded, same, shown
 from attnlib.exercises._core import Verdict, correct, named, not_attempted, not_quite, register
 from attnlib.mistakes import MISTAKES, Mistake
@@ -68,11 +67,18 @@ class Gradient:
 
         A parameter of the answer the reference does not have (a name of the reader's own)
         must get a gradient too, so a layer with renamed parameters is judged as well."""
-        run = self.run or _leaves(call, self.leaves)
-        reference = _reached(lambda: run(self.reference, copy.deepcopy(case.args)))
+
+        def run(what: Any) -> tuple[Any, Mapping[str, Any]]:
+            args = copy.deepcopy(case.args)
+            if self.run is not None:
+                return self.run(what, args)
+            made = {n: args[n].detach().clone().requires_grad_(True) for n in self.leaves}
+            return call(what, {**args, **made}), made
+
+        reference = _reached(lambda: run(self.reference))
         if isinstance(reference, Raised) or not reference[0]:  # nothing to train here
             return None
-        got = _reached(lambda: run(answer, copy.deepcopy(case.args)))
+        got = _reached(lambda: run(answer))
         if isinstance(got, Raised):
             return got  # the answer raises with gradients on
         (reached, known), (answer_reached, answer_known) = reference, got
@@ -98,19 +104,6 @@ def _reached(make: Callable[[], tuple[Any, Mapping[str, Any]]]) -> Any:
         return [n for n in named if tensors[n].grad is not None], named
 
     return outcome(backward)
-
-
-def _leaves(call: Callable[[Callable, Mapping[str, Any]], Any], names: tuple[str, ...]):
-    """A :attr:`Gradient.run` for a function exercise: the arguments ``names`` become
-    tensors that need gradients (as parameters are) and ``call`` runs the answer on them."""
-
-    def run(answer: Any, args: Mapping[str, Any]) -> tuple[Any, dict[str, torch.Tensor]]:
-        args = dict(args)
-        made = {n: args[n].detach().clone().requires_grad_(True) for n in names}
-        args.update(made)
-        return call(answer, args), made
-
-    return run
 
 
 @dataclass(frozen=True)
@@ -151,9 +144,8 @@ class FunctionExercise:
         cases = self.cases()
         given = [copy.deepcopy(c.args) for c in cases]
         results = [outcome(lambda a=a: self.call(answer, a)) for a in given]
-        calls = functools.cache(lambda: run_on(self.call, answer, cases[0].args))
-        if results[0] is Ellipsis and calls().stub:
-            stub = calls().stub
+        calls = functools.cache(lambda: record(self.call, answer, cases[0].args))
+        if results[0] is Ellipsis and (stub := calls().stub):
             what = (
                 f"your function returned `...`, what the stub `{stub}` it calls still "
                 f"returns: finish `{stub}` in its exercise first, then run both cells"
@@ -183,7 +175,7 @@ class FunctionExercise:
             if any(self._made(way, cases, results) for way in row.ways()):
                 values = shape_values(wrong.args)
                 return named(self.name, mistake, values, case=wrong.label, row=row)
-        differs = self._differs(cases, results, expected, self.nan_hint)
+        differs = self._differs(cases, results, expected)
         return Verdict(self.name, "wrong", not_quite(differs))
 
     def _blocked(self, blocked: str | Raised) -> Verdict:
@@ -210,9 +202,8 @@ class FunctionExercise:
             for case, result in zip(cases, results, strict=True)
         )
 
-    @staticmethod
-    def _differs(cases: list[Case], results: list, expected: list, nan_hint: str) -> str:
-        first, book = results[0], cases[0].label
+    def _differs(self, cases: list[Case], results: list, expected: list) -> str:
+        first, book, nan_hint = results[0], cases[0].label, self.nan_hint
         if first is None or isinstance(first, type):
             return describe(first, expected[0])
         if isinstance(first, Raised):
@@ -220,7 +211,7 @@ class FunctionExercise:
         k = next(
             i for i, (r, e) in enumerate(zip(results, expected, strict=True)) if not same(r, e)
         )
-        if all(_equal(r, first) for r in results[1:]) and len(results) > 1:
+        if len(results) > 1 and all(same(r, first, exact=True) for r in results[1:]):
             return "the result does not change with the input: are the arguments used?"
         if k > 0 and rounded(results[k], expected[k]):
             return f"for {cases[k].label}, {describe(results[k], expected[k], nan_hint)}"
@@ -242,8 +233,7 @@ def _changed(cases: list[Case], given: list[Mapping[str, Any]]) -> str | None:
     """
     for case, args in zip(cases, given, strict=True):
         for name, before in case.args.items():
-            after = args.get(name)
-            if isinstance(before, torch.Tensor) and not _equal(after, before):
+            if isinstance(before, torch.Tensor) and not same(args.get(name), before, exact=True):
                 return (
                     f"the right values, but your function changed its argument `{name}` in "
                     f"place (on {case.label}): the caller's `{name}` is changed too. Compute "
@@ -251,17 +241,3 @@ def _changed(cases: list[Case], given: list[Mapping[str, Any]]) -> str | None:
                     "method ending in `_`; `.clone()` a row you start a total from)"
                 )
     return None
-
-
-def _equal(a: Any, b: Any) -> bool:
-    """The same value twice (a reader's object whose == misbehaves is not)."""
-    try:
-        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-            return a.shape == b.shape and a.device.type != "meta" and bool(torch.equal(a, b))
-        if isinstance(a, (Raised, np.ndarray)) or type(a) is not type(b):
-            return False
-        return bool(a == b)
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException:
-        return False

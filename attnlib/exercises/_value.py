@@ -212,7 +212,7 @@ class ValueExercise:
     def judge(self, answer: Any, course: bool = False) -> Verdict:
         names = self.answer_names
         values = [answer.get(n) for n in names] if isinstance(answer, dict) else answer
-        several = len(names) > 1 and isinstance(values, (tuple, list)) and len(values) == 2
+        several = len(names) > 1 and isinstance(values, (tuple, list)) and len(values) == len(names)
         if answer is Ellipsis or (several and all(v is Ellipsis for v in values)):
             return not_attempted(self.name, self.task)
         if several and any(v is Ellipsis for v in values):
