@@ -13,12 +13,11 @@ under :func:`record`, which watches two things at once and nothing else:
 
 Why these two: attnlib's references are Python functions, which a TorchFunctionMode does not
 see, and torch's ops are C functions the hook cannot tell apart from a reader's own steps. The
-hook also answers "a stub, or begun?" from what the answer did, where the rules before read its
-bytecode names and called its other functions with ``None``: an answer that returned ``...``
-after calling nothing but a size read (``size``, ``dim``) is a stub; one whose ``...`` came
-from another function of the reader's that did nothing is waiting on that stub; any other is
-begun, a line of it still ``...``. Under another profiler (a debugger, cProfile) the hook is not
-replaced: attnlib's code is then seen only as the answer itself, and a ``...`` is a stub.
+hook also answers "a stub, or begun?": an answer that returned ``...`` after calling nothing but
+a size read (``size``, ``dim``) is a stub; one whose ``...`` came from another function of the
+reader's that did nothing is waiting on that stub; any other is begun, a line of it still
+``...``. Under another profiler (a debugger, cProfile) the hook is not replaced: attnlib's code
+is then seen only as the answer itself, and a ``...`` is a stub.
 """
 
 from __future__ import annotations

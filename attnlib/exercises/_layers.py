@@ -16,7 +16,7 @@ from typing import Any
 import torch
 
 from attnlib.exercises._compare import Raised, outcome, same
-from attnlib.exercises._function import Case
+from attnlib.exercises._function import Case, detached
 
 BUILD_SEED, DROPOUT_SEED = 123, 456
 #: torch's words when two sizes clash, in place (masked_fill_) or not (masked_fill).
@@ -54,7 +54,7 @@ def run(cls: Callable[..., Any], case: dict[str, Any]) -> Any:
         if sizes and len(sizes) == 2 and clash and {int(n) for n in clash.groups()} == sizes:
             raise RuntimeError(MASK_TOO_BIG) from None
         raise
-    return result.detach() if isinstance(result, torch.Tensor) else result
+    return detached(result)
 
 
 def _seeded(layer: Any, x: torch.Tensor, seed: int) -> Any:

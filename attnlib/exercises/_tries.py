@@ -30,12 +30,9 @@ _wrong_tries: dict[str, int] = {}
 
 def counted(exercise: Any, verdict: Any) -> Any:
     """``verdict`` as the reader sees it at this try of ``exercise`` (None: not an exercise)."""
-    if exercise is None or not getattr(exercise, "prediction", False):
-        return verdict
     if verdict.correct:
         _wrong_tries.pop(verdict.exercise, None)
-        return verdict
-    if verdict.status not in _WRONG:
+    if not getattr(exercise, "prediction", False) or verdict.status not in _WRONG:
         return verdict
     tries = _wrong_tries[verdict.exercise] = _wrong_tries.get(verdict.exercise, 0) + 1
     if tries > 1 or verdict.status != "mistake":
