@@ -23,11 +23,6 @@ def _hiding(hide: Callable[[int], torch.Tensor], fill: float = -torch.inf):
     )
 
 
-def _unmasked(attn_scores: torch.Tensor, d_k: int) -> torch.Tensor:
-    """The scaled softmax with no mask, (num_tokens, num_tokens)."""
-    return weights_from_scores(attn_scores, scale=d_k**-0.5)
-
-
 def causal(make: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
     """A mistake of the scaled softmax, ``make(attn_scores, keys)`` (05.scale's), made on the
     causal scores: an answer of ``(attn_scores, d_k)``, as 06.mask's."""
@@ -90,10 +85,10 @@ last_row_inputs_blended | the inputs blended, not the values
 """,
     mask_diagonal=_hiding(lambda n: causal_mask(n) | torch.eye(n, dtype=torch.bool)),
     mask_zero=_hiding(causal_mask, 0.0),
-    mask_after_softmax=lambda attn_scores, d_k: _unmasked(attn_scores, d_k).masked_fill(
-        causal_mask(attn_scores.shape[-1]), 0.0
-    ),
-    mask_left_out=_unmasked,
+    mask_after_softmax=lambda attn_scores, d_k: weights_from_scores(
+        attn_scores, scale=d_k**-0.5
+    ).masked_fill(causal_mask(attn_scores.shape[-1]), 0.0),
+    mask_left_out=lambda attn_scores, d_k: weights_from_scores(attn_scores, scale=d_k**-0.5),
     mask_inverted=_hiding(lambda n: ~causal_mask(n)),
     mask_not_bool=_hiding(lambda n: causal_mask(n).float()),
     query_not_value=lambda ca, inputs: ca.W_query(inputs[0]).detach(),
