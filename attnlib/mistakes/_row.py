@@ -42,12 +42,11 @@ def table(text: str, **makes: Callable[..., Any] | tuple[Callable[..., Any], ...
             name, label = line.split(" | ", 1)
             rows[name] = [label, ""]
         elif not line.startswith("#"):
-            part = rows[name][line.startswith("    ")]
-            rows[name][line.startswith("    ")] = f"{part} {line.strip()}".lstrip()
+            rows[name][line.startswith("    ")] += f" {line.strip()}"
     if unknown := set(makes) - set(rows):
         raise ValueError(f"makes for no row of the table: {sorted(unknown)}")
     ways = {name: make if isinstance(make, tuple) else (make,) for name, make in makes.items()}
     return {
-        name: Mistake(label, hint, *ways.get(name, (None,))[:1], ways.get(name, ())[1:])
+        name: Mistake(label, hint.lstrip(), *ways.get(name, (None,))[:1], ways.get(name, ())[1:])
         for name, (label, hint) in rows.items()
     }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import torch
 
+from attnlib.attention import attention_weights
 from attnlib.mistakes._row import Mistake, table
 from attnlib.modules import MultiHeadAttention, MultiHeadAttentionWrapper
 
@@ -45,6 +46,18 @@ def copy_heads(wrapper, mha, eye=True, bias=True, order=1) -> None:
             mha.out_proj.weight.copy_(torch.eye(mha.d_out))
         if bias:
             mha.out_proj.bias.zero_()
+
+
+def one_head(mha, x, h, rows=None, d_k=None, causal=True):
+    """Head ``h``'s attention weights on ``x`` (num_tokens, d_in), (num_tokens, num_tokens):
+    attnlib's weights of the queries and keys that the ``rows`` of mha's projections make (by
+    default the head's block of ``head_dim`` rows), scaled by the root of ``d_k`` (by default
+    ``head_dim``), causal or not."""
+    size = mha.head_dim
+    rows = slice(h * size, (h + 1) * size) if rows is None else rows
+    with torch.no_grad():
+        queries, keys = (x @ W.weight[rows].T for W in (mha.W_query, mha.W_key))
+        return attention_weights(queries, keys, scale=(d_k or size) ** -0.5, causal=causal)
 
 
 TABLE: dict[str, Mistake] = table(
@@ -94,6 +107,17 @@ out_proj_bias_kept | out_proj's bias left in
 heads_reversed | the heads copied in reverse order
     rows 0 to head_dim - 1 of MultiHeadAttention's W_query.weight are head 0, the next head_dim rows
     head 1, and so on: stack the heads' weights in the wrapper's order.
+# --- 07.one_head: one head's weights from the rows of the layer's projections -------------
+head_strided | every num_heads-th feature taken for a head
+    view(b, num_tokens, num_heads, head_dim) cuts each token's d_out features into consecutive
+    groups: head h is features h * head_dim to (h + 1) * head_dim - 1, one block of rows of each
+    weight, not every num_heads-th row.
+head_scale_d_out | the scores divided by the root of d_out
+    a head's dot product runs over its own head_dim features, so the scale is the root of head_dim,
+    not of the whole d_out.
+head_unmasked | the causal mask left out
+    every head of MultiHeadAttention is causal: its scores above the diagonal are filled with -inf
+    before softmax, as in notebook 06.
 """,
     split_without_transpose=lambda x, num_heads: x.reshape(x.shape[0], num_heads, x.shape[1], -1),
     merge_without_transpose=lambda context_vec: context_vec.reshape(
@@ -117,46 +141,7 @@ heads_reversed | the heads copied in reverse order
     out_proj_left_random=lambda wrapper, mha: copy_heads(wrapper, mha, eye=False, bias=False),
     out_proj_bias_kept=lambda wrapper, mha: copy_heads(wrapper, mha, bias=False),
     heads_reversed=lambda wrapper, mha: copy_heads(wrapper, mha, order=-1),
-)
-
-
-# --- 07.one_head: one head's weights from the rows of the layer's projections ---------------
-
-
-def one_head(mha, x, h, rows="block", scale="head_dim", mask=True):
-    """Head ``h``'s attention weights on ``x`` (num_tokens, d_in), (num_tokens, num_tokens),
-    from the rows of mha's projections that make it: its block of ``head_dim`` rows, or every
-    ``num_heads``-th row from ``h`` (``rows="strided"``); the scores divided by the root of
-    ``head_dim`` or of ``d_out`` (``scale="d_out"``); with or without the causal mask."""
-    size = mha.head_dim
-    picked = slice(h * size, (h + 1) * size) if rows == "block" else slice(h, None, mha.num_heads)
-    with torch.no_grad():
-        q = x @ mha.W_query.weight[picked].T
-        k = x @ mha.W_key.weight[picked].T
-        scores = q @ k.T / (size if scale == "head_dim" else mha.d_out) ** 0.5
-        if mask:
-            n = x.shape[0]
-            hidden = torch.ones(n, n, dtype=torch.bool).triu(diagonal=1)
-            scores = scores.masked_fill(hidden, -torch.inf)
-        return torch.softmax(scores, dim=-1)
-
-
-TABLE.update(
-    table(
-        """
-head_strided | every num_heads-th feature taken for a head
-    view(b, num_tokens, num_heads, head_dim) cuts each token's d_out features into consecutive
-    groups: head h is features h * head_dim to (h + 1) * head_dim - 1, one block of rows of each
-    weight, not every num_heads-th row.
-head_scale_d_out | the scores divided by the root of d_out
-    a head's dot product runs over its own head_dim features, so the scale is the root of head_dim,
-    not of the whole d_out.
-head_unmasked | the causal mask left out
-    every head of MultiHeadAttention is causal: its scores above the diagonal are filled with -inf
-    before softmax, as in notebook 06.
-""",
-        head_strided=lambda mha, x, h: one_head(mha, x, h, rows="strided"),
-        head_scale_d_out=lambda mha, x, h: one_head(mha, x, h, scale="d_out"),
-        head_unmasked=lambda mha, x, h: one_head(mha, x, h, mask=False),
-    )
+    head_strided=lambda mha, x, h: one_head(mha, x, h, rows=slice(h, None, mha.num_heads)),
+    head_scale_d_out=lambda mha, x, h: one_head(mha, x, h, d_k=mha.d_out),
+    head_unmasked=lambda mha, x, h: one_head(mha, x, h, causal=False),
 )

@@ -11,13 +11,16 @@ from collections.abc import Callable
 
 import torch
 
-from attnlib.attention import causal_mask
+from attnlib.attention import attention_weights, causal_mask, context_vectors, weights_from_scores
 from attnlib.mistakes._row import Mistake, table
 
 
-def _softmax_hiding(attn_scores: torch.Tensor, d_k: int, hidden: torch.Tensor, fill: float):
-    """Plain torch, as the reader writes it: a row with nothing visible becomes NaN."""
-    return torch.softmax(attn_scores.masked_fill(hidden, fill) / d_k**0.5, dim=-1)
+def _hiding(hide: Callable[[int], torch.Tensor], fill: float = -torch.inf):
+    """06.mask's answer with ``hide(num_tokens)`` in place of the causal mask and ``fill`` in
+    place of -inf: plain torch, as the reader writes it (a row with nothing visible becomes NaN)."""
+    return lambda attn_scores, d_k: torch.softmax(
+        attn_scores.masked_fill(hide(attn_scores.shape[-1]), fill) / d_k**0.5, dim=-1
+    )
 
 
 def causal(make: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
@@ -31,9 +34,13 @@ def causal(make: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
     return wrong
 
 
-def _ones(attn_scores: torch.Tensor, dtype: torch.dtype = torch.bool) -> torch.Tensor:
-    n = attn_scores.shape[-1]
-    return torch.ones(n, n, dtype=dtype)
+def _last_row(ca, x, query=-1, scale=None, blend_values=True):
+    """The context vector of the last token of ``x`` (num_tokens, d_in), with no mask, made
+    with the query of token ``query``, the scores times ``scale`` (default 1/sqrt(d_k)),
+    blending values or inputs."""
+    with torch.no_grad():
+        weights = attention_weights(ca.W_query(x[query])[None], ca.W_key(x), scale=scale)
+        return context_vectors(weights, ca.W_value(x) if blend_values else x)[0]
 
 
 TABLE: dict[str, Mistake] = table(
@@ -61,42 +68,7 @@ causal_first_row | the first row, which the mask changes most
 query_not_value | the query of 'Your' instead of its value
     attention weights blend value vectors. With all its weight on itself, 'Your' gets its own value
     vector: ca.W_value(inputs[0]).
-""",
-    mask_diagonal=lambda attn_scores, d_k: _softmax_hiding(
-        attn_scores, d_k, _ones(attn_scores).triu(diagonal=0), -torch.inf
-    ),
-    mask_zero=lambda attn_scores, d_k: _softmax_hiding(
-        attn_scores, d_k, _ones(attn_scores).triu(diagonal=1), 0.0
-    ),
-    mask_after_softmax=lambda attn_scores, d_k: torch.softmax(
-        attn_scores / d_k**0.5, dim=-1
-    ).masked_fill(_ones(attn_scores).triu(diagonal=1), 0.0),
-    mask_left_out=lambda attn_scores, d_k: torch.softmax(attn_scores / d_k**0.5, dim=-1),
-    mask_inverted=lambda attn_scores, d_k: _softmax_hiding(
-        attn_scores, d_k, _ones(attn_scores).tril(), -torch.inf
-    ),
-    mask_not_bool=lambda attn_scores, d_k: _softmax_hiding(
-        attn_scores, d_k, _ones(attn_scores, torch.float32).triu(diagonal=1), -torch.inf
-    ),
-    query_not_value=lambda ca, inputs: ca.W_query(inputs[0]).detach(),
-)
-
-
 # --- 06.last_row: the last token's context vector, from its own query ---------------------
-
-
-def _last_row(ca, x, query=-1, scale=True, blend_values=True):
-    """The context vector of the last token of ``x`` (num_tokens, d_in), with no mask, made
-    with the query of token ``query``, with or without the scale, blending values or inputs."""
-    with torch.no_grad():
-        q, keys, values = ca.W_query(x[query]), ca.W_key(x), ca.W_value(x)
-        scores = keys @ q / (keys.shape[-1] ** 0.5 if scale else 1.0)
-        return torch.softmax(scores, dim=-1) @ (values if blend_values else x)
-
-
-TABLE.update(
-    table(
-        """
 last_row_own_value | the last token taken to see only itself
     that is the first token's row: it sees nothing before it. The last token comes after every other
     one, so the mask hides nothing from it: its query meets every key, and its weights blend every
@@ -111,9 +83,17 @@ last_row_inputs_blended | the inputs blended, not the values
     the weights blend the value vectors, ca.W_value(x), as in the whole layer; a blend of the inputs
     has d_in entries, not d_out.
 """,
-        last_row_own_value=lambda ca, x: ca.W_value(x[-1]).detach(),
-        last_row_first_query=lambda ca, x: _last_row(ca, x, query=0),
-        last_row_unscaled=lambda ca, x: _last_row(ca, x, scale=False),
-        last_row_inputs_blended=lambda ca, x: _last_row(ca, x, blend_values=False),
-    )
+    mask_diagonal=_hiding(lambda n: causal_mask(n) | torch.eye(n, dtype=torch.bool)),
+    mask_zero=_hiding(causal_mask, 0.0),
+    mask_after_softmax=lambda attn_scores, d_k: weights_from_scores(
+        attn_scores, scale=d_k**-0.5
+    ).masked_fill(causal_mask(attn_scores.shape[-1]), 0.0),
+    mask_left_out=lambda attn_scores, d_k: weights_from_scores(attn_scores, scale=d_k**-0.5),
+    mask_inverted=_hiding(lambda n: ~causal_mask(n)),
+    mask_not_bool=_hiding(lambda n: causal_mask(n).float()),
+    query_not_value=lambda ca, inputs: ca.W_query(inputs[0]).detach(),
+    last_row_own_value=lambda ca, x: ca.W_value(x[-1]).detach(),
+    last_row_first_query=lambda ca, x: _last_row(ca, x, query=0),
+    last_row_unscaled=lambda ca, x: _last_row(ca, x, scale=1.0),
+    last_row_inputs_blended=lambda ca, x: _last_row(ca, x, blend_values=False),
 )

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import torch
 
+from attnlib.attention import softmax
 from attnlib.mistakes._row import Mistake, table
 
 #: The notebook's embedding size, d_in: a scale by it is a name of the notebook read.
@@ -22,21 +23,28 @@ NOTEBOOK_D_IN = 3
 
 
 def _scaled(attn_scores: torch.Tensor, divisor: float) -> torch.Tensor:
-    return torch.softmax(attn_scores / divisor, dim=-1)
+    return softmax(attn_scores / divisor)
 
 
-def _mixed_up(roles: tuple[str, str, str]):
-    """The projections with matrices ``roles`` (e.g. keys made with W_query)."""
-
-    def make(inputs, W_query, W_key, W_value):
-        matrices = {"W_query": W_query, "W_key": W_key, "W_value": W_value}
-        return torch.stack([inputs @ matrices[r] for r in roles])
-
-    return make
+def scaled(weigh: Callable[[torch.Tensor], torch.Tensor]) -> Callable[..., torch.Tensor]:
+    """A softmax's mistake ``weigh(x)`` made on the scaled scores: an answer of
+    ``(attn_scores, keys)``, as 05.scale's."""
+    return lambda attn_scores, keys: weigh(attn_scores / keys.shape[-1] ** 0.5)
 
 
-_ROLES = ("W_query", "W_key", "W_value")
-_MIXED = [_mixed_up(choice) for choice in itertools.product(_ROLES, repeat=3) if choice != _ROLES]
+def _mixed_up(roles: tuple[int, int, int]):
+    """The projections made with the matrices at ``roles`` of (W_query, W_key, W_value), e.g.
+    (0, 0, 2): the keys made with W_query."""
+    return lambda inputs, W_query, W_key, W_value: torch.stack(
+        [inputs @ (W_query, W_key, W_value)[r] for r in roles]
+    )
+
+
+def _powered(attn_weights: torch.Tensor, power: float) -> torch.Tensor:
+    """Each row raised to ``power`` and brought back to a sum of 1."""
+    raised = attn_weights**power
+    return raised / raised.sum(dim=-1, keepdim=True)
+
 
 TABLE: dict[str, Mistake] = table(
     """
@@ -67,38 +75,7 @@ projection_order | the matrix written before the inputs (W @ inputs)
 weights_sized_by_d_out | the attention weights sized by d_out
     there is one weight per pair of tokens, (num_tokens, num_tokens), whatever d_out is; d_out sizes
     the queries, keys, values and context vectors.
-""",
-    no_scale=lambda attn_scores, keys: torch.softmax(attn_scores, dim=-1),
-    scale_by_d_k=lambda attn_scores, keys: _scaled(attn_scores, keys.shape[-1]),
-    scale_by_d_in=lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(NOTEBOOK_D_IN)),
-    scale_by_num_tokens=lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(keys.shape[0])),
-    scale_hardcoded=lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(2)),
-    projection_mixed_up=tuple(_MIXED),
-    projection_order=lambda inputs, W_query, W_key, W_value: torch.stack(
-        [W @ inputs for W in (W_query, W_key, W_value)]
-    ),
-    weights_sized_by_d_out=lambda num_tokens, d_out: (num_tokens, d_out),
-)
-
-
-def scaled(weigh: Callable[[torch.Tensor], torch.Tensor]) -> Callable[..., torch.Tensor]:
-    """A softmax's mistake ``weigh(x)`` made on the scaled scores: an answer of
-    ``(attn_scores, keys)``, as 05.scale's."""
-    return lambda attn_scores, keys: weigh(attn_scores / keys.shape[-1] ** 0.5)
-
-
 # --- 05.query_scaled: W_query multiplied by c, the new weights from the old ones ----------
-
-
-def _powered(attn_weights: torch.Tensor, power: float) -> torch.Tensor:
-    """Each row raised to ``power`` and brought back to a sum of 1."""
-    raised = attn_weights**power
-    return raised / raised.sum(dim=-1, keepdim=True)
-
-
-TABLE.update(
-    table(
-        """
 query_scale_cancels | the factor taken to cancel in softmax
     a number added to every score cancels in softmax; a factor does not. c * W_query makes every
     query, so every score, c times larger, and exp(c * s) = exp(s) ** c: raise each weight to the
@@ -118,12 +95,21 @@ query_scale_weights_as_scores | softmax applied to the weights, as if they were 
     scores. Go back through exp: the old weight is exp(s) / sum, and the new one is exp(c * s) /
     sum, a power of the old one.
 """,
-        query_scale_cancels=lambda attn_weights, c: attn_weights.clone(),
-        query_scale_times_c=lambda attn_weights, c: c * attn_weights,
-        query_scale_squared=lambda attn_weights, c: _powered(attn_weights, c * c),
-        query_scale_not_renormalised=lambda attn_weights, c: attn_weights**c,
-        query_scale_weights_as_scores=lambda attn_weights, c: torch.softmax(
-            c * attn_weights, dim=-1
-        ),
-    )
+    no_scale=lambda attn_scores, keys: _scaled(attn_scores, 1.0),
+    scale_by_d_k=lambda attn_scores, keys: _scaled(attn_scores, keys.shape[-1]),
+    scale_by_d_in=lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(NOTEBOOK_D_IN)),
+    scale_by_num_tokens=lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(keys.shape[0])),
+    scale_hardcoded=lambda attn_scores, keys: _scaled(attn_scores, math.sqrt(2)),
+    projection_mixed_up=tuple(
+        _mixed_up(roles) for roles in itertools.product(range(3), repeat=3) if roles != (0, 1, 2)
+    ),
+    projection_order=lambda inputs, W_query, W_key, W_value: torch.stack(
+        [W @ inputs for W in (W_query, W_key, W_value)]
+    ),
+    weights_sized_by_d_out=lambda num_tokens, d_out: (num_tokens, d_out),
+    query_scale_cancels=lambda attn_weights, c: attn_weights.clone(),
+    query_scale_times_c=lambda attn_weights, c: c * attn_weights,
+    query_scale_squared=lambda attn_weights, c: _powered(attn_weights, c * c),
+    query_scale_not_renormalised=lambda attn_weights, c: attn_weights**c,
+    query_scale_weights_as_scores=lambda attn_weights, c: softmax(c * attn_weights),
 )

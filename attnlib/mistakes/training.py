@@ -82,6 +82,14 @@ def step_with(zero: bool = True, update: bool = True) -> Callable[..., float]:
     return step
 
 
+def _window(first: int, end: int) -> Callable[..., Any]:
+    """The targets of the window at ``start``, taken from ``first`` words after its start to ``end``
+    words after its end (the right targets: 1 and 1)."""
+    return lambda token_ids, start, context_length: token_ids[
+        start + first : start + end + context_length
+    ]
+
+
 def loss_value(value: float) -> torch.Tensor:
     """A loss as the exercise compares it: a 0-d float64 tensor (so within a tolerance)."""
     return torch.tensor(value, dtype=torch.float64)
@@ -146,18 +154,10 @@ no_position_next_word | a head reading the next word
     taking away the position embeddings leaves the causal mask as it was: every key after a query
     stays hidden, so no head can weigh the next word.
 """,
-    targets_not_shifted=lambda token_ids, start, context_length: token_ids[
-        start : start + context_length
-    ],
-    targets_shifted_back=lambda token_ids, start, context_length: token_ids[
-        start - 1 : start - 1 + context_length
-    ],
-    targets_one_short=lambda token_ids, start, context_length: token_ids[
-        start + 1 : start + context_length
-    ],
-    targets_one_long=lambda token_ids, start, context_length: token_ids[
-        start : start + 1 + context_length
-    ],
+    targets_not_shifted=_window(0, 0),
+    targets_shifted_back=_window(-1, -1),
+    targets_one_short=_window(1, 0),
+    targets_one_long=_window(0, 1),
     grads_not_zeroed=step_with(zero=False),
     no_update=step_with(update=False),
     uniform_log2=lambda vocab_size: math.log2(vocab_size),
