@@ -141,19 +141,13 @@ _MOVED = ("changed_without_mask", "changed_with_mask")
 def _words(answer: Any) -> Any:
     """A collection of tokens (words in any case, or indices) as a frozenset of lower-case
     words, else a :class:`Refused`."""
-    if answer is None:
-        answer = ()
-    if isinstance(answer, str) or not isinstance(answer, (set, frozenset, list, tuple)):
+    if isinstance(answer, str) or not isinstance(answer, (set, frozenset, list, tuple, type(None))):
         return Refused(
             f"expected a set of tokens such as {{'one', 'step'}}, or set() for none, "
             f"got {shown(answer)}"
         )
-    pick, words = token(TOKENS), set()
-    for item in answer:
-        if isinstance(word := pick(item), Refused):
-            return word
-        words.add(word)
-    return frozenset(words)
+    words = [token(TOKENS)(item) for item in answer or ()]
+    return next((w for w in words if isinstance(w, Refused)), frozenset(words))
 
 
 def _contexts(inputs: torch.Tensor, causal: bool) -> torch.Tensor:
