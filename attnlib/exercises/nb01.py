@@ -71,11 +71,17 @@ GRID_MISTAKES = rows(
     "elementwise_product",
 ) | rows("no_transpose", via=scores.asking())
 
+
+def grid_cases(asking: int | None = None) -> list[Case]:
+    """The book's inputs and random ones; ``asking``: how many first tokens ask (None: all)."""
+    return [Case(label, {"inputs": x, "asking": x[:asking]}) for label, x in token_inputs()]
+
+
 FunctionExercise(
     name="01.loop_body",
     task="fill in the line inside the two loops that sets attn_scores[i, j]",
     answer_names=("attention_scores_loop",),
-    cases=lambda: [Case(label, {"inputs": x, "asking": x}) for label, x in token_inputs()],
+    cases=grid_cases,
     call=lambda scores_loop, args: scores_loop(args["inputs"]),
     reference=lambda args: attention_scores(args["inputs"]),
     mistakes=GRID_MISTAKES,
@@ -92,6 +98,16 @@ def _highest_hint() -> dict[str, str | int]:
     return dict(token=TOKENS[SHORT_TOKEN], own=own, other=TOKENS[best], best=top, row=SHORT_TOKEN)
 
 
+def _score_with(token: str) -> str:
+    """What the reader's token scores with "one", against the row's largest score."""
+    row = attention_scores(example_inputs())[SHORT_TOKEN]
+    index = [t.lower() for t in TOKENS].index(token)
+    return (
+        f"{TOKENS[SHORT_TOKEN]!r} scores {row[index]:.4f} with {TOKENS[index]!r}, and the "
+        f"largest number of its row, row {SHORT_TOKEN}, is {row.max():.4f}"
+    )
+
+
 ValueExercise(
     name="01.highest",
     task=f"set answer to the token that {TOKENS[SHORT_TOKEN]!r} scores highest with",
@@ -106,18 +122,8 @@ ValueExercise(
     },
     praise="'one' is a short vector; the long 'starts' beats it even on its own row.",
     hint_values=_highest_hint(),
-    explain=lambda token: _score_with(token),
+    explain=_score_with,
 )
-
-
-def _score_with(token: str) -> str:
-    """What the reader's token scores with "one", against the row's largest score."""
-    row = attention_scores(example_inputs())[SHORT_TOKEN]
-    index = [t.lower() for t in TOKENS].index(token)
-    return (
-        f"{TOKENS[SHORT_TOKEN]!r} scores {row[index]:.4f} with {TOKENS[index]!r}, and the "
-        f"largest number of its row, row {SHORT_TOKEN}, is {row.max():.4f}"
-    )
 
 
 def _repeats() -> int:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from attnlib.attention import attention_scores, scaled_scores
 from attnlib.data import example_inputs
 from attnlib.exercises._calls import SCORES, Forbid, no_whole_grid, one_product
-from attnlib.exercises._cases import token_inputs
-from attnlib.exercises._function import Case, FunctionExercise, rows
+from attnlib.exercises._function import FunctionExercise, rows
 from attnlib.exercises._value import ValueExercise, number, shape
-from attnlib.exercises.nb01 import GRID_MISTAKES
+from attnlib.exercises.nb01 import GRID_MISTAKES, grid_cases
 from attnlib.mistakes import scores
 
 #: How many tokens ask in the "first rows" exercise: "Your", "journey", "starts".
@@ -17,11 +16,6 @@ NUM_ASKING = 3
 
 def _grid(scores_of, args):
     return scores_of(args["inputs"])
-
-
-def _cases(asking: int | None) -> list[Case]:
-    """The book's inputs and random ones; ``asking``: how many first tokens ask (None: all)."""
-    return [Case(label, {"inputs": x, "asking": x[:asking]}) for label, x in token_inputs()]
 
 
 def _product_shape(answer: tuple) -> str:
@@ -54,7 +48,7 @@ FunctionExercise(
     name="02.matmul",
     task="return the grid of scores of inputs with one matrix product",
     answer_names=("attention_scores",),
-    cases=lambda: _cases(None),
+    cases=grid_cases,
     call=_grid,
     reference=lambda args: attention_scores(args["inputs"]),
     mistakes=GRID_MISTAKES,  # 01.loop_body's grid, in one product: the same wrong grids
@@ -67,7 +61,7 @@ FunctionExercise(
     name="02.first_rows",
     task="return the first three rows of the grid with one product, not the whole grid",
     answer_names=("first_three_rows",),
-    cases=lambda: _cases(NUM_ASKING),
+    cases=lambda: grid_cases(NUM_ASKING),
     call=_grid,
     reference=lambda args: scaled_scores(args["asking"], args["inputs"], scale=1.0),
     mistakes=rows("operands_swapped", "no_transpose", via=scores.asking(NUM_ASKING)),

@@ -27,9 +27,8 @@ def _weights(inputs: torch.Tensor | None = None) -> torch.Tensor:
 
 
 def _diagnosed(answer: Any, value: Any) -> tuple[str, dict, str] | None:
-    """The running total's mistakes that checkpoints search, with their hint as found."""
-    if not isinstance(answer, torch.Tensor):
-        return None
+    """The running total's mistakes that checkpoints search, with their hint as found (the
+    answer is a tensor: ``accept=tensor`` refused anything else)."""
     found = diagnose(answer.detach(), query=QUERY_INDEX)
     if found.mistake in ("wrong_pairing", "no_zero_start", "wrong_query_index"):
         return found.mistake, {}, found.hint

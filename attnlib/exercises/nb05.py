@@ -40,18 +40,15 @@ def _book_matrices(d_out: int = D_OUT) -> dict[str, torch.Tensor]:
         return {name: torch.rand(D_IN, d_out) for name in ("W_query", "W_key", "W_value")}
 
 
-def _random_matrices(d_in: int, d_out: int, seed: int) -> dict[str, torch.Tensor]:
-    names = ("W_query", "W_key", "W_value")
-    return {name: random_tensor(d_in, d_out, seed=seed + i) for i, name in enumerate(names)}
-
-
 # --- 05.projections: every token's query, key and value -----------------------------------
 def _projection_cases() -> list[Case]:
+    """The book's, then random tokens and matrices (W_query, W_key, W_value seeded in turn)."""
     book = {"inputs": example_inputs(), **_book_matrices()}
     cases = [Case("the book's 6 tokens, d_out = 2", book)]
     for seed, (n, d_in, d_out) in enumerate(((4, 5, 3), (7, 2, 4))):
-        matrices = _random_matrices(d_in, d_out, seed=10 + 10 * seed)
-        args = {"inputs": random_tensor(n, d_in, seed=seed), **matrices}
+        args = {"inputs": random_tensor(n, d_in, seed=seed)}
+        for i, role in enumerate(("W_query", "W_key", "W_value")):
+            args[role] = random_tensor(d_in, d_out, seed=10 + 10 * seed + i)
         cases.append(Case(f"{n} random tokens of {d_in} dimensions, d_out = {d_out}", args))
     return cases
 
@@ -143,20 +140,16 @@ FunctionExercise(
 
 
 # --- 05.query_scaled: W_query times c, the new weights from the old ones only ---------------
-def _book_scores() -> torch.Tensor:
-    """The notebook's scores, queries @ keys.T, of the matrices drawn after seed 123, (6, 6)."""
-    inputs, book = example_inputs(), _book_matrices()
-    return _scores(inputs @ book["W_query"], inputs @ book["W_key"])
-
-
 def _query_case(label: str, attn_scores: torch.Tensor, d_k: int, c: float) -> Case:
     weights = weights_from_scores(attn_scores, scale=1 / math.sqrt(d_k))
     return Case(label, {"attn_weights": weights, "c": c, "attn_scores": attn_scores, "d_k": d_k})
 
 
 def _query_cases() -> list[Case]:
-    """The factors: no 1 (it changes nothing) and none whose square is itself."""
-    book = _book_scores()
+    """The factors: no 1 (it changes nothing) and none whose square is itself. The book's
+    scores are the notebook's, queries @ keys.T of the matrices drawn after seed 123."""
+    inputs, matrices = example_inputs(), _book_matrices()
+    book = _scores(inputs @ matrices["W_query"], inputs @ matrices["W_key"])
     four, five = random_tensor(4, 4, seed=140, scale=2.0), random_tensor(5, 5, seed=141)
     return [
         _query_case("the book's weights (seed 123, d_k = 2), c = 2", book, D_OUT, 2.0),
@@ -233,23 +226,18 @@ ValueExercise(
 
 
 # --- 05.expected_score: why every row peaks on the same key ----------------------------------
-#: The mean of one entry drawn like torch.rand, uniform on [0, 1).
-UNIFORM_MEAN = 0.5
-#: Key sizes of the cases: the notebook's 2 first, then sizes a number typed for 2 misses.
-SCORE_SIZES = (2, 3, 16, 64)
-
-
 FunctionExercise(
     name="05.expected_score",
     task="make expected_score(d_k) return the mean of q · k when every entry of q and k is "
     "drawn like torch.rand",
     answer_names=("expected_score",),
-    cases=lambda: [Case(f"d_k = {d}", {"d_k": d}) for d in SCORE_SIZES],
+    # the notebook's 2 first, then sizes a number typed for 2 misses
+    cases=lambda: [Case(f"d_k = {d}", {"d_k": d}) for d in (2, 3, 16, 64)],
     call=lambda expected_score, a: as_number(
         expected_score(a["d_k"]), lambda value: torch.tensor(float(value))
     ),
-    # d_k independent terms, each the product of two independent means
-    reference=lambda a: torch.tensor(a["d_k"] * UNIFORM_MEAN * UNIFORM_MEAN),
+    # d_k independent terms, each the product of two independent means of 0.5 (uniform on [0, 1))
+    reference=lambda a: torch.tensor(a["d_k"] * 0.5 * 0.5),
     mistakes=rows(
         "expected_score_zero",
         "expected_score_one_mean",

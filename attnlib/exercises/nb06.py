@@ -27,15 +27,7 @@ from attnlib.modules import CausalAttention, SelfAttentionV2
 D_IN, D_OUT = 3, 2
 #: Which weights survive in the dropout exercise: 29 of 36, about 1 - p for p = 0.2.
 KEEP = torch.tensor(
-    [
-        [1, 1, 1, 0, 1, 1],
-        [1, 0, 1, 1, 1, 1],
-        [0, 1, 1, 1, 1, 0],
-        [1, 1, 1, 1, 0, 1],
-        [1, 1, 0, 1, 1, 1],
-        [1, 0, 1, 1, 1, 1],
-    ],
-    dtype=torch.bool,
+    [[c == "1" for c in row] for row in "111011 101111 011110 111101 110111 101111".split()]
 )
 DROPOUT_P = 0.2
 
@@ -90,15 +82,14 @@ FunctionExercise(
 
 # --- 06.dropout: drop with a given keep-mask, scale what is kept -----------------------------
 def _dropout_cases() -> list[Case]:
-    book = _causal(_book_scores(), D_OUT)
-    cases = [
-        Case("the book's weights, p = 0.2", {"attn_weights": book, "keep": KEEP, "p": DROPOUT_P})
-    ]
+    book = {"attn_weights": _causal(_book_scores(), D_OUT), "keep": KEEP, "p": DROPOUT_P}
+    cases = [Case("the book's weights, p = 0.2", book)]
     for seed, (n, p) in enumerate(((5, 0.5), (4, 0.1)), start=50):
-        weights_n = _causal(random_tensor(n, n, seed=seed, scale=2.0), 2)
+        weights = _causal(random_tensor(n, n, seed=seed, scale=2.0), 2)
         keep = random_tensor(n, n, seed=seed + 10) > 2 * p - 1  # True with probability 1 - p
-        label = f"{n} random tokens, p = {p}"
-        cases.append(Case(label, {"attn_weights": weights_n, "keep": keep, "p": p}))
+        cases.append(
+            Case(f"{n} random tokens, p = {p}", {"attn_weights": weights, "keep": keep, "p": p})
+        )
     return cases
 
 
@@ -121,17 +112,12 @@ FunctionExercise(
 
 
 # --- 06.last_row: the last token's context vector, one query against every key -------------
-def _layer(seed: int, d_in: int, d_out: int, context_length: int) -> CausalAttention:
-    """A ``CausalAttention`` built right after ``torch.manual_seed(seed)``, without dropout."""
-    return build(CausalAttention, (d_in, d_out, context_length, 0.0), seed)
-
-
 def _last_row_cases() -> list[Case]:
-    book = {"ca": _layer(123, D_IN, D_OUT, 6), "x": example_inputs()}
+    book = {"ca": build(CausalAttention, (D_IN, D_OUT, 6, 0.0), 123), "x": example_inputs()}
     cases = [Case("the book's ca (seed 123) and the 6 tokens", book)]
     for seed, d_in, d_out, length, n in ((8, 5, 3, 8, 4), (9, 2, 4, 7, 7)):
         x = random_tensor(n, d_in, seed=142 + seed)
-        args = {"ca": _layer(seed, d_in, d_out, length), "x": x}
+        args = {"ca": build(CausalAttention, (d_in, d_out, length, 0.0), seed), "x": x}
         label = f"a layer ({d_in} -> {d_out}) built for {length} tokens, {n} random tokens"
         cases.append(Case(label, args))
     return cases
@@ -188,8 +174,11 @@ ValueExercise(
 
 # --- 06.first_row: the context vector of "Your" --------------------------------------------
 def _first_row_cases() -> list[Case]:
-    book = {"ca": _layer(123, D_IN, D_OUT, 6), "inputs": example_inputs()}
-    other = {"ca": _layer(7, 5, 3, 6), "inputs": random_tensor(4, 5, seed=70)}
+    book = {"ca": build(CausalAttention, (D_IN, D_OUT, 6, 0.0), 123), "inputs": example_inputs()}
+    other = {
+        "ca": build(CausalAttention, (5, 3, 6, 0.0), 7),
+        "inputs": random_tensor(4, 5, seed=70),
+    }
     return [
         Case("the book's ca and inputs", book),
         Case("a layer (5 -> 3) and 4 random tokens", other),

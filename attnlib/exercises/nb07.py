@@ -87,24 +87,18 @@ FunctionExercise(
 
 # --- 07.two_features: the book's exercise 3.2 ------------------------------------------------
 def _two_feature_cases() -> list[Case]:
+    """As :func:`run` takes them: the layer ``make(d_in, context_length, dropout)`` returns
+    is built after seed 123 and run on the case's batch ``x``."""
     batches = [("the book's", 6, 0.0, _batch())]
     for seed, (shape, length, p) in enumerate((((2, 4, 5), 5, 0.0), ((1, 7, 2), 7, 0.5))):
         batches.append(("a random", length, p, random_tensor(*shape, seed=90 + seed)))
     return [
         Case(
-            f"{whose} batch {tuple(batch.shape)}, context_length {length}, dropout {p:g}",
-            {"d_in": batch.shape[-1], "context_length": length, "dropout": p, "batch": batch}
-            | {"seed": DROPOUT_SEED},
+            f"{whose} batch {tuple(x.shape)}, context_length {length}, dropout {p:g}",
+            {"args": (x.shape[-1], length, p), "x": x, "seed": DROPOUT_SEED},
         )
-        for whose, length, p, batch in batches
+        for whose, length, p, x in batches
     ]
-
-
-def _as_layer_case(a: dict[str, Any]) -> dict[str, Any]:
-    """The case as :func:`run` takes it: the layer ``make(d_in, context_length, dropout)``
-    returns is built after seed 123 and run on the case's batch."""
-    args = (a["d_in"], a["context_length"], a["dropout"])
-    return {"args": args, "x": a["batch"], "seed": a["seed"]}
 
 
 def _two_heads(d_in: int, length: int, p: float) -> MultiHeadAttentionWrapper:
@@ -117,9 +111,9 @@ FunctionExercise(
     "features",
     answer_names=("two_feature_wrapper",),
     cases=_two_feature_cases,
-    call=lambda make, a: run(make, _as_layer_case(a)),
-    reference=lambda a: run(_two_heads, _as_layer_case(a)),
-    gradient=Gradient(_two_heads, run=lambda make, a: trained(make, _as_layer_case(a))),
+    call=run,
+    reference=lambda a: run(_two_heads, a),
+    gradient=Gradient(_two_heads, run=trained),
     mistakes=rows("wrapper_d_out_total", "wrapper_one_head"),
     forbids=Forbid(because="building attnlib's wrapper is the task"),
     praise="Two heads of d_out = 1, side by side: (2, 6, 2) for the book's batch.",

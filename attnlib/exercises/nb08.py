@@ -45,18 +45,14 @@ ValueExercise(
     praise="The first token sees only itself: one score, and softmax of one score is 1.",
 )
 
+
 # --- 08.hot_limit: the temperature ---------------------------------------------------------
-#: Sentence lengths of the cases: the book's 6 tokens first, then the first n of its tokens
-#: and longer random sentences, so that 1 / 6 written as a number is right once only.
-_LENGTHS = (6, 2, 4, 9)
-_HOT = 1e6  # a temperature high enough for the limit, at 4 decimals
-
-
 def _hot_weight(num_tokens: int) -> float:
-    """The first query's weight on the first token, at a huge temperature."""
+    """The first query's weight on the first token, at a temperature (1e6) high enough for
+    the limit at 4 decimals."""
     generator = torch.Generator().manual_seed(num_tokens)
     inputs = example_inputs() if num_tokens <= 6 else torch.rand(num_tokens, 3, generator=generator)
-    row = softmax(attention_scores(inputs[:num_tokens]) / _HOT)[0]
+    row = softmax(attention_scores(inputs[:num_tokens]) / 1e6)[0]
     return round(float(row[0]), DECIMALS)
 
 
@@ -71,9 +67,11 @@ FunctionExercise(
     task="make hot_limit(num_tokens) return the value each weight approaches as the "
     "temperature grows",
     answer_names=("hot_limit",),
+    # the book's 6 tokens first, then the first n of its tokens and a longer random
+    # sentence, so that 1 / 6 written as a number is right once only
     cases=lambda: [
         Case("the book's 6 tokens" if n == 6 else f"{n} tokens", {"num_tokens": n})
-        for n in _LENGTHS
+        for n in (6, 2, 4, 9)
     ],
     call=lambda hot_limit, args: _weight(hot_limit(args["num_tokens"])),
     reference=lambda args: _hot_weight(args["num_tokens"]),
@@ -84,13 +82,12 @@ FunctionExercise(
 )
 
 # --- 08.repeated_word: a word that comes twice ----------------------------------------------
-_REPEATED = "the dog saw the dog"
 _PAIR = ("same_without_mask", "same_with_mask")
 
 
 def _rows_equal() -> tuple[bool, bool]:
     """Rows 1 and 4 (the two "dog") of the simplified weights, without and with the mask."""
-    _, inputs = embed(_REPEATED)
+    _, inputs = embed("the dog saw the dog")
     plain, masked = (
         attention_weights(inputs, inputs, scale=1.0, causal=causal) for causal in (False, True)
     )
@@ -144,19 +141,13 @@ _MOVED = ("changed_without_mask", "changed_with_mask")
 def _words(answer: Any) -> Any:
     """A collection of tokens (words in any case, or indices) as a frozenset of lower-case
     words, else a :class:`Refused`."""
-    if answer is None:
-        answer = ()
-    if isinstance(answer, str) or not isinstance(answer, (set, frozenset, list, tuple)):
+    if isinstance(answer, str) or not isinstance(answer, (set, frozenset, list, tuple, type(None))):
         return Refused(
             f"expected a set of tokens such as {{'one', 'step'}}, or set() for none, "
             f"got {shown(answer)}"
         )
-    pick, words = token(TOKENS), set()
-    for item in answer:
-        if isinstance(word := pick(item), Refused):
-            return word
-        words.add(word)
-    return frozenset(words)
+    words = [token(TOKENS)(item) for item in answer or ()]
+    return next((w for w in words if isinstance(w, Refused)), frozenset(words))
 
 
 def _contexts(inputs: torch.Tensor, causal: bool) -> torch.Tensor:

@@ -16,19 +16,9 @@ from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._value import ValueExercise, as_number, number, whole
 from attnlib.mistakes.blockwise import blocks
 
-#: The exponent of the work of attention in num_tokens: n rows of n scores.
-SLOPE = 2
-#: The sizes the grid exercise is checked at: the course's sentence, two longer ones, and
-#: sizes that are not powers of 2 (a size written as a number is right for one of them only).
-GRID_SIZES = (6, 1024, 8192, 5, 1000, 3000)
 #: The context lengths of the growth question: "8k" and "1M" tokens.
 SHORT, LONG = 8192, 1_048_576
 GROWTH = (LONG // SHORT) ** 2  # the grid has num_tokens ** 2 entries
-#: Bytes of one float32.
-FLOAT32_BYTES = torch.finfo(torch.float32).bits // 8
-#: The blockwise cases, (num_queries, num_keys, d_k, d_v, block_size): the notebook's first
-#: (fewer queries than keys, a last block that is not full), then other sizes, one block only.
-BLOCK_CASES = ((6, 10, 4, 3, 4), (3, 9, 5, 2, 2), (5, 7, 2, 4, 3), (4, 3, 3, 3, 8))
 
 
 ValueExercise(
@@ -36,7 +26,7 @@ ValueExercise(
     task="set slope to the slope you expect for the matrix product at the right of the plot",
     answer_names=("slope",),
     accept=number,
-    expected=lambda: SLOPE,
+    expected=lambda: 2,  # the exponent of num_tokens in the work: n rows of n scores
     mistakes={"slope_linear": lambda: 1, "slope_cubic": lambda: 3, "slope_is_ratio": lambda: 4},
     explain=lambda value: (
         "64 is d, the size of each vector: the slope is how fast the time grows with "
@@ -54,9 +44,13 @@ FunctionExercise(
     name="09.grid_bytes",
     task="return the bytes of a float32 grid of num_tokens x num_tokens scores",
     answer_names=("grid_bytes",),
-    cases=lambda: [Case(f"{n:,} tokens", {"num_tokens": n}) for n in GRID_SIZES],
+    # the course's sentence, two longer ones, and sizes that are not powers of 2 (a size
+    # written as a number is right for one of them only)
+    cases=lambda: [
+        Case(f"{n:,} tokens", {"num_tokens": n}) for n in (6, 1024, 8192, 5, 1000, 3000)
+    ],
     call=lambda grid_bytes, args: as_number(grid_bytes(args["num_tokens"])),
-    reference=lambda args: FLOAT32_BYTES * args["num_tokens"] ** 2,
+    reference=lambda args: torch.finfo(torch.float32).bits // 8 * args["num_tokens"] ** 2,
     mistakes=rows(
         "grid_entries_not_bytes",
         "grid_one_row",
@@ -91,9 +85,12 @@ ValueExercise(
 
 # --- 09.rescale: the two lines of the running softmax ------------------------------------------
 def _block_cases() -> list[Case]:
-    """Random queries, keys and values whose row maxima grow from block to block."""
+    """Random queries, keys and values whose row maxima grow from block to block, of sizes
+    (num_queries, num_keys, d_k, d_v, block_size): the notebook's first (fewer queries than
+    keys, a last block that is not full), then other sizes, one block only."""
+    sizes = ((6, 10, 4, 3, 4), (3, 9, 5, 2, 2), (5, 7, 2, 4, 3), (4, 3, 3, 3, 8))
     cases = []
-    for seed, (n_q, n_k, d_k, d_v, size) in enumerate(BLOCK_CASES, start=9):
+    for seed, (n_q, n_k, d_k, d_v, size) in enumerate(sizes, start=9):
         # Later keys are longer, so later blocks raise most rows' maximum: rescaling matters.
         lengths = torch.linspace(0.5, 3, n_k)[:, None]
         args = {

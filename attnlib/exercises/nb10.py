@@ -18,26 +18,22 @@ from attnlib.exercises._value import ValueExercise, as_number, number, word
 from attnlib.mistakes import training
 from attnlib.mistakes.training import after_steps, loss_value
 
-#: (ids in the text, start, context_length): the notebook's window first, then others.
-TARGET_CASES = ((4608, 3, 16), (30, 2, 4), (40, 11, 9))
-#: (vocab_size, batch_size, num_tokens) of the little models: the notebook's sizes first.
-STEP_CASES = ((1157, 4, 16), (11, 2, 5), (23, 3, 8))
-#: The vocabulary sizes of the uniform guess: the notebook's, then small ones and GPT-2's.
-VOCAB_SIZES = (1157, 2, 50, 50257)
-PATTERNS = ("previous", "itself", "next", "first", "even")
-#: The answers to "without position embeddings, does a previous-token head form?".
-NO_POSITION = ("yes", "no", "next")
-
 
 # --- 10.targets: the targets as the inputs shifted by one --------------------------------------
 def _target_cases() -> list[Case]:
-    cases = []
-    for length, start, context_length in TARGET_CASES:
-        token_ids = (torch.arange(length) * 7) % 1009  # distinct neighbours, so a shift shows
-        label = f"a text of {length:,} ids, start={start}, context_length={context_length}"
-        args = {"token_ids": token_ids, "start": start, "context_length": context_length}
-        cases.append(Case(label, args))
-    return cases
+    """(ids in the text, start, context_length): the notebook's window first, then others;
+    the ids are distinct neighbours, so a shift shows."""
+    return [
+        Case(
+            f"a text of {length:,} ids, start={start}, context_length={context_length}",
+            dict(
+                token_ids=(torch.arange(length) * 7) % 1009,
+                start=start,
+                context_length=context_length,
+            ),
+        )
+        for length, start, context_length in ((4608, 3, 16), (30, 2, 4), (40, 11, 9))
+    ]
 
 
 def _targets(answer: Callable[..., Any], args: Mapping[str, Any]) -> Any:
@@ -65,15 +61,6 @@ FunctionExercise(
 
 
 # --- 10.training_step: zero the gradients, loss, backward, step -------------------------------
-def _step_cases() -> list[Case]:
-    cases = []
-    for vocab_size, batch_size, num_tokens in STEP_CASES:
-        label = f"a model of {vocab_size:,} words on {batch_size} windows of {num_tokens}"
-        args = {"vocab_size": vocab_size, "batch_size": batch_size, "num_tokens": num_tokens}
-        cases.append(Case(label, args))
-    return cases
-
-
 def _losses_then_parameters(values: torch.Tensor) -> torch.Tensor:
     """``after_steps``' vector named run by run, so a difference says which losses and which
     parameters differ, not which entries of one long vector."""
@@ -104,7 +91,14 @@ FunctionExercise(
     name="10.training_step",
     task="zero the gradients, compute the loss, call backward and step, return the loss",
     answer_names=("training_step",),
-    cases=_step_cases,
+    # (vocab_size, batch_size, num_tokens) of the little models: the notebook's sizes first
+    cases=lambda: [
+        Case(
+            f"a model of {v:,} words on {b} windows of {n}",
+            dict(vocab_size=v, batch_size=b, num_tokens=n),
+        )
+        for v, b, n in ((1157, 4, 16), (11, 2, 5), (23, 3, 8))
+    ],
     call=lambda step, a: after_steps(step, **a),
     reference=lambda a: _losses_then_parameters(after_steps(training.step_with(), **a)),
     mistakes=rows("grads_not_zeroed", "no_update"),
@@ -120,7 +114,8 @@ FunctionExercise(
     name="10.uniform_loss",
     task="return the cross-entropy loss of a model that gives every word the same probability",
     answer_names=("uniform_loss",),
-    cases=lambda: [Case(f"vocab_size={v:,}", {"vocab_size": v}) for v in VOCAB_SIZES],
+    # the notebook's vocabulary, then small ones and GPT-2's
+    cases=lambda: [Case(f"vocab_size={v:,}", {"vocab_size": v}) for v in (1157, 2, 50, 50257)],
     # the reader's number as a 0-d float64 tensor, compared within a tolerance
     call=lambda uniform_loss, a: as_number(uniform_loss(a["vocab_size"]), loss_value),
     reference=lambda a: loss_value(math.log(a["vocab_size"])),
@@ -156,7 +151,7 @@ ValueExercise(
     name="10.head_pattern",
     task="set pattern to 'previous', 'itself', 'next', 'first' or 'even'",
     answer_names=("pattern",),
-    accept=word(*PATTERNS),
+    accept=word("previous", "itself", "next", "first", "even"),
     expected=lambda: "previous",
     mistakes={
         "pattern_next_word": lambda: "next",
@@ -175,7 +170,7 @@ ValueExercise(
     task="set forms to 'yes' (a previous-token head forms as before), 'no' (no head "
     "rises far above the even spread) or 'next' (a head on the next word instead)",
     answer_names=("forms",),
-    accept=word(*NO_POSITION),
+    accept=word("yes", "no", "next"),
     expected=lambda: "no",
     mistakes={"no_position_head_forms": lambda: "yes", "no_position_next_word": lambda: "next"},
     praise="Without positions, nothing in the first block's vectors says which word came "
