@@ -282,9 +282,10 @@ def _tracked() -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def js_edited_copy(tmp_path_factory) -> tuple[Path, str, set[str]]:
+def js_edited_copy(tmp_path_factory) -> tuple[Path, str, dict[str, bytes]]:
     """A copy of the repo's tracked files with a comment added to every JS file (sources and
-    bundle), the PYTHONPATH whose kernels import attnlib from it, and the edited files."""
+    bundle), the PYTHONPATH whose kernels import attnlib from it, and the copy's other files
+    as copied (path -> bytes)."""
     base = tmp_path_factory.mktemp("js-edited")
     copy = base / "repo"
     tracked = _tracked()
@@ -312,7 +313,8 @@ def js_edited_copy(tmp_path_factory) -> tuple[Path, str, set[str]]:
         check=True,
     ).stdout
     assert JS_EDIT.strip() in source, "the notebooks would not run with the edited copy"
-    return copy, pythonpath, {str(p.relative_to(copy)) for p in edited}
+    kept = {str(p.relative_to(copy)) for p in edited}
+    return copy, pythonpath, {n: (copy / n).read_bytes() for n in tracked if n not in kept}
 
 
 @pytest.mark.check_all
@@ -323,7 +325,7 @@ def test_make_notebooks_reproduces_the_committed_notebook(path, js_edited_copy, 
     repo whose every JS file has a comment added: an edit of the front end's code changes no
     notebook, no widget state, nor any other file (one edit, one diff; once a test of its own,
     which ran every notebook a second time)."""
-    copy, pythonpath, edited = js_edited_copy
+    copy, pythonpath, copied = js_edited_copy
     fresh = copy / path.relative_to(ROOT)
     # Its kernel imports attnlib from the copy; the tool's own Python reads no JS file.
     monkeypatch.setenv("PYTHONPATH", pythonpath)
@@ -332,13 +334,12 @@ def test_make_notebooks_reproduces_the_committed_notebook(path, js_edited_copy, 
         run_notebooks.run(fresh)
         written = fresh.read_text()
         written_state = state.read_text() if state.exists() else None
-        # No other file differs from the repo's but the edited JS.
+        # No other file of the copy differs from what was copied (the JS edited aside).
         ours = {str(p.relative_to(copy)) for p in (fresh, state)}
         changed = [
             name
-            for name in _tracked()
-            if name not in edited | ours
-            and (copy / name).read_bytes() != (ROOT / name).read_bytes()
+            for name, before in copied.items()
+            if name not in ours and (copy / name).read_bytes() != before
         ]
     finally:  # the copy as it was, for the next notebook's run
         shutil.copy2(path, fresh)
