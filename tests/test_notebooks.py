@@ -267,19 +267,90 @@ def _without_png(text: str) -> str:
     return PNG.sub('"image/png": "<PNG>"', text)
 
 
+# Run in a notebook kernel of the copy below: attnlib from the copy, not the editable install.
+_FROM_THE_COPY = """import sys
+sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
+"""
+JS_EDIT = "// a comment edit\n"
+
+
+def _tracked() -> list[str]:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split("\0")
+    return [name for name in listed if name and (ROOT / name).is_file()]
+
+
+@pytest.fixture(scope="session")
+def js_edited_copy(tmp_path_factory) -> tuple[Path, str, dict[str, bytes]]:
+    """A copy of the repo's tracked files with a comment added to every JS file (sources and
+    bundle), the PYTHONPATH whose kernels import attnlib from it, and the copy's other files
+    as copied (path -> bytes)."""
+    base = tmp_path_factory.mktemp("js-edited")
+    copy = base / "repo"
+    tracked = _tracked()
+    for name in tracked:
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, copy / name)
+    edited = sorted((copy / "attnlib/widgets/static").rglob("*.js"))
+    assert edited, "no JS file to edit"
+    for path in edited:
+        path.write_text(path.read_text() + JS_EDIT)
+    (base / "hooks").mkdir()
+    (base / "hooks" / "sitecustomize.py").write_text(_FROM_THE_COPY)
+    pythonpath = os.pathsep.join([str(base / "hooks"), str(copy)])
+    env = {**os.environ, "PYTHONPATH": pythonpath}
+    source = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from attnlib.widgets import frontend; print(frontend.module_source())",
+        ],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert JS_EDIT.strip() in source, "the notebooks would not run with the edited copy"
+    kept = {str(p.relative_to(copy)) for p in edited}
+    return copy, pythonpath, {n: (copy / n).read_bytes() for n in tracked if n not in kept}
+
+
 @pytest.mark.check_all
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
-def test_make_notebooks_reproduces_the_committed_notebook(path, tmp_path):
-    # What `make notebooks` would write, compared byte for byte with what is committed.
-    fresh = tmp_path / path.name
-    fresh.write_text(path.read_text())
-    run_notebooks.run(fresh, cwd=path.parent)
-    # The widget state saved beside it too (none for a notebook without explorers).
+def test_make_notebooks_reproduces_the_committed_notebook(path, js_edited_copy, monkeypatch):
+    """What `make notebooks` (tools/run_notebooks.py) writes, compared byte for byte with what
+    is committed: the notebook and the widget state saved beside it. It runs in a copy of the
+    repo whose every JS file has a comment added: an edit of the front end's code changes no
+    notebook, no widget state, nor any other file (one edit, one diff; once a test of its own,
+    which ran every notebook a second time)."""
+    copy, pythonpath, copied = js_edited_copy
+    fresh = copy / path.relative_to(ROOT)
+    # Its kernel imports attnlib from the copy; the tool's own Python reads no JS file.
+    monkeypatch.setenv("PYTHONPATH", pythonpath)
     state, saved = (run_notebooks.widget_state_path(p) for p in (fresh, path))
-    assert state.exists() == saved.exists(), path.name
+    try:
+        run_notebooks.run(fresh)
+        written = fresh.read_text()
+        written_state = state.read_text() if state.exists() else None
+        # No other file of the copy differs from what was copied (the JS edited aside).
+        ours = {str(p.relative_to(copy)) for p in (fresh, state)}
+        changed = [
+            name
+            for name, before in copied.items()
+            if name not in ours and (copy / name).read_bytes() != before
+        ]
+    finally:  # the copy as it was, for the next notebook's run
+        shutil.copy2(path, fresh)
+        if saved.exists():
+            shutil.copy2(saved, state)
+    assert not changed, f"running {path.name} with the JS edited changed {changed}"
+    # The widget state saved beside it too (none for a notebook without explorers).
+    assert (written_state is not None) == saved.exists(), path.name
     if saved.exists():
-        assert state.read_text() == saved.read_text(), f"{saved.name}: another widget state"
-    written, committed = fresh.read_text(), path.read_text()
+        assert written_state == saved.read_text(), f"{saved.name}: another widget state"
+    committed = path.read_text()
     assert _without_png(written) == _without_png(committed)  # on any library versions
     other = [
         f"{name} {version(name)} (locked: {LOCKED[name]})"

@@ -26,6 +26,14 @@ SETTINGS: dict[str, int] = {
     "07_multi_head_attention.ipynb": 12,
     "08_explorer.ipynb": 10,
 }
+# Notebooks whose share of the sweep is driven by test_lab.py's `make check-all` case, in the
+# page of its Run All (after its keyboard case): each notebook is run in JupyterLab once.
+SWEPT_BY_LAB_CASES = (
+    "01_scores_loops.ipynb",
+    "03_softmax_weights.ipynb",
+    "04_context_vectors.ipynb",
+    "06_causal_attention.ipynb",
+)
 # Shown in JupyterLab after their kernel is shut down: still drawn, still following the keys.
 WITHOUT_KERNEL = ("04_context_vectors.ipynb", "08_explorer.ipynb")
 

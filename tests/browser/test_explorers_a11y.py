@@ -31,14 +31,18 @@ RENDER_TIMEOUT_MS = 120_000
 EXPLORER = ".attnlib-explorer"
 # 32 words: the longest sentence an explorer accepts.
 LONG_SENTENCE = " ".join(f"w{k}" for k in range(32))
+# Each cell shows its explorer's widget: what JupyterLab and Voila draw of an explorer's
+# display, without the still picture the display also carries for pages without widget code
+# (never drawn here; tested in test_saved_pictures.py and test_explorer_token_limit.py). The
+# pictures took most of the kernel's time, the 32-token one alone 8-20 s, at every render.
 CELLS = [
     "from attnlib.widgets import AttentionExplorer, LoopStepper, QueryExplorer, "
     "SoftmaxAxisExplorer",
-    "LoopStepper()",
-    "SoftmaxAxisExplorer()",
-    "QueryExplorer()",
-    "AttentionExplorer(num_heads=4, d_out=16, causal=True)",
-    f"AttentionExplorer({LONG_SENTENCE!r}, num_heads=16, d_out=64)",
+    "LoopStepper().widget",
+    "SoftmaxAxisExplorer().widget",
+    "QueryExplorer().widget",
+    "AttentionExplorer(num_heads=4, d_out=16, causal=True).widget",
+    f"AttentionExplorer({LONG_SENTENCE!r}, num_heads=16, d_out=64).widget",
     # Notebook 10's explorer (its head a drop-down) on made-up snapshots of 2 heads, at
     # notebook 10's 16 words, with a loss curve.
     "import torch\n"
@@ -49,7 +53,8 @@ CELLS = [
     "snapshots = torch.softmax(scores.masked_fill(causal_mask(16), -torch.inf), dim=-1)\n"
     "words = 'I HAD always thought Jack Gisburn rather a cheap genius -- though a good fellow "
     "enough'.split()\n"
-    "TrainingExplorer(snapshots, words, [0, 10, 20], losses=[7 / (1 + k / 5) for k in range(21)])",
+    "TrainingExplorer(snapshots, words, [0, 10, 20], losses=[7 / (1 + k / 5) for k in range(21)])"
+    ".widget",
 ]
 # The smallest track a slider may have, and the phone's width.
 MIN_TRACK_PX = 120

@@ -1,11 +1,12 @@
-"""The explorers drawn in the browser: notebook 07 in JupyterLab, 08 in Voila, and the sweep.
+"""The explorers drawn in the browser: 08 in Voila, and the sweep.
 
 Notebooks 01, 03, 04, 06 and 08 are driven in ``test_lab.py`` (their keyboard
-cases, then a few random settings, and 04 and 08 with their kernel shut down);
-this module adds, for ``make check-all``, the one explorer without a keyboard case (07)
-in JupyterLab, the second notebook served by Voila (08), and the sweep: every explorer
-of every notebook through the random settings of ``plans.SETTINGS``. `make test` keeps
-here the sweep's floor; what the other two check is said beside each.
+cases, then random settings, and 04 and 08 with their kernel shut down); the sweep drives
+every explorer of every notebook through the random settings of ``plans.SETTINGS``: the
+notebooks of ``test_lab.py``'s check-all cases there, in the page of their Run All
+(``plans.SWEPT_BY_LAB_CASES``), the others here (07, the one explorer without a keyboard
+case, and 08), for ``make check-all``, with the second notebook served by Voila (08).
+`make test` keeps here the sweep's floor; what the others check is said beside each.
 """
 
 from __future__ import annotations
@@ -16,13 +17,12 @@ from pathlib import Path
 import pytest
 
 from .pages import WatchedPage, assert_healthy, assert_nothing_broken, code_sources
-from .plans import EXPLORER, FEW, SETTINGS, explorers
+from .plans import EXPLORER, FEW, SETTINGS, SWEPT_BY_LAB_CASES, explorers
 from .process import ServerProcess
 from .servers import voila_page
 from .settings import check_random_settings
 from .steps import open_and_run_all, shut_down_sessions
 
-MULTI_HEAD = "07_multi_head_attention.ipynb"
 SENTENCES = "08_explorer.ipynb"
 # Voila executes the whole notebook on the server before the page is complete.
 RENDER_TIMEOUT_MS = 120_000
@@ -50,20 +50,15 @@ def _run_and_check(
         shut_down_sessions(lab)
 
 
-@pytest.mark.browser
-# In `make check-all`: `make test` moves 07's explorer on its site page (as its view), runs a
-# four-head explorer in JupyterLab (the gallery of test_explorers_a11y) and 08's in test_lab.
-@pytest.mark.check_all
-def test_multi_head_explorer_in_lab(
-    lab_server: ServerProcess, notebooks_copy: Path, watched_page: WatchedPage
-) -> None:
-    """Run All of 07, then a few random settings of its two-head explorer, each as its view."""
-    _run_and_check(lab_server, notebooks_copy, watched_page, MULTI_HEAD, FEW)
+# 07's explorer (two heads): its Run All in JupyterLab and its random settings are those of its
+# share of the sweep below (once also a test of its own with a few, a second Run All). In
+# `make test` 07's explorer moves on its site page (as its view), and a four-head explorer runs
+# in JupyterLab (the gallery of test_explorers_a11y).
 
 
 @pytest.mark.browser
 @pytest.mark.check_all
-@pytest.mark.parametrize("notebook", sorted(SETTINGS))
+@pytest.mark.parametrize("notebook", sorted(set(SETTINGS) - set(SWEPT_BY_LAB_CASES)))
 def test_random_settings_sweep_in_lab(
     lab_server: ServerProcess, notebooks_copy: Path, watched_page: WatchedPage, notebook: str
 ) -> None:

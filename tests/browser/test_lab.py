@@ -44,7 +44,7 @@ from .pages import (
     code_sources,
     is_outside,
 )
-from .plans import FEW, WITHOUT_KERNEL, explorers
+from .plans import FEW, SETTINGS, SWEPT_BY_LAB_CASES, WITHOUT_KERNEL, explorers
 from .process import ServerProcess
 from .settings import check_every_control, check_random_settings
 from .steps import (
@@ -87,13 +87,15 @@ def test_explorer_in_lab(
         open_and_run_all(page, lab_server, case.notebook, cells)
         assert_nothing_broken(page, where)
         check_explorer(page, case)
-        # Then a few random settings of every control, each drawing compared with attnlib's
-        # view (the sweep is in test_frontend, for make check-all).
+        # Then random settings of every control, each drawing compared with attnlib's view:
+        # a few, or, for the notebooks of check-all's cases, their share of the sweep
+        # (plans.SETTINGS; the other notebooks' shares are in test_frontend).
+        settings = SETTINGS[case.notebook] if case.notebook in SWEPT_BY_LAB_CASES else FEW
         rng = random.Random(case.stem)
         # Run All is over and the keyboard case has run in the page: every explorer is drawn,
         # so the count need hold for a short while only.
         for k, root in enumerate(explorers(page, settle_s=0.5)):
-            check_random_settings(page, root, FEW, rng, f"{where} #{k}")
+            check_random_settings(page, root, settings, rng, f"{where} #{k}")
         watched_page.screenshot(f"lab-{case.stem}")
         assert_healthy(watched_page, where)
         if case.notebook in WITHOUT_KERNEL:
@@ -193,6 +195,14 @@ def test_causal_weights_are_masked_and_renormalised() -> None:
         assert torch.equal(view.masked, ABOVE), query
         assert torch.allclose(view.attn_weights, CAUSAL_WEIGHTS, atol=1e-6), query
         assert torch.allclose(view.context, CAUSAL_WEIGHTS[query] @ INPUTS, atol=1e-6), query
+
+
+def test_the_sweep_driven_here_is_in_check_all_and_make_test_keeps_a_few() -> None:
+    """The notebooks whose sweep share test_explorer_in_lab drives are cases of check-all only;
+    every notebook of the sweep is swept here or in test_frontend, not in both."""
+    marked = {c.values[0].notebook: any(m.name == "check_all" for m in c.marks) for c in CASES}
+    assert all(marked.get(notebook) is True for notebook in SWEPT_BY_LAB_CASES), marked
+    assert set(SWEPT_BY_LAB_CASES) <= set(SETTINGS)
 
 
 # Without a browser, so every case in `make test`, its marks for the browser run left off.

@@ -25,18 +25,20 @@ CELLS = [
     "from attnlib.widgets import AttentionExplorer, LoopStepper, QueryExplorer, "
     "TrainingExplorer",
     # Each explorer is shown after code set one of its controls past the view's end: refused.
-    "query = QueryExplorer()\nquery.query.max = 9\nquery.query.value = 9\nquery",
+    # Shown as its widget: what Lab draws of its display, without the still picture the
+    # display also carries for pages without widget code (never drawn here, seconds to make).
+    "query = QueryExplorer()\nquery.query.max = 9\nquery.query.value = 9\nquery.widget",
     # (Play, linked to the slider in the browser, goes as far: else it moves the slider back.)
-    "loop = LoopStepper()\nloop.step.max = loop.play.max = 40\nloop.step.value = 40\nloop",
+    "loop = LoopStepper()\nloop.step.max = loop.play.max = 40\nloop.step.value = 40\nloop.widget",
     # A sentence the explorer cannot use, a temperature of 0 and a dropout rate at once.
     "heads = AttentionExplorer(num_heads=2)\nheads.sentence.value = 'x' * 21\n"
     "heads.dropout.value = 0.3\nheads.temperature.min = 0.0\nheads.temperature.value = 0.0\n"
-    "heads",
-    "one = AttentionExplorer()\none.query.max = 30\none.query.value = 30\none",
+    "heads.widget",
+    "one = AttentionExplorer()\none.query.max = 30\none.query.value = 30\none.widget",
     "even = torch.tril(torch.ones(4, 4))\n"
     "snapshots = (even / even.sum(-1, keepdim=True)).expand(2, 1, 2, 4, 4).clone()\n"
     "training = TrainingExplorer(snapshots, ['a', 'b', 'c', 'd'], [0, 10])\n"
-    "training.query.max = 7\ntraining.query.value = 7\ntraining",
+    "training.query.max = 7\ntraining.query.value = 7\ntraining.widget",
 ]
 # (the explorer's root, its nth, the control, the message shown beside it), typed here.
 MESSAGES = [
