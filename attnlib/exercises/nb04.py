@@ -91,7 +91,7 @@ FunctionExercise(
     answer_names=("all_context_vectors",),
     cases=_blend_cases,
     call=lambda blend, args: blend(args["attn_weights"], args["inputs"]),
-    reference=lambda args: context_vectors(args["attn_weights"], args["inputs"]),
+    solution=context_vectors,
     mistakes=rows("weights_transposed", "product_order"),
     forbids=Forbid(attnlib=("context_vectors", "context_vector"), how="with @"),
     praise="(6, 6) @ (6, 3) -> (6, 3): row q is the running total of query q, all at once.",
