@@ -70,7 +70,8 @@ def _reached(make: Callable[[], tuple[Any, Mapping[str, Any]]]) -> Any:
 class FunctionExercise:
     """One function exercise, as it reads in its notebook's module: its ``name`` and ``task``,
     the ``answer_names`` its answer is read from, the ``cases`` and how ``call(answer, args)``
-    runs the reader's function on one, attnlib's ``solution`` (the right result is ``call(
+    runs the reader's function on one (by default with the case's arguments in their order),
+    attnlib's ``solution`` (the right result is ``call(
     solution, args)``, or ``reference(args)`` where it is not), the ``mistakes`` (rows of a
     kind's table, made on each case), what it ``forbids`` (:class:`~attnlib.exercises._calls.
     Forbid`), further ``rules`` (``rule(answer, case, calls)`` returns a sentence when a right
@@ -81,8 +82,8 @@ class FunctionExercise:
     task: str
     answer_names: tuple[str, ...]
     cases: Callable[[], list[Case]]
-    call: Callable[[Callable, Mapping[str, Any]], Any]
     forbids: Forbid
+    call: Callable[[Callable, Mapping[str, Any]], Any] = lambda answer, args: answer(*args.values())
     solution: Any = None
     reference: Callable[[Mapping[str, Any]], Any] | None = None
     mistakes: Mapping[str, Mistake] = field(default_factory=dict)

@@ -33,7 +33,6 @@ FunctionExercise(
     task="return the dot product of a and b: multiply position by position, then add",
     answer_names=("dot",),
     cases=_pairs,
-    call=lambda dot, args: dot(args["a"], args["b"]),
     solution=torch.dot,
     mistakes=rows("products_not_summed", "sums_multiplied"),
     forbids=Forbid(attnlib=(*SCORES, "context_vector"), how="with * and .sum()"),

@@ -90,7 +90,6 @@ FunctionExercise(
     task="return every query's context vector with one matrix product",
     answer_names=("all_context_vectors",),
     cases=_blend_cases,
-    call=lambda blend, args: blend(args["attn_weights"], args["inputs"]),
     solution=context_vectors,
     mistakes=rows("weights_transposed", "product_order"),
     forbids=Forbid(attnlib=("context_vectors", "context_vector"), how="with @"),

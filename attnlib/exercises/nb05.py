@@ -126,7 +126,6 @@ FunctionExercise(
     task="return the softmax of attn_scores divided by sqrt(d_k), d_k read from the keys",
     answer_names=("scaled_weights",),
     cases=_scale_cases,
-    call=lambda scaled_weights, a: scaled_weights(a["attn_scores"], a["keys"]),
     solution=_scaled,
     gradient=("attn_scores",),
     mistakes=rows(

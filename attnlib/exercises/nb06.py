@@ -57,7 +57,6 @@ FunctionExercise(
     task="build the mask (True above the diagonal), fill those scores with -inf, softmax",
     answer_names=("causal_weights",),
     cases=_mask_cases,
-    call=lambda causal_weights, a: causal_weights(a["attn_scores"], a["d_k"]),
     solution=_causal,
     gradient=("attn_scores",),
     mistakes=rows(
@@ -101,7 +100,6 @@ FunctionExercise(
     task="return attn_weights with the dropped entries set to 0 and the kept ones scaled",
     answer_names=("dropout_with",),
     cases=_dropout_cases,
-    call=lambda dropout_with, a: dropout_with(a["attn_weights"], a["keep"], a["p"]),
     solution=_dropped,
     mistakes=rows("dropout_by_p", "dropout_unscaled", "dropout_inverted"),
     forbids=Forbid(because="torch's dropout draws its own mask; the exercise hands over keep"),
