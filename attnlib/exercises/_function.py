@@ -71,12 +71,12 @@ class FunctionExercise:
     """One function exercise, as it reads in its notebook's module: its ``name`` and ``task``,
     the ``answer_names`` its answer is read from, the ``cases`` and how ``call(answer, args)``
     runs the reader's function on one (by default with the case's arguments in their order),
-    attnlib's ``solution`` (the right result is ``call(
-    solution, args)``, or ``reference(args)`` where it is not), the ``mistakes`` (rows of a
-    kind's table, made on each case), what it ``forbids`` (:class:`~attnlib.exercises._calls.
-    Forbid`), further ``rules`` (``rule(answer, case, calls)`` returns a sentence when a right
-    answer breaks a rule the exercise states; ``calls()`` is what it called on that case), and,
-    where the result must stay trainable, the ``gradient`` check (:meth:`_blocked`)."""
+    attnlib's ``solution`` (the right result is ``call(solution, args)``, or ``reference(args)``
+    where it is not), the ``mistakes`` (rows of a kind's table, made on each case), what it
+    ``forbids`` (:class:`~attnlib.exercises._calls.Forbid`), further ``rules`` (``rule(answer,
+    case, calls)`` returns a sentence when a right answer breaks a rule the exercise states;
+    ``calls()`` is what it called on that case), and, where the result must stay trainable,
+    the ``gradient`` check (:meth:`_blocked`)."""
 
     name: str
     task: str
