@@ -49,46 +49,6 @@ def detached(result: Any) -> Any:
     return result.detach() if isinstance(result, torch.Tensor) else result
 
 
-@dataclass(frozen=True)
-class Gradient:
-    """How the gradient check runs an answer on one case: the arguments ``leaves`` become
-    tensors that need gradients (as parameters are) and the exercise's ``call`` runs the
-    answer on them; or ``run(answer, args)`` (a layer's) returns the output and the tensors
-    training would change, by name. ``reference`` is attnlib's answer (a class, or a
-    function), run the same way."""
-
-    reference: Any
-    leaves: tuple[str, ...] = ()
-    run: Callable[[Any, Mapping[str, Any]], tuple[Any, Mapping[str, torch.Tensor]]] | None = None
-
-    def blocked(self, answer: Any, case: Case, call: Callable) -> str | Raised | None:
-        """The first tensor that gets a gradient through the reference but not through
-        ``answer`` (after ``output.sum().backward()``), what the answer raised, or ``None``.
-
-        A parameter of the answer the reference does not have (a name of the reader's own)
-        must get a gradient too, so a layer with renamed parameters is judged as well."""
-
-        def run(what: Any) -> tuple[Any, Mapping[str, Any]]:
-            args = copy.deepcopy(case.args)
-            if self.run is not None:
-                return self.run(what, args)
-            made = {n: args[n].detach().clone().requires_grad_(True) for n in self.leaves}
-            return call(what, {**args, **made}), made
-
-        reference = _reached(lambda: run(self.reference))
-        if isinstance(reference, Raised) or not reference[0]:  # nothing to train here
-            return None
-        got = _reached(lambda: run(answer))
-        if isinstance(got, Raised):
-            return got  # the answer raises with gradients on
-        (reached, known), (answer_reached, answer_known) = reference, got
-        if not answer_known or not answer_reached:  # no output that carries a gradient
-            return reached[0]
-        shared = [n for n in reached if n in answer_known]
-        own = [n for n in answer_known if n not in known]
-        return next((n for n in shared + own if n not in answer_reached), None)
-
-
 def _reached(make: Callable[[], tuple[Any, Mapping[str, Any]]]) -> Any:
     """``(names a gradient reaches, every name)`` of the tensors ``make()`` returns beside
     its output, after ``output.sum().backward()``; or what raised."""
@@ -110,25 +70,28 @@ def _reached(make: Callable[[], tuple[Any, Mapping[str, Any]]]) -> Any:
 class FunctionExercise:
     """One function exercise, as it reads in its notebook's module: its ``name`` and ``task``,
     the ``answer_names`` its answer is read from, the ``cases`` and how ``call(answer, args)``
-    runs the reader's function on one, the ``reference`` result, the ``mistakes`` (rows of a
-    kind's table, made on each case), what it ``forbids`` (:class:`~attnlib.exercises._calls.
-    Forbid`), further ``rules`` (``rule(answer, case, calls)`` returns a sentence when a right
-    answer breaks a rule the exercise states; ``calls()`` is what it called on that case), and,
-    where the result must stay trainable, the ``gradient`` check."""
+    runs the reader's function on one (by default with the case's arguments in their order),
+    attnlib's ``solution`` (the right result is ``call(solution, args)``, or ``reference(args)``
+    where it is not), the ``mistakes`` (rows of a kind's table, made on each case), what it
+    ``forbids`` (:class:`~attnlib.exercises._calls.Forbid`), further ``rules`` (``rule(answer,
+    case, calls)`` returns a sentence when a right answer breaks a rule the exercise states;
+    ``calls()`` is what it called on that case), and, where the result must stay trainable,
+    the ``gradient`` check (:meth:`_blocked`)."""
 
     name: str
     task: str
     answer_names: tuple[str, ...]
     cases: Callable[[], list[Case]]
-    call: Callable[[Callable, Mapping[str, Any]], Any]
-    reference: Callable[[Mapping[str, Any]], Any]
     forbids: Forbid
+    call: Callable[[Callable, Mapping[str, Any]], Any] = lambda answer, args: answer(*args.values())
+    solution: Any = None
+    reference: Callable[[Mapping[str, Any]], Any] | None = None
     mistakes: Mapping[str, Mistake] = field(default_factory=dict)
     rules: tuple[Callable[[Callable, Case, Callable[[], Calls]], str | None], ...] = ()
     stub_gives_zeros: bool = False
     praise: str = ""
     nan_hint: str = NAN_HINT
-    gradient: Gradient | None = None
+    gradient: tuple[str, ...] | Callable[[Any, Mapping[str, Any]], tuple] | None = None
 
     def __post_init__(self) -> None:
         register(self)  # declared is registered: the notebook module's declaration is all
@@ -157,12 +120,13 @@ class FunctionExercise:
             return Verdict(self.name, "wrong", not_quite(what))
         if self._blank(results[0]):
             return not_attempted(self.name, self.task)
-        expected = [self.reference(c.args) for c in cases]
+        reference = self.reference or functools.partial(self.call, self.solution)
+        expected = [reference(c.args) for c in cases]
         if all(same(r, e) for r, e in zip(results, expected, strict=True)):
             if changed := _changed(cases, given):
                 return Verdict(self.name, "wrong", not_quite(changed))
-            if self.gradient and (blocked := self.gradient.blocked(answer, cases[0], self.call)):
-                return self._blocked(blocked)
+            if self.gradient and (blocked := self._blocked(answer, cases[0])):
+                return self._no_gradient(blocked)
             own = course and any(answer is thing for thing in self.forbids.objects())
             broken = None if own else self.forbids.broken(answer, calls)
             for rule in self.rules:
@@ -178,7 +142,37 @@ class FunctionExercise:
         differs = self._differs(cases, results, expected)
         return Verdict(self.name, "wrong", not_quite(differs))
 
-    def _blocked(self, blocked: str | Raised) -> Verdict:
+    def _blocked(self, answer: Any, case: Case) -> str | Raised | None:
+        """The first tensor that gets a gradient through the solution but not through
+        ``answer`` (after ``output.sum().backward()``), what the answer raised, or ``None``.
+        ``gradient`` names the arguments that become tensors needing gradients (as
+        parameters are) before ``call`` runs an answer, or is ``run(answer, args)`` (a
+        layer's), returning the output and the tensors training would change, by name.
+
+        A parameter of the answer the solution does not have (a name of the reader's own)
+        must get a gradient too, so a layer with renamed parameters is judged as well."""
+
+        def run(what: Any) -> tuple[Any, Mapping[str, Any]]:
+            args = copy.deepcopy(case.args)
+            if callable(self.gradient):
+                return self.gradient(what, args)
+            made = {n: args[n].detach().clone().requires_grad_(True) for n in self.gradient}
+            return self.call(what, {**args, **made}), made
+
+        reference = _reached(lambda: run(self.solution))
+        if isinstance(reference, Raised) or not reference[0]:  # nothing to train here
+            return None
+        got = _reached(lambda: run(answer))
+        if isinstance(got, Raised):
+            return got  # the answer raises with gradients on
+        (reached, known), (answer_reached, answer_known) = reference, got
+        if not answer_known or not answer_reached:  # no output that carries a gradient
+            return reached[0]
+        shared = [n for n in reached if n in answer_known]
+        own = [n for n in answer_known if n not in known]
+        return next((n for n in shared + own if n not in answer_reached), None)
+
+    def _no_gradient(self, blocked: str | Raised) -> Verdict:
         """A right answer through which training stops: at tensor ``blocked``, or an error."""
         if isinstance(blocked, Raised):
             what = (

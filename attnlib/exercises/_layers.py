@@ -67,7 +67,7 @@ def _seeded(layer: Any, x: torch.Tensor, seed: int) -> Any:
 
 def trained(cls: Callable[..., Any], case: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
     """``cls`` built and run as :func:`run` does, with gradients on: its output and its
-    parameters by name (``W_query.weight``...), for :class:`Gradient`."""
+    parameters by name (``W_query.weight``...), for the gradient check."""
     layer = build(cls, case["args"])
     if not isinstance(layer, torch.nn.Module):
         return layer, {}

@@ -121,22 +121,14 @@ def token(tokens: tuple[str, ...]) -> Callable[[Any], Any]:
     return accept
 
 
-def each(accept: Callable[[Any], Any], names: tuple[str, ...], what: str) -> Callable[[Any], Any]:
-    """Answers to ``names`` given together (the names' values, or a tuple by hand), each
-    taken by ``accept``, as a tuple; else a :class:`Refused` that names the value refused,
-    or says ``what`` was asked (``{got}``: the answer as given)."""
-
-    def accept_each(answer: Any) -> Any:
-        values = [answer[n] for n in names] if isinstance(answer, dict) else answer
-        if not isinstance(values, (tuple, list)) or len(values) != len(names):
-            return Refused(what.format(got=shown(answer)))
-        taken = [accept(v) for v in values]
-        for name, value in zip(names, taken, strict=True):
-            if isinstance(value, Refused):
-                return Refused(f"`{name}`: {value}")
-        return tuple(taken)
-
-    return accept_each
+def _each(accept: Callable[[Any], Any], names: tuple[str, ...], values: list) -> Any:
+    """``values``, the answers to ``names`` given together, each taken by ``accept``, as a
+    tuple; else a :class:`Refused` that names the value refused."""
+    taken = [accept(v) for v in values]
+    for name, value in zip(names, taken, strict=True):
+        if isinstance(value, Refused):
+            return Refused(f"`{name}`: {value}")
+    return tuple(taken)
 
 
 def _wrong(answer: Any, value: Any, right: Any, accept: Callable[[Any], Any]) -> str:
@@ -182,8 +174,8 @@ class ValueExercise:
     for counts. For a wrong value no row gives, ``near`` names a mistake when its test takes
     the number (one read off a plot, say), the answer echoed as ``{got}``; ``search(answer,
     value)`` may name a mistake of ``searched`` as ``(mistake, hint values, hint or "")``.
-    Several ``answer_names`` are answered together: not attempted while all are ``...``,
-    refused while one of them is."""
+    Several ``answer_names`` are answered together, each taken by ``accept``: not attempted
+    while all are ``...``, refused while one of them is."""
 
     name: str
     task: str
@@ -218,7 +210,12 @@ class ValueExercise:
         if several and any(v is Ellipsis for v in values):
             left = names[[v is Ellipsis for v in values].index(True)]
             return Verdict(self.name, "refused", not_quite(f"`{left}` is still `...`"))
-        value = self.accept(answer)
+        if len(names) == 1:
+            value = self.accept(answer)
+        elif several:
+            value = _each(self.accept, names, values)
+        else:
+            value = Refused(f"expected {' and '.join(names)} together, got {shown(answer)}")
         if isinstance(value, Refused):
             return Verdict(self.name, "refused", not_quite(value))
         right = self.expected()

@@ -33,8 +33,7 @@ FunctionExercise(
     task="return the dot product of a and b: multiply position by position, then add",
     answer_names=("dot",),
     cases=_pairs,
-    call=lambda dot, args: dot(args["a"], args["b"]),
-    reference=lambda args: torch.dot(args["a"], args["b"]),
+    solution=torch.dot,
     mistakes=rows("products_not_summed", "sums_multiplied"),
     forbids=Forbid(attnlib=(*SCORES, "context_vector"), how="with * and .sum()"),
     # literally the rule stated: torch.dot (or its aliases) is refused; `@` and einsum are
@@ -83,7 +82,7 @@ FunctionExercise(
     answer_names=("attention_scores_loop",),
     cases=grid_cases,
     call=lambda scores_loop, args: scores_loop(args["inputs"]),
-    reference=lambda args: attention_scores(args["inputs"]),
+    solution=attention_scores,
     mistakes=GRID_MISTAKES,
     forbids=Forbid(attnlib=SCORES, how="with torch.dot, one cell at a time"),
     stub_gives_zeros=True,

@@ -50,7 +50,7 @@ FunctionExercise(
     answer_names=("attention_scores",),
     cases=grid_cases,
     call=_grid,
-    reference=lambda args: attention_scores(args["inputs"]),
+    solution=attention_scores,
     mistakes=GRID_MISTAKES,  # 01.loop_body's grid, in one product: the same wrong grids
     forbids=Forbid(attnlib=SCORES, how="with @"),
     rules=(one_product("inputs @ inputs.T"),),

@@ -19,7 +19,7 @@ from attnlib.attention import scaled_scores, softmax, weights_from_scores
 from attnlib.data import example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid
 from attnlib.exercises._cases import random_tensor
-from attnlib.exercises._function import Case, FunctionExercise, Gradient, rows
+from attnlib.exercises._function import Case, FunctionExercise, rows
 from attnlib.exercises._layers import build
 from attnlib.exercises._value import ValueExercise, as_number, shape
 from attnlib.mistakes import MISTAKES, trainable
@@ -76,10 +76,10 @@ FunctionExercise(
     answer_names=("project",),
     cases=_projection_cases,
     call=lambda project, a: _three(project(a["inputs"], a["W_query"], a["W_key"], a["W_value"])),
-    reference=lambda a: _three(_project(**a)),
+    solution=_project,
     mistakes=rows("projection_mixed_up", "projection_order"),
     forbids=Forbid(because="attnlib has no projection function; the products are the task"),
-    gradient=Gradient(_project, ("W_query", "W_key", "W_value")),
+    gradient=("W_query", "W_key", "W_value"),
     praise="One product per role, (6, 3) @ (3, 2) -> (6, 2); row 1 is 'journey' again.",
 )
 
@@ -126,9 +126,8 @@ FunctionExercise(
     task="return the softmax of attn_scores divided by sqrt(d_k), d_k read from the keys",
     answer_names=("scaled_weights",),
     cases=_scale_cases,
-    call=lambda scaled_weights, a: scaled_weights(a["attn_scores"], a["keys"]),
-    reference=lambda a: _scaled(a["attn_scores"], a["keys"]),
-    gradient=Gradient(_scaled, ("attn_scores",)),
+    solution=_scaled,
+    gradient=("attn_scores",),
     mistakes=rows(
         "no_scale", "scale_by_d_k", "scale_by_d_in", "scale_by_num_tokens", "scale_hardcoded"
     )
@@ -173,10 +172,8 @@ FunctionExercise(
     cases=_query_cases,
     call=lambda rescaled_weights, a: rescaled_weights(a["attn_weights"], a["c"]),
     reference=_query_scaled,
-    gradient=Gradient(
-        lambda attn_weights, c: attn_weights**c / (attn_weights**c).sum(-1, keepdim=True),
-        ("attn_weights",),
-    ),
+    solution=lambda attn_weights, c: attn_weights**c / (attn_weights**c).sum(-1, keepdim=True),
+    gradient=("attn_weights",),
     mistakes=rows(
         "query_scale_cancels",
         "query_scale_times_c",

@@ -9,7 +9,6 @@ the last) against attnlib's ``CausalAttention``, some built for more tokens than
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import torch
 
@@ -17,7 +16,7 @@ from attnlib.attention import attention_weights, scaled_scores, weights_from_sco
 from attnlib.data import TOKENS, example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid, no_forward
 from attnlib.exercises._cases import random_tensor
-from attnlib.exercises._function import Case, FunctionExercise, Gradient, detached, rows
+from attnlib.exercises._function import Case, FunctionExercise, detached, rows
 from attnlib.exercises._layers import build
 from attnlib.exercises._value import ValueExercise, token
 from attnlib.mistakes.masks import causal
@@ -58,9 +57,8 @@ FunctionExercise(
     task="build the mask (True above the diagonal), fill those scores with -inf, softmax",
     answer_names=("causal_weights",),
     cases=_mask_cases,
-    call=lambda causal_weights, a: causal_weights(a["attn_scores"], a["d_k"]),
-    reference=lambda a: _causal(a["attn_scores"], a["d_k"]),
-    gradient=Gradient(_causal, ("attn_scores",)),
+    solution=_causal,
+    gradient=("attn_scores",),
     mistakes=rows(
         "mask_diagonal",
         "mask_zero",
@@ -102,11 +100,10 @@ FunctionExercise(
     task="return attn_weights with the dropped entries set to 0 and the kept ones scaled",
     answer_names=("dropout_with",),
     cases=_dropout_cases,
-    call=lambda dropout_with, a: dropout_with(a["attn_weights"], a["keep"], a["p"]),
-    reference=lambda a: _dropped(**a),
+    solution=_dropped,
     mistakes=rows("dropout_by_p", "dropout_unscaled", "dropout_inverted"),
     forbids=Forbid(because="torch's dropout draws its own mask; the exercise hands over keep"),
-    gradient=Gradient(_dropped, ("attn_weights",)),
+    gradient=("attn_weights",),
     praise="Kept weights are divided by 1 - p: by 0.8 for p = 0.2, by 0.5 for p = 0.5.",
 )
 
@@ -123,12 +120,6 @@ def _last_row_cases() -> list[Case]:
     return cases
 
 
-def _last_row_reference(a: dict[str, Any]) -> torch.Tensor:
-    """attnlib's whole layer on the one sequence, its last row."""
-    with torch.no_grad():
-        return a["ca"](a["x"][None])[0, -1]
-
-
 FunctionExercise(
     name="06.last_row",
     task="write last_row(ca, x): the context vector of x's last token from its query, "
@@ -136,7 +127,8 @@ FunctionExercise(
     answer_names=("last_row",),
     cases=_last_row_cases,
     call=lambda last_row, a: detached(last_row(a["ca"], a["x"])),
-    reference=_last_row_reference,
+    # attnlib's whole layer on the one sequence, its last row
+    solution=lambda ca, x: ca(x[None])[0, -1],
     forbids=Forbid(
         attnlib=ATTEND,
         torch=("scaled_dot_product_attention",),
@@ -191,7 +183,7 @@ FunctionExercise(
     answer_names=("first_row",),
     cases=_first_row_cases,
     call=lambda first_row, a: detached(first_row(a["ca"], a["inputs"])),
-    reference=lambda a: a["ca"].W_value(a["inputs"][0]).detach(),
+    solution=lambda ca, inputs: ca.W_value(inputs[0]),
     mistakes=rows("query_not_value"),
     forbids=Forbid(because="ca(...) is refused by the rule below; ca's layers are the task"),
     rules=(no_forward("ca", "one call of one of ca's projection layers, with no attention"),),

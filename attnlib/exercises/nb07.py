@@ -17,9 +17,9 @@ from attnlib.attention import context_vectors
 from attnlib.data import example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid, no_forward
 from attnlib.exercises._cases import random_tensor
-from attnlib.exercises._function import Case, FunctionExercise, Gradient, detached, rows
+from attnlib.exercises._function import Case, FunctionExercise, detached, rows
 from attnlib.exercises._layers import DROPOUT_SEED, build, reused, run, trained
-from attnlib.exercises._value import ValueExercise, each, whole
+from attnlib.exercises._value import ValueExercise, whole
 from attnlib.mistakes import heads
 from attnlib.modules import MultiHeadAttention, MultiHeadAttentionWrapper, split_heads
 
@@ -74,8 +74,8 @@ FunctionExercise(
     answer_names=("MyWrapper",),
     cases=_wrapper_cases,
     call=run,
-    reference=lambda a: run(MultiHeadAttentionWrapper, a),
-    gradient=Gradient(MultiHeadAttentionWrapper, run=trained),
+    solution=MultiHeadAttentionWrapper,
+    gradient=trained,
     rules=(reused(MultiHeadAttentionWrapper),),
     mistakes=rows("heads_cat_wrong_axis", "heads_summed"),
     # the heads are attnlib's CausalAttention, as the notebook hands them out: only the
@@ -112,8 +112,8 @@ FunctionExercise(
     answer_names=("two_feature_wrapper",),
     cases=_two_feature_cases,
     call=run,
-    reference=lambda a: run(_two_heads, a),
-    gradient=Gradient(_two_heads, run=trained),
+    solution=_two_heads,
+    gradient=trained,
     mistakes=rows("wrapper_d_out_total", "wrapper_one_head"),
     forbids=Forbid(because="building attnlib's wrapper is the task"),
     praise="Two heads of d_out = 1, side by side: (2, 6, 2) for the book's batch.",
@@ -121,9 +121,6 @@ FunctionExercise(
 
 
 # --- 07.d_out: is d_out per head or in total? ----------------------------------------------
-_SIZES = ("features_per_head", "out_features")
-
-
 def _book_layer_sizes() -> tuple[int, int]:
     module = _mha(123, 3, 2, 6, 2)
     with torch.no_grad():
@@ -142,10 +139,8 @@ _PAIRS_SEEN = {
 ValueExercise(
     name="07.d_out",
     task="set features_per_head and out_features for MultiHeadAttention(3, 2, 6, 0.0, num_heads=2)",
-    answer_names=_SIZES,
-    accept=each(
-        whole, _SIZES, "expected two numbers, features per head and out features, got {got}"
-    ),
+    answer_names=("features_per_head", "out_features"),
+    accept=whole,
     expected=_book_layer_sizes,
     mistakes={"d_out_per_head": lambda: (2, 4)},
     explain=lambda value: _PAIRS_SEEN.get(value),
@@ -169,9 +164,8 @@ FunctionExercise(
     task="return x cut into heads, shape (b, num_heads, num_tokens, head_dim)",
     answer_names=("split_heads",),
     cases=_split_cases,
-    call=lambda split, a: split(a["x"], a["num_heads"]),
-    reference=lambda a: split_heads(a["x"], a["num_heads"]),
-    gradient=Gradient(split_heads, ("x",)),
+    solution=split_heads,
+    gradient=("x",),
     mistakes=rows("split_without_transpose", "split_transpose_last", "d_out_per_head"),
     forbids=Forbid(attnlib=("split_heads",), how="with .view and .transpose"),
     praise="view cuts each token's features into heads; transpose(1, 2) puts the heads "
@@ -198,9 +192,8 @@ FunctionExercise(
     task="return the heads side by side again, shape (b, num_tokens, num_heads * head_dim)",
     answer_names=("merge_heads",),
     cases=_merge_cases,
-    call=lambda merge, a: merge(a["context_vec"]),
-    reference=lambda a: _merge(a["context_vec"]),
-    gradient=Gradient(_merge, ("context_vec",)),
+    solution=_merge,
+    gradient=("context_vec",),
     mistakes=rows("merge_without_transpose", "view_without_contiguous"),
     forbids=Forbid(because="attnlib has no merge function; MultiHeadAttention is not called"),
     praise="Each token's row holds its heads' features, head 0 first.",

@@ -16,7 +16,7 @@ from attnlib.data import TOKENS, embed, example_inputs
 from attnlib.exercises._calls import Forbid
 from attnlib.exercises._compare import shown
 from attnlib.exercises._function import Case, FunctionExercise, rows
-from attnlib.exercises._value import Refused, ValueExercise, boolean, each, number, token, whole
+from attnlib.exercises._value import Refused, ValueExercise, boolean, number, token, whole
 from attnlib.modules import MultiHeadAttention
 
 #: Decimals a predicted weight is compared at: the 4 the notebook prints.
@@ -74,17 +74,15 @@ FunctionExercise(
         for n in (6, 2, 4, 9)
     ],
     call=lambda hot_limit, args: _weight(hot_limit(args["num_tokens"])),
-    reference=lambda args: _hot_weight(args["num_tokens"]),
+    solution=_hot_weight,
     mistakes=rows("hot_weights_vanish", "hot_weights_to_one", "hot_weights_count"),
     forbids=Forbid(because="a prediction; measuring it with attnlib is an experiment"),
     praise="The scores shrink towards 0, every exp towards 1: the weights become equal, "
     "1 / num_tokens each.",
 )
 
+
 # --- 08.repeated_word: a word that comes twice ----------------------------------------------
-_PAIR = ("same_without_mask", "same_with_mask")
-
-
 def _rows_equal() -> tuple[bool, bool]:
     """Rows 1 and 4 (the two "dog") of the simplified weights, without and with the mask."""
     _, inputs = embed("the dog saw the dog")
@@ -97,10 +95,8 @@ def _rows_equal() -> tuple[bool, bool]:
 ValueExercise(
     name="08.repeated_word",
     task="set same_without_mask and same_with_mask to True or False for the two 'dog' rows",
-    answer_names=_PAIR,
-    accept=each(
-        boolean, _PAIR, "expected True or False for same_without_mask and same_with_mask, got {got}"
-    ),
+    answer_names=("same_without_mask", "same_with_mask"),
+    accept=boolean,
     expected=_rows_equal,
     mistakes={
         "repeat_rows_differ": lambda: (False, False),
@@ -135,7 +131,6 @@ ValueExercise(
 # --- 08.swap_rows: two tokens swapped, with and without the mask ------------------------------
 #: The two positions swapped: "journey" and "starts" of the book's sentence.
 SWAPPED = (1, 2)
-_MOVED = ("changed_without_mask", "changed_with_mask")
 
 
 def _words(answer: Any) -> Any:
@@ -183,12 +178,8 @@ ValueExercise(
     name="08.swap_rows",
     task="set changed_without_mask and changed_with_mask to the words whose context vector "
     "changes when 'journey' and 'starts' swap places",
-    answer_names=_MOVED,
-    accept=each(
-        _words,
-        _MOVED,
-        "expected a set of tokens for each of changed_without_mask and changed_with_mask",
-    ),
+    answer_names=("changed_without_mask", "changed_with_mask"),
+    accept=_words,
     expected=_changed_words,
     mistakes={
         "swap_moves_unmasked": _swap_mistake(SWAPPED, SWAPPED),

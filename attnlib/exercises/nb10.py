@@ -118,7 +118,7 @@ FunctionExercise(
     cases=lambda: [Case(f"vocab_size={v:,}", {"vocab_size": v}) for v in (1157, 2, 50, 50257)],
     # the reader's number as a 0-d float64 tensor, compared within a tolerance
     call=lambda uniform_loss, a: as_number(uniform_loss(a["vocab_size"]), loss_value),
-    reference=lambda a: loss_value(math.log(a["vocab_size"])),
+    solution=math.log,
     mistakes=rows("uniform_log2", "uniform_log10", "uniform_probability", "uniform_log_sign"),
     forbids=Forbid(because="arithmetic: nothing in attnlib computes it"),
     praise="ln(vocab_size): the loss of knowing nothing, where training starts from.",
