@@ -541,7 +541,10 @@ function underlay(table, cells, scroller, { sticky = false, pixels = null } = {}
     font: null,
     fill: null,
     colors: /* @__PURE__ */ new Map(),
-    frames: /* @__PURE__ */ new Map()
+    frames: /* @__PURE__ */ new Map(),
+    // Far out of sight (not drawn), and a drawing skipped since.
+    far: false,
+    stale: false
   };
   cells.forEach(
     (row, r) => row.forEach((td, c) => {
@@ -567,7 +570,23 @@ function underlay(table, cells, scroller, { sticky = false, pixels = null } = {}
   scroller.addEventListener("scroll", () => layer.geometry && drawAll(layer, false), {
     passive: true
   });
+  watchSight(layer);
   return layer;
+}
+var NEAR = "50% 0px";
+function watchSight(layer) {
+  if (typeof IntersectionObserver === "undefined") return;
+  const near = new IntersectionObserver(
+    (entries) => {
+      layer.far = !entries[entries.length - 1].isIntersecting;
+      if (!layer.far && layer.stale) {
+        layer.stale = false;
+        drawAll(layer);
+      }
+    },
+    { rootMargin: NEAR }
+  );
+  near.observe(layer.scroller);
 }
 function frameCells(layer, name, span) {
   let frame = layer.frames.get(name);
@@ -780,6 +799,10 @@ function draw(layer, changed) {
   rename(layer);
   if (!layer.pixels) {
     changed.forEach((k) => writeCell(layer, k));
+    return;
+  }
+  if (layer.far) {
+    layer.stale = true;
     return;
   }
   const g = layer.geometry;

@@ -14,6 +14,10 @@
 // Marks over its cells (a query's row, the loop's cell) are frames: one box each in the first
 // cell, over the others, moved by a transform (`frameCells`), so that moving a mark repaints
 // no cell, as a shadow drawn in each of a row's cells did.
+// A canvas far out of sight (more than half a window above or below it: the blend under a
+// 32-token grid while the reader moves the query above the grid) is not drawn: its looks
+// are kept, and it is drawn whole as it comes within half a window of sight, before it can
+// be seen. A move then draws only what the reader may see.
 // Hooks for tests: td.attnlibLayer (the underlay drawing the cell), its `texts` (the text
 // each cell shows, drawn whenever the cell is in sight; rows in order) and td.attnlibIndex
 // (the cell's place in them); div.attnlib-frame[data-frame] (its `span`: [r0, c0, r1, c1]).
@@ -66,6 +70,9 @@ export function underlay(table, cells, scroller, { sticky = false, pixels = null
     fill: null,
     colors: new Map(),
     frames: new Map(),
+    // Far out of sight (not drawn), and a drawing skipped since.
+    far: false,
+    stale: false,
   };
   cells.forEach((row, r) =>
     row.forEach((td, c) => {
@@ -94,7 +101,28 @@ export function underlay(table, cells, scroller, { sticky = false, pixels = null
   scroller.addEventListener("scroll", () => layer.geometry && drawAll(layer, false), {
     passive: true,
   });
+  watchSight(layer);
   return layer;
+}
+
+// How near sight a canvas is drawn: half the window's height above and below it.
+const NEAR = "50% 0px";
+
+/** While `layer`'s box is far out of sight it is not drawn; back near sight, drawn whole if a
+ * drawing was skipped. */
+function watchSight(layer) {
+  if (typeof IntersectionObserver === "undefined") return;
+  const near = new IntersectionObserver(
+    (entries) => {
+      layer.far = !entries[entries.length - 1].isIntersecting;
+      if (!layer.far && layer.stale) {
+        layer.stale = false;
+        drawAll(layer);
+      }
+    },
+    { rootMargin: NEAR },
+  );
+  near.observe(layer.scroller);
 }
 
 /**
@@ -372,6 +400,10 @@ export function draw(layer, changed) {
   rename(layer);
   if (!layer.pixels) {
     changed.forEach((k) => writeCell(layer, k));
+    return;
+  }
+  if (layer.far) {
+    layer.stale = true;
     return;
   }
   const g = layer.geometry;
