@@ -58,6 +58,22 @@ layerize 2-4 ms and commit 1-3 ms (Lab's page, every frame), the key's handler 3
 (the slider, the link, the drawing). The p95 of this benchmark on a two-core machine
 moves by more than any of these phases between runs: compare runs back to back, and
 more than one pair, and read the floor's line of the same run.
+Traced again (2026-12-03, CDP tracing of 8 presses, the trace's own cost included): a query
+move of the 32-token QueryExplorer took the key's handler 6.6 ms (the slider, the link, the
+drawing; 4 ms of it the blend's canvas: 600 numbers, the cells in its box, 1,000-1,700 px
+under the window here, as the timed slider sits at the window's foot), then its frame:
+style 0.3-1 ms, layout 1.6-2 ms, prepaint 1-2 ms, paint 3-4 ms (the explorer's layer walked
+again, 2 ms, the grid's scroller 1 ms of it: the query's row label), layerize 2.3-2.6 ms,
+commit 1.5-3.5 ms (0.4 ms per canvas near sight, in every frame). A box with
+``content-visibility: auto`` 1,600 px under a 1,000 px window is still rendered by Chromium:
+that does not skip the panels. A canvas over half a window out of sight is not drawn now
+(``underlay.js``): the query move's handler 4.3 ms, the AttentionExplorer's axis flip's
+drawing 6.4 -> 3.4 ms (profiled). Chromium also handed every 2D canvas on the page to the
+compositor again in every frame that changed anything (0.4 ms each, 3-4 canvases near sight:
+7-9 ms per press over its 2-3 frames, traced); the numbers are now drawn off the page and
+shown as an ImageBitmap in a "bitmaprenderer" canvas, handed over only when it changes
+(per press, the commit's layer updates 8.2 ms -> under 1 ms). What is left is the frame's
+fixed part (layerize, commit) and the paint of a layer as tall as the explorer.
 Explorers out of sight are not rendered (``content-visibility: auto``): each control is
 scrolled into view before it is timed, so the explorer timed is always one in sight.
 """

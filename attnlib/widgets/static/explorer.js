@@ -531,6 +531,9 @@ function underlay(table, cells, scroller, { sticky = false, pixels = null } = {}
     window: null,
     cols,
     canvas,
+    // Where the cells are drawn, and how it is shown (null: the canvas itself is drawn on).
+    paper: canvas,
+    shown: null,
     looks: new Array(size).fill(null),
     texts: new Array(size).fill(""),
     names: new Array(size).fill(""),
@@ -541,7 +544,10 @@ function underlay(table, cells, scroller, { sticky = false, pixels = null } = {}
     font: null,
     fill: null,
     colors: /* @__PURE__ */ new Map(),
-    frames: /* @__PURE__ */ new Map()
+    frames: /* @__PURE__ */ new Map(),
+    // Far out of sight (not drawn), and a drawing skipped since.
+    far: false,
+    stale: false
   };
   cells.forEach(
     (row, r) => row.forEach((td, c) => {
@@ -563,11 +569,48 @@ function underlay(table, cells, scroller, { sticky = false, pixels = null } = {}
   }
   if (!pixels) return layer;
   canvas.setAttribute("aria-hidden", "true");
+  presentWithBitmaps(layer);
   cells[0][0].append(canvas);
   scroller.addEventListener("scroll", () => layer.geometry && drawAll(layer, false), {
     passive: true
   });
+  watchSight(layer);
   return layer;
+}
+function presentWithBitmaps(layer) {
+  if (typeof OffscreenCanvas === "undefined" || typeof ImageBitmap === "undefined") return;
+  const shown = layer.canvas.getContext("bitmaprenderer");
+  if (!shown) return;
+  const copy = new OffscreenCanvas(1, 1);
+  layer.paper = document.createElement("canvas");
+  layer.shown = { shown, copy, ctx: null };
+}
+function present(layer) {
+  const { shown, paper } = layer;
+  if (!shown) return;
+  const { copy } = shown;
+  if (copy.width !== paper.width || copy.height !== paper.height || !shown.ctx) {
+    copy.width = paper.width;
+    copy.height = paper.height;
+    shown.ctx = copy.getContext("2d", { alpha: false });
+  }
+  shown.ctx.drawImage(paper, 0, 0);
+  shown.shown.transferFromImageBitmap(copy.transferToImageBitmap());
+}
+var NEAR = "50% 0px";
+function watchSight(layer) {
+  if (typeof IntersectionObserver === "undefined") return;
+  const near = new IntersectionObserver(
+    (entries) => {
+      layer.far = !entries[entries.length - 1].isIntersecting;
+      if (!layer.far && layer.stale) {
+        layer.stale = false;
+        drawAll(layer);
+      }
+    },
+    { rootMargin: NEAR }
+  );
+  near.observe(layer.scroller);
 }
 function frameCells(layer, name, span) {
   let frame = layer.frames.get(name);
@@ -692,7 +735,7 @@ function drawCells(layer, ctx, ks) {
 }
 function context(layer) {
   if (layer.ctx) return layer.ctx;
-  const ctx = layer.canvas.getContext("2d", { alpha: false });
+  const ctx = layer.paper.getContext("2d", { alpha: false });
   layer.ctx = ctx;
   const g = layer.geometry;
   ctx.setTransform(g.dpr, 0, 0, g.dpr, -layer.window[0] * g.dpr, 0);
@@ -719,15 +762,20 @@ function drawAll(layer, remeasure = true) {
   const same = layer.window && layer.window[0] === from && layer.window[1] === to;
   if (!remeasure && same) return;
   layer.window = [from, to];
-  const { canvas } = layer;
+  const { canvas, paper } = layer;
   canvas.style.left = `${from}px`;
   canvas.style.width = `${to - from}px`;
   canvas.style.height = `${y + h}px`;
-  canvas.width = Math.max(Math.ceil((to - from) * g.dpr), 1);
-  canvas.height = Math.max(Math.ceil((y + h) * g.dpr), 1);
+  const width = Math.max(Math.ceil((to - from) * g.dpr), 1);
+  const height = Math.max(Math.ceil((y + h) * g.dpr), 1);
+  [paper, canvas].forEach((each) => {
+    each.width = width;
+    each.height = height;
+  });
   layer.ctx = null;
   const ctx = context(layer);
   drawCells(layer, ctx, layer.looks.map((_, k) => k).filter((k) => inSight(layer, k)));
+  present(layer);
 }
 function setLook(layer, k, look, name = look ? look.text : "") {
   if (layer.names[k] !== name) {
@@ -782,6 +830,10 @@ function draw(layer, changed) {
     changed.forEach((k) => writeCell(layer, k));
     return;
   }
+  if (layer.far) {
+    layer.stale = true;
+    return;
+  }
   const g = layer.geometry;
   if (!g || !layer.window || g.dpr !== (window.devicePixelRatio || 1)) {
     drawAll(layer);
@@ -790,6 +842,7 @@ function draw(layer, changed) {
   const shown = changed.filter((k) => inSight(layer, k));
   if (!shown.length) return;
   drawCells(layer, context(layer), shown);
+  present(layer);
 }
 
 // attnlib/widgets/static/src/heatmap.js

@@ -14,9 +14,18 @@
 // Marks over its cells (a query's row, the loop's cell) are frames: one box each in the first
 // cell, over the others, moved by a transform (`frameCells`), so that moving a mark repaints
 // no cell, as a shadow drawn in each of a row's cells did.
-// Hooks for tests: td.attnlibLayer (the underlay drawing the cell), its `texts` (the text
-// each cell shows, drawn whenever the cell is in sight; rows in order) and td.attnlibIndex
-// (the cell's place in them); div.attnlib-frame[data-frame] (its `span`: [r0, c0, r1, c1]).
+// The numbers are drawn on a canvas kept off the page (its `paper`) and shown as a bitmap
+// (an ImageBitmap in a "bitmaprenderer" canvas): Chromium hands a 2D canvas on the page to
+// the compositor again in every frame that changes anything on the page (0.4 ms for a
+// 900 x 700 canvas, without a GPU), a bitmap only when a move gives it a new one.
+// A canvas far out of sight (more than half a window above or below it: the blend under a
+// 32-token grid while the reader moves the query above the grid) is not drawn: its looks
+// are kept, and it is drawn whole as it comes within half a window of sight, before it can
+// be seen. A move then draws only what the reader may see.
+// Hooks for tests: td.attnlibLayer (the underlay drawing the cell; its `canvas`, on the
+// page, has the pixels shown), its `texts` (the text each cell shows, drawn whenever the
+// cell is in sight; rows in order) and td.attnlibIndex (the cell's place in them);
+// div.attnlib-frame[data-frame] (its `span`: [r0, c0, r1, c1]).
 
 import { make } from "./dom.js";
 
@@ -55,6 +64,9 @@ export function underlay(table, cells, scroller, { sticky = false, pixels = null
     window: null,
     cols,
     canvas,
+    // Where the cells are drawn, and how it is shown (null: the canvas itself is drawn on).
+    paper: canvas,
+    shown: null,
     looks: new Array(size).fill(null),
     texts: new Array(size).fill(""),
     names: new Array(size).fill(""),
@@ -66,6 +78,9 @@ export function underlay(table, cells, scroller, { sticky = false, pixels = null
     fill: null,
     colors: new Map(),
     frames: new Map(),
+    // Far out of sight (not drawn), and a drawing skipped since.
+    far: false,
+    stale: false,
   };
   cells.forEach((row, r) =>
     row.forEach((td, c) => {
@@ -90,11 +105,57 @@ export function underlay(table, cells, scroller, { sticky = false, pixels = null
   }
   if (!pixels) return layer;
   canvas.setAttribute("aria-hidden", "true");
+  presentWithBitmaps(layer);
   cells[0][0].append(canvas);
   scroller.addEventListener("scroll", () => layer.geometry && drawAll(layer, false), {
     passive: true,
   });
+  watchSight(layer);
   return layer;
+}
+
+/** The layer drawn on a paper off the page and shown as bitmaps, where the browser can. */
+function presentWithBitmaps(layer) {
+  if (typeof OffscreenCanvas === "undefined" || typeof ImageBitmap === "undefined") return;
+  const shown = layer.canvas.getContext("bitmaprenderer");
+  if (!shown) return;
+  const copy = new OffscreenCanvas(1, 1);
+  layer.paper = document.createElement("canvas");
+  layer.shown = { shown, copy, ctx: null };
+}
+
+/** What the paper shows now, handed to the canvas on the page (a copy: the paper keeps it). */
+function present(layer) {
+  const { shown, paper } = layer;
+  if (!shown) return;
+  const { copy } = shown;
+  if (copy.width !== paper.width || copy.height !== paper.height || !shown.ctx) {
+    copy.width = paper.width;
+    copy.height = paper.height;
+    shown.ctx = copy.getContext("2d", { alpha: false });
+  }
+  shown.ctx.drawImage(paper, 0, 0);
+  shown.shown.transferFromImageBitmap(copy.transferToImageBitmap());
+}
+
+// How near sight a canvas is drawn: half the window's height above and below it.
+const NEAR = "50% 0px";
+
+/** While `layer`'s box is far out of sight it is not drawn; back near sight, drawn whole if a
+ * drawing was skipped. */
+function watchSight(layer) {
+  if (typeof IntersectionObserver === "undefined") return;
+  const near = new IntersectionObserver(
+    (entries) => {
+      layer.far = !entries[entries.length - 1].isIntersecting;
+      if (!layer.far && layer.stale) {
+        layer.stale = false;
+        drawAll(layer);
+      }
+    },
+    { rootMargin: NEAR },
+  );
+  near.observe(layer.scroller);
 }
 
 /**
@@ -250,7 +311,7 @@ function context(layer) {
   // font and the transform again on every move cost more than drawing a few cells.
   if (layer.ctx) return layer.ctx;
   // Opaque (the page's colour between and under cells): cheaper to hand to the compositor.
-  const ctx = layer.canvas.getContext("2d", { alpha: false });
+  const ctx = layer.paper.getContext("2d", { alpha: false });
   layer.ctx = ctx;
   const g = layer.geometry;
   ctx.setTransform(g.dpr, 0, 0, g.dpr, -layer.window[0] * g.dpr, 0);
@@ -284,15 +345,20 @@ function drawAll(layer, remeasure = true) {
   const same = layer.window && layer.window[0] === from && layer.window[1] === to;
   if (!remeasure && same) return;
   layer.window = [from, to];
-  const { canvas } = layer;
+  const { canvas, paper } = layer;
   canvas.style.left = `${from}px`;
   canvas.style.width = `${to - from}px`;
   canvas.style.height = `${y + h}px`;
-  canvas.width = Math.max(Math.ceil((to - from) * g.dpr), 1);
-  canvas.height = Math.max(Math.ceil((y + h) * g.dpr), 1);
+  const width = Math.max(Math.ceil((to - from) * g.dpr), 1);
+  const height = Math.max(Math.ceil((y + h) * g.dpr), 1);
+  [paper, canvas].forEach((each) => {
+    each.width = width;
+    each.height = height;
+  });
   layer.ctx = null;
   const ctx = context(layer);
   drawCells(layer, ctx, layer.looks.map((_, k) => k).filter((k) => inSight(layer, k)));
+  present(layer);
 }
 
 /**
@@ -374,6 +440,10 @@ export function draw(layer, changed) {
     changed.forEach((k) => writeCell(layer, k));
     return;
   }
+  if (layer.far) {
+    layer.stale = true;
+    return;
+  }
   const g = layer.geometry;
   if (!g || !layer.window || g.dpr !== (window.devicePixelRatio || 1)) {
     drawAll(layer);
@@ -382,4 +452,5 @@ export function draw(layer, changed) {
   const shown = changed.filter((k) => inSight(layer, k));
   if (!shown.length) return;
   drawCells(layer, context(layer), shown);
+  present(layer);
 }
