@@ -12,6 +12,7 @@ import io
 import textwrap
 from collections.abc import Sequence
 
+from matplotlib import rc_context
 from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
@@ -56,7 +57,9 @@ def _pixels(fig: Figure, dpi: int) -> tuple[tuple[int, int], bytes]:
         size = fig.canvas.get_width_height(physical=True)  # the canvas's pixels at dpi
         if engine is not None:
             engine.execute(fig)
-            fig.set_layout_engine("none")  # laid out: savefig draws once, with no second pass
+            # Laid out: with no engine at all ("none" keeps one) savefig draws once, not twice.
+            with rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+                fig.set_layout_engine(None)
         rgba = io.BytesIO()
         fig.savefig(rgba, format="rgba", dpi=dpi)
     finally:
