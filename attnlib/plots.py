@@ -34,6 +34,9 @@ _AGG_PIXELS = 2**16  # matplotlib's Agg canvas holds fewer pixels than this on a
 _SMALLEST_INCHES = 0.1  # a side saved at a few pixels or none ("cannot write empty image")
 _PLAIN = {"parse_math": False}  # a caller's text is drawn as written, never as $...$ math
 _SLANTED = {"rotation": 45, "ha": "right", "rotation_mode": "anchor", **_PLAIN}
+# A cell's number stays inside its cell: left out of the layout, whose passes would measure
+# up to 64 x 64 numbers to move no margin (most of a still picture's layout time).
+_IN_CELL = {"ha": "center", "va": "center", "in_layout": False, **_PLAIN}
 _CURVED = ("polar", "aitoff", "hammer", "lambert", "mollweide")  # x, y not Cartesian
 
 
@@ -213,7 +216,7 @@ def _draw_cells(
         else:  # a number, or NaN (not computed yet), which stays a blank cell
             label = "" if np.isnan(value) else fmt.format(value)
         if label:
-            ax.text(j, i, label, ha="center", va="center", color=colors[i, j], size=size, **_PLAIN)
+            ax.text(j, i, label, color=colors[i, j], size=size, **_IN_CELL)
 
 
 def _draw_highlights(ax: Axes, highlights: tuple, rows: int, cols: int) -> None:

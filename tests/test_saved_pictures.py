@@ -22,6 +22,7 @@ from typing import Any
 
 import nbformat
 import pytest
+import torch
 from course import NOTEBOOKS, ROOT
 from nbconvert import HTMLExporter
 from pictures import drawn_texts as _texts
@@ -243,3 +244,37 @@ def test_the_still_picture_says_how_to_bring_the_explorer_to_life():
     assert still.height == plain.height + round(figures.HINT_INCHES * figures.PNG_DPI)
     fig = figures.with_hint(explorer.figure())
     assert any("run this cell" in t.get_text() for t in fig.texts)
+
+
+def _savefig_pixels(fig, dpi: int) -> Image.Image:
+    """``fig`` as matplotlib's own PNG draws it, to the palette the still pictures use."""
+    rendered = io.BytesIO()
+    fig.savefig(rendered, format="png", dpi=dpi)
+    image = Image.open(rendered).convert("RGB")
+    return image.quantize(64, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+
+
+STILLS = {
+    "query, layout engine": lambda: widgets.QueryExplorer(),
+    "loop, long tokens": lambda: widgets.LoopStepper(
+        torch.rand(6, 3, generator=torch.Generator().manual_seed(0)), ["w" * 15, *"bcdef"]
+    ),
+    "training, fixed margins": lambda: widgets.TrainingExplorer(
+        torch.full((2, 1, 2, 4, 4), 0.25), ["a", "b", "c", "d"], [0, 10]
+    ),
+}
+
+
+@pytest.mark.parametrize("name", STILLS)
+def test_a_still_picture_has_the_pixels_savefig_draws(name):
+    """png() lays out and draws its own way (cheaper): the pixels are matplotlib's PNG's."""
+    explorer = STILLS[name]()
+    ours = figures.with_hint(explorer.figure())
+    dpi = explorer._picture_dpi
+    still = Image.open(io.BytesIO(base64.b64decode(figures.png(ours, dpi))))
+    theirs = _savefig_pixels(figures.with_hint(explorer.figure()), dpi)
+    assert still.size == theirs.size
+    assert still.convert("RGB").tobytes() == theirs.convert("RGB").tobytes()
+    # The figure is left as it was: its resolution, and its layout engine for a next drawing.
+    assert ours.dpi == explorer.figure().dpi
+    assert type(ours.get_layout_engine()) is type(explorer.figure().get_layout_engine())

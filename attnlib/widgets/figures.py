@@ -8,10 +8,12 @@ Only the public functions of :mod:`attnlib.plots` draw.
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import textwrap
 from collections.abc import Sequence
 
+from matplotlib import rc_context
 from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
@@ -36,14 +38,44 @@ def png(fig: Figure, dpi: int = PNG_DPI) -> str:
     lighter). Reduced to a palette of :data:`PNG_COLORS` colours (a quarter of the bytes of the
     full-colour PNG, no visible loss for flat cells and text), so saved notebooks stay light.
     """
-    rendered = io.BytesIO()
-    fig.savefig(rendered, format="png", dpi=dpi)
-    image = Image.open(rendered).convert("RGB")
+    image = Image.frombuffer("RGBA", *_pixels(fig, dpi), "raw", "RGBA", 0, 1).convert("RGB")
     image = image.quantize(PNG_COLORS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     out = io.BytesIO()
     # Pillow writes no date: same picture, same bytes. The dpi says it is drawn at 2x.
     image.save(out, format="png", optimize=True, dpi=(dpi, dpi))
     return base64.b64encode(out.getvalue()).decode("ascii")
+
+
+def _pixels(fig: Figure, dpi: int) -> tuple[tuple[int, int], bytes]:
+    """``fig`` drawn at ``dpi``: its size in pixels ``(width, height)`` and its RGBA bytes,
+    the pixels ``savefig`` to PNG draws, at less cost: its layout pass draws no artist, the
+    figure is drawn once, and no full-colour PNG is written to be read back."""
+    engine = fig.get_layout_engine()
+    original = fig.dpi
+    try:
+        fig.dpi = dpi
+        size = fig.canvas.get_width_height(physical=True)  # the canvas's pixels at dpi
+        if engine is not None:
+            _lay_out(fig)
+            # Laid out: with no engine at all ("none" keeps one) savefig draws once, not twice.
+            with rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+                fig.set_layout_engine(None)
+        rgba = io.BytesIO()
+        fig.savefig(rgba, format="rgba", dpi=dpi)
+    finally:
+        fig.dpi = original
+        if engine is not None:
+            fig.set_layout_engine(engine)
+    return size, rgba.getvalue()
+
+
+def _lay_out(fig: Figure) -> None:
+    """Run ``fig``'s layout engine, if any, as drawing it would, without drawing: a draw
+    also renders every artist (a thousand cell numbers at 32 tokens) and lays out no better."""
+    engine = fig.get_layout_engine()
+    if engine is not None and fig.axes:
+        with contextlib.suppress(ValueError):  # as a draw: the solver can fail on a tiny figure
+            engine.execute(fig)
 
 
 #: The line under an explorer's still picture (shown where no widget runs), and its strip.
@@ -68,7 +100,7 @@ def with_hint(fig: Figure) -> Figure:
             bottom=strip + pars.bottom * (1 - strip), top=1 - (1 - pars.top) * (1 - strip)
         )
     fig.text(0.5, strip / 2, RUN_HINT, ha="center", va="center", fontsize=9, style="italic")
-    # Only a layout engine needs its pass settled; a second draw costs memory (notebook 10).
+    # Only a layout engine needs its pass settled (fixed margins: notebook 10's TrainingExplorer).
     return fig if engine is None else _settled(fig)
 
 
@@ -121,7 +153,7 @@ def _points_wide(lines: list[str], fontsize: float) -> float:
 def _settled(fig: Figure) -> Figure:
     """``fig`` with its constrained layout run once: with long labels the first pass leaves a
     colour bar's name a few pixels past the edge, and a picture is often drawn only once."""
-    fig.draw_without_rendering()
+    _lay_out(fig)
     return fig
 
 
