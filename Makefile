@@ -74,13 +74,15 @@ node_modules/.package-lock.json: package.json package-lock.json
 bundle: node_modules/.package-lock.json  ## rebuild attnlib/widgets/static/explorer.js from static/src
 	npm run --silent build > attnlib/widgets/static/explorer.js
 
-# pytest on two workers with one torch thread per process: the workers and the kernels
-# they start share two cores, and more threads than cores make torch wait on itself.
+# pytest on three workers with one torch thread per process, on two cores: much of a
+# browser or notebook test is waiting on its browser, server or kernel, and a third worker
+# fills that wait (measured here, fresh clone: 205 s on two workers, 185 s on three, 188 s
+# on four); more torch threads than cores would make torch wait on itself.
 # `--dist loadfile` keeps a file's tests on one worker (a file's servers and built site are
 # started once); files are handed out in collection order, so the few long browser files
 # and notebook 10 start first instead of last (conftest.py's LONG_FIRST; xdist would order
 # them by number of tests).
-WORKERS ?= 2
+WORKERS ?= 3
 # pytest ends with make, even when make is killed outright: the recipe's shell becomes it
 # (exec) and it takes the signal of its parent's death (tools/lifetime.py).
 PYTEST := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(ISOLATED) \

@@ -283,3 +283,15 @@ def test_a_layer_with_its_own_parameter_names_is_judged_by_them() -> None:
     verdict = exercise.judge(cut)
     assert verdict.mistake == "no_gradient", verdict.message
     assert "reaches blocks.0.W_query.weight:" in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("name", sorted(SOLUTIONS))
+def test_a_check_leaves_the_readers_random_stream_where_it_was(name: str) -> None:
+    """Many checks build and run seeded layers: the reader's next random numbers are the same
+    with the check of a right answer run in between as without it."""
+    answer = _answer(EXERCISES[name], _run(SOLUTIONS[name]))
+    torch.manual_seed(7)
+    expected = torch.rand(4)
+    torch.manual_seed(7)
+    assert check(name, answer).correct
+    assert torch.equal(torch.rand(4), expected)

@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 
+from attnlib._seeding import seeded
 from attnlib.exercises._compare import Raised, outcome, same
 from attnlib.exercises._function import Case, detached
 
@@ -29,8 +30,7 @@ MASK_TOO_BIG = "a mask of context_length rows laid over the scores of fewer toke
 
 def build(cls: Callable[..., Any], args: tuple, seed: int = BUILD_SEED) -> Any:
     """``cls(*args)`` right after ``seed`` (the book's), without moving the reader's stream."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+    with seeded(seed):
         return cls(*args)
 
 
@@ -59,9 +59,8 @@ def run(cls: Callable[..., Any], case: dict[str, Any]) -> Any:
 
 def _seeded(layer: Any, x: torch.Tensor, seed: int) -> Any:
     """``layer(x)`` right after ``torch.manual_seed(seed)``, the reader's stream kept."""
-    with torch.random.fork_rng(devices=[]), warnings.catch_warnings():
+    with seeded(seed), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. keys.T on a batch: the verdict names it
-        torch.manual_seed(seed)
         return layer(x)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 
+from attnlib._seeding import seeded
 from attnlib.attention import scaled_scores, softmax, weights_from_scores
 from attnlib.data import example_inputs
 from attnlib.exercises._calls import ATTEND, Forbid
@@ -35,8 +36,7 @@ OTHER_D_OUT = 4
 
 def _book_matrices(d_out: int = D_OUT) -> dict[str, torch.Tensor]:
     """W_query, W_key, W_value as the notebook draws them (seed 123), (d_in, d_out) each."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(123)
+    with seeded(123):
         return {name: torch.rand(D_IN, d_out) for name in ("W_query", "W_key", "W_value")}
 
 

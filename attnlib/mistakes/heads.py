@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import torch
 
+from attnlib._seeding import seeded
 from attnlib.attention import attention_weights
 from attnlib.mistakes._row import Mistake, table
 from attnlib.modules import MultiHeadAttention, MultiHeadAttentionWrapper
@@ -27,10 +28,9 @@ def _joined(join):
 def pair(d_in, d_out, num_heads):
     """The two layers of 07.copy_heads: a wrapper of ``num_heads`` heads of ``d_out`` features
     each (seed 123) and a MultiHeadAttention of ``num_heads * d_out`` features (seed 321)."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(123)
+    with seeded(123):
         wrapper = MultiHeadAttentionWrapper(d_in, d_out, 8, 0.0, num_heads)
-        torch.manual_seed(321)
+    with seeded(321):
         mha = MultiHeadAttention(d_in, num_heads * d_out, 8, 0.0, num_heads)
     return wrapper, mha
 

@@ -14,6 +14,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from attnlib._seeding import seeded
 from attnlib.mistakes._row import Mistake, table
 
 #: How many steps the reader's training step is run for on each little model.
@@ -46,8 +47,8 @@ def after_steps(step: Callable[..., Any], vocab_size: int, batch_size: int, num_
     """The losses of :data:`NUM_STEPS` calls of ``step(model, optimizer, inputs, targets)`` on
     a little seeded model, then its parameters, as one float64 vector; ``...`` for the stub,
     ``None`` if the step returned nothing."""
-    torch.manual_seed(vocab_size)
-    model = nn.Sequential(nn.Embedding(vocab_size, 6), nn.Linear(6, vocab_size))
+    with seeded(vocab_size):  # the reader's stream stays where their notebook left it
+        model = nn.Sequential(nn.Embedding(vocab_size, 6), nn.Linear(6, vocab_size))
     optimizer = SGD(model.parameters(), lr=0.5)
     generator = torch.Generator().manual_seed(vocab_size + batch_size)
     inputs = torch.randint(vocab_size, (batch_size, num_tokens), generator=generator)

@@ -15,6 +15,7 @@ import torch
 from matplotlib.figure import Figure
 
 from attnlib import _validate as validate
+from attnlib._seeding import seeded
 from attnlib.attention import scaled_scores
 from attnlib.data import EXAMPLE_SENTENCE, MAX_TOKENS, sentence_inputs
 from attnlib.modules import HeadProjections, MultiHeadAttention, head_projections
@@ -56,8 +57,7 @@ def build_heads(
             f"d_out // num_heads dimensions), got {d_out}"
         )
     # The book's way to fix the weights, without moving the reader's random stream.
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+    with seeded(seed):
         module = MultiHeadAttention(
             d_in=3, d_out=d_out, context_length=MAX_TOKENS, dropout=0.0, num_heads=num_heads
         )

@@ -14,6 +14,7 @@ from typing import Any
 import torch
 
 from attnlib import _validate as validate
+from attnlib._seeding import seeded
 from attnlib.attention import attention_weights, causal_mask, context_vectors, scaled_scores
 from attnlib.modules import HeadProjections
 from attnlib.widgets import _text
@@ -87,8 +88,7 @@ def dropout_keep(num_heads: int, num_tokens: int, rate: float, seed: int) -> tor
     ``torch.manual_seed(seed)`` (as in a module's forward pass in training, whose layers
     draw nothing before it). The reader's random state is left as it was."""
     rate = validate.probability(rate, "dropout")
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+    with seeded(seed):
         ones = torch.ones(1, num_heads, num_tokens, num_tokens)
         kept = torch.nn.functional.dropout(ones, rate, training=True)
     return kept[0] != 0
