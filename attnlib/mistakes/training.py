@@ -16,25 +16,20 @@ from torch import nn
 
 from attnlib._seeding import seeded
 from attnlib.mistakes._row import Mistake, table
+from attnlib.training import AdamW
 
 #: How many steps the reader's training step is run for on each little model.
 NUM_STEPS = 3
 
 
 class SGD:
-    """Plain gradient descent with torch's optimizer methods (``torch.optim`` would import
-    ``torch._dynamo``, 72 MB, into the reader's kernel)."""
+    """Plain gradient descent with torch's optimizer methods, as the course's AdamW has them
+    (``torch.optim`` would import ``torch._dynamo``, 72 MB, into the reader's kernel)."""
 
     def __init__(self, params: Any, lr: float) -> None:
         self.params, self.lr = list(params), lr
 
-    def zero_grad(self, set_to_none: bool = True) -> None:
-        """As torch's: the gradients become None, or zeros with ``set_to_none=False``."""
-        for p in self.params:
-            if set_to_none or p.grad is None:
-                p.grad = None
-            else:
-                p.grad = torch.zeros_like(p.grad)
+    zero_grad = AdamW.zero_grad
 
     @torch.no_grad()
     def step(self) -> None:
