@@ -615,6 +615,37 @@ def test_a_wide_heatmap_says_it_scrolls_and_keeps_its_sums_in_sight(
         assert inside, "the row sums are out of sight while the heatmap scrolls"
 
 
+# A row sum's exact value (its title) and its shown text (aria-label on a canvas, else text).
+_SUM = """(td) => [td.title, td.getAttribute("aria-label") || td.textContent]"""
+
+
+@pytest.mark.browser
+def test_a_sum_under_the_pointer_gives_its_exact_value_and_keeps_it_after_a_move(
+    shown: tuple[WatchedPage, int, bool],
+) -> None:
+    """A row sum under the pointer has its exact value as its title, equal to the shown one
+    at four decimals; flipping the softmax's axis while the pointer stays writes the new one."""
+    page = shown[0].page
+    root = page.locator(".attnlib-attention-explorer").first
+    td = root.locator('td[data-row="2"][data-col="sum"]')
+    td.scroll_into_view_if_needed()
+    td.hover()
+    exact, text = td.evaluate(_SUM)
+    assert exact and abs(float(exact) - float(text)) <= 5e-5, (exact, text)
+    button = root.locator(".attnlib-control-dim .widget-toggle-button")
+    button.nth(1).focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "([td, was]) => (td.getAttribute('aria-label') || td.textContent) !== was",
+        arg=[td.element_handle(), text],
+        timeout=5_000,
+    )
+    after, now = td.evaluate(_SUM)
+    assert after != exact and abs(float(after) - float(now)) <= 5e-5, (after, now)
+    button.nth(0).focus()
+    page.keyboard.press("Enter")
+
+
 @pytest.mark.browser
 def test_a_cell_under_the_pointer_says_how_it_was_computed(
     shown: tuple[WatchedPage, int, bool],

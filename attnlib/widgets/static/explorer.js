@@ -958,6 +958,8 @@ function wireGrid(parts, details) {
   parts.table.addEventListener("mouseover", (event) => {
     const here = at(event.target);
     if (here) show(...here);
+    const sum = event.target.closest?.("td.attnlib-total");
+    if (sum?.attnlibSum !== void 0 && sum.title !== sum.attnlibSum) sum.title = sum.attnlibSum;
   });
   parts.show = show;
 }
@@ -1046,8 +1048,8 @@ var SUM_ONE = { fill: ["--attnlib-paper", "rgba(0, 158, 115, 0.25)"], weight: "b
 function paintSum(layer, td, total2, k) {
   const text = total(total2);
   const one = Math.abs(total2 - 1) <= 1e-4;
-  td.classList.toggle("attnlib-sum-one", one);
-  td.title = String(total2);
+  td.attnlibSum = String(total2);
+  if (td.title) td.title = td.attnlibSum;
   return setLook(layer, k, { text, ...one ? SUM_ONE : SUM });
 }
 function paintRow(parts, row) {
@@ -1134,26 +1136,30 @@ function textsOf(tree, out = []) {
   tree.slice(1).forEach((c) => typeof c === "string" ? out.push(c) : textsOf(c, out));
   return out;
 }
+function lineOf(line, shape) {
+  const texts = [];
+  const div = document.createElement("div");
+  div.className = "attnlib-math-line";
+  div.append(element(["math", line], texts));
+  return { div, shape, texts };
+}
 function paintMath(node, lines) {
-  const shape = lines.map(form).join(";");
-  const texts = lines.flatMap((line) => textsOf(line));
-  const drawn = node.attnlibMath;
-  if (drawn && drawn.shape === shape) {
-    texts.forEach((text, k) => {
-      if (drawn.texts[k].data !== text) drawn.texts[k].data = text;
-    });
-    return;
-  }
-  const nodes = [];
-  node.replaceChildren(
-    ...lines.map((line) => {
-      const div = document.createElement("div");
-      div.className = "attnlib-math-line";
-      div.append(element(["math", line], nodes));
-      return div;
-    })
-  );
-  node.attnlibMath = { shape, texts: nodes };
+  const drawn = node.attnlibMath ?? [];
+  node.attnlibMath = lines.map((line, k) => {
+    const shape = form(line);
+    const was = drawn[k];
+    if (was && was.shape === shape) {
+      textsOf(line).forEach((text, t) => {
+        if (was.texts[t].data !== text) was.texts[t].data = text;
+      });
+      return was;
+    }
+    const now = lineOf(line, shape);
+    if (was) was.div.replaceWith(now.div);
+    else node.append(now.div);
+    return now;
+  });
+  drawn.slice(lines.length).forEach((was) => was.div.remove());
 }
 
 // attnlib/widgets/static/src/panels.js

@@ -153,6 +153,9 @@ function wireGrid(parts, details) {
   parts.table.addEventListener("mouseover", (event) => {
     const here = at(event.target);
     if (here) show(...here);
+    // A sum's exact value, as its title (paintSum keeps it up to date from then on).
+    const sum = event.target.closest?.("td.attnlib-total");
+    if (sum?.attnlibSum !== undefined && sum.title !== sum.attnlibSum) sum.title = sum.attnlibSum;
   });
   parts.show = show;
 }
@@ -262,11 +265,13 @@ const SUM_ONE = { fill: ["--attnlib-paper", "rgba(0, 158, 115, 0.25)"], weight: 
 /** Sum cell `td`, cell k of `layer`, to show `total`; true if its pixels change. */
 function paintSum(layer, td, total, k) {
   // A softmax's row is shown summing to 1.0000 (its four-decimal weights may add up to
-  // 0.9999); the exact sum is the cell's title. Written only when the sums change.
+  // 0.9999); the exact sum is the cell's title. Written only when the sums change, and only
+  // into a cell the pointer has been on (the grid's mouseover writes the first): a title
+  // written restyles its cell, 64 of them on every move otherwise.
   const text = sumText(total);
   const one = Math.abs(total - 1) <= 1e-4;
-  td.classList.toggle("attnlib-sum-one", one);
-  td.title = String(total);
+  td.attnlibSum = String(total);
+  if (td.title) td.title = td.attnlibSum;
   return setLook(layer, k, { text, ...(one ? SUM_ONE : SUM) });
 }
 

@@ -34,31 +34,39 @@ function textsOf(tree, out = []) {
   return out;
 }
 
+/** A line of the formula drawn anew: its div, its form and its text nodes. */
+function lineOf(line, shape) {
+  const texts = [];
+  // Inline math in a line of its own: block math would be centred under the heatmap.
+  const div = document.createElement("div");
+  div.className = "attnlib-math-line";
+  div.append(element(["math", line], texts));
+  return { div, shape, texts };
+}
+
 /**
- * `lines` (formula trees) into `node`, one line each; redrawn only if changed. A formula of
- * the same form as the one shown (a move changed its numbers, not its terms) keeps its
- * elements: only the texts that differ are written.
+ * `lines` (formula trees) into `node`, one line each; redrawn only where changed. A line of
+ * the same form as the one shown in its place (a move changed its numbers, not its terms)
+ * keeps its elements: only the texts that differ are written. A line of another form (the
+ * weight's sum along the other axis) is drawn anew alone: the other lines stay, and are not
+ * styled and laid out again.
  */
 export function paintMath(node, lines) {
-  const shape = lines.map(form).join(";");
-  const texts = lines.flatMap((line) => textsOf(line));
-  const drawn = node.attnlibMath;
-  if (drawn && drawn.shape === shape) {
-    texts.forEach((text, k) => {
-      if (drawn.texts[k].data !== text) drawn.texts[k].data = text;
-    });
-    return;
-  }
-  const nodes = [];
-  node.replaceChildren(
-    ...lines.map((line) => {
-      // Inline math in a line of its own: block math would be centred under the heatmap.
-      const div = document.createElement("div");
-      div.className = "attnlib-math-line";
-      div.append(element(["math", line], nodes));
-      return div;
-    }),
-  );
   // Kept on the node, not in an attribute: an unchanged formula writes nothing to the DOM.
-  node.attnlibMath = { shape, texts: nodes };
+  const drawn = node.attnlibMath ?? [];
+  node.attnlibMath = lines.map((line, k) => {
+    const shape = form(line);
+    const was = drawn[k];
+    if (was && was.shape === shape) {
+      textsOf(line).forEach((text, t) => {
+        if (was.texts[t].data !== text) was.texts[t].data = text;
+      });
+      return was;
+    }
+    const now = lineOf(line, shape);
+    if (was) was.div.replaceWith(now.div);
+    else node.append(now.div);
+    return now;
+  });
+  drawn.slice(lines.length).forEach((was) => was.div.remove());
 }
