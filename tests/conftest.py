@@ -13,16 +13,24 @@ import sys
 
 import matplotlib
 import pytest
+from sandbox_turn import SANDBOX_TURN
 
 matplotlib.use("Agg")
 
 if "PYTEST_XDIST_WORKER" in os.environ:
-    # Two workers on two cores: more threads than cores makes torch wait on itself. Set
+    # Three workers on two cores: more threads than cores makes torch wait on itself. Set
     # before any test module imports torch; the kernels nbval and the tests start inherit it.
     for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[_var] = "1"
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
+
+
+@pytest.fixture
+def sandbox_turn():
+    """Held while a test runs sandboxes or counts their processes (sandbox_turn.py)."""
+    with SANDBOX_TURN:
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -25,6 +25,7 @@ import psutil
 import pytest
 import submissions
 from course import ROOT
+from sandbox_turn import SANDBOX_TURN
 
 sys.path.insert(0, str(ROOT))
 
@@ -42,6 +43,8 @@ COURSE = [name for name in EXERCISES if name.startswith("01.")]
 # libraries (before the first cell, not counted); 15 s leaves room for a machine at load 18,
 # and an infinite loop still ends at it. The notebook's limit only stops a run that hangs.
 FAST = Limits = sandbox.Limits(cell_seconds=15, notebook_seconds=300, memory_bytes=3 << 30)
+#: Sandboxed runs one test worker at a time (sandbox_turn.py).
+pytestmark = pytest.mark.usefixtures("sandbox_turn")
 # The first cell of a submission: the course's libraries are imported, and no name bound.
 PRELOADED = (
     "import sys\n"
@@ -277,7 +280,7 @@ def graded_class(tmp_path_factory):
     expected = _small_class(root)
     before = {p: p.read_bytes() for p in root.rglob("*.ipynb")}
     started = time.monotonic()
-    with _small_course():
+    with SANDBOX_TURN, _small_course():  # a module's fixture: before its tests' own turn
         classroom.grade_all(root, out, FAST, jobs=2)
     return root, out, expected, before, time.monotonic() - started
 

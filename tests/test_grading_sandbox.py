@@ -37,6 +37,8 @@ cgrouped = pytest.mark.skipif(
 )
 QUICK = sandbox.Limits(cell_seconds=20, notebook_seconds=90, memory_bytes=1536 << 20)
 SECRET = "attn-grader-secret-7f3a"
+#: Sandboxed runs one test worker at a time (sandbox_turn.py).
+pytestmark = pytest.mark.usefixtures("sandbox_turn")
 
 
 def _notebook(cells: list[str]) -> bytes:

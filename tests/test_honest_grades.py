@@ -35,6 +35,8 @@ isolated = pytest.mark.skipif(
     sandbox.isolation().kind == "none",
     reason="no namespaces here: the network and the files are open to submissions",
 )
+#: Sandboxed runs one test worker at a time (sandbox_turn.py).
+pytestmark = pytest.mark.usefixtures("sandbox_turn")
 
 #: The course's own object for an exercise that asks the reader to write that very thing.
 COURSE_ANSWERS = {
