@@ -48,7 +48,7 @@ def run(cls: Callable[..., Any], case: dict[str, Any]) -> Any:
     sizes = {context_length, case["x"].shape[-2]} if isinstance(context_length, int) else None
     try:
         with torch.no_grad():
-            result = _seeded(layer, case["x"], case["seed"])
+            result = _forward_after_seed(layer, case["x"], case["seed"])
     except RuntimeError as err:
         clash = _SIZE_CLASH.search(str(err))
         if sizes and len(sizes) == 2 and clash and {int(n) for n in clash.groups()} == sizes:
@@ -57,7 +57,7 @@ def run(cls: Callable[..., Any], case: dict[str, Any]) -> Any:
     return detached(result)
 
 
-def _seeded(layer: Any, x: torch.Tensor, seed: int) -> Any:
+def _forward_after_seed(layer: Any, x: torch.Tensor, seed: int) -> Any:
     """``layer(x)`` right after ``torch.manual_seed(seed)``, the reader's stream kept."""
     with seeded(seed), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. keys.T on a batch: the verdict names it
@@ -71,7 +71,7 @@ def trained(cls: Callable[..., Any], case: Mapping[str, Any]) -> tuple[Any, dict
     if not isinstance(layer, torch.nn.Module):
         return layer, {}
     with torch.enable_grad():
-        return _seeded(layer, case["x"], case["seed"]), dict(layer.named_parameters())
+        return _forward_after_seed(layer, case["x"], case["seed"]), dict(layer.named_parameters())
 
 
 def reused(reference: type) -> Callable[[Any, Case, Any], str | None]:
@@ -88,8 +88,8 @@ def reused(reference: type) -> Callable[[Any, Case, Any], str | None]:
         def second(cls: Any) -> Any:
             layer = build(cls, case.args["args"])
             with torch.no_grad():
-                _seeded(layer, x[..., :fewer, :], case.args["seed"])
-                return _seeded(layer, x, case.args["seed"])
+                _forward_after_seed(layer, x[..., :fewer, :], case.args["seed"])
+                return _forward_after_seed(layer, x, case.args["seed"])
 
         got = outcome(lambda: second(answer))
         if same(got, second(reference)):
