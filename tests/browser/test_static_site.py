@@ -512,6 +512,11 @@ def _explorers_alive(page, errors: list, refused: list, name: str, every_control
     if name in LIVE:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         roots[0].scroll_into_view_if_needed()
+        # Two frames: a view that was out of sight (content-visibility: auto) is drawn in
+        # the frame after the one that finds it in sight, as a reader scrolling sees it.
+        page.evaluate(
+            "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        )
         page.screenshot(path=ARTIFACTS / f"site-{name}-1280-light-explorer.png")
     assert not refused, f"{where} asked the network for {refused}"
     assert not errors, f"{where}: browser console errors: {errors}"
