@@ -75,22 +75,38 @@ SPREAD_TESTS = {
         "test_every_control_on_a_site_page",
     )
 }
-# The browser files that start a JupyterLab or a Voila server (session fixtures, one per
-# worker): one worker takes them all, in order, and starts each server once, not twice.
-WITH_SERVERS = {
-    f"tests/browser/{name}.py"
-    for name in ("test_cards", "test_explorers_a11y", "test_lab", "test_messages", "test_voila")
+# Files one worker takes together, in order. The browser files that start a JupyterLab or a
+# Voila server (session fixtures, one per worker) start each server once, not twice. The
+# gradebook's files run sandboxes one worker at a time (tests/sandbox_turn.py): on three
+# workers they held two of them waiting for the lock (50 s of 24 s of tests, measured).
+TOGETHER = {
+    **{
+        f"tests/browser/{name}.py": "the browser files with servers"
+        for name in ("test_cards", "test_explorers_a11y", "test_lab", "test_messages", "test_voila")
+    },
+    **{
+        f"tests/{name}.py": "the gradebook's sandboxed files"
+        for name in ("test_grading", "test_grading_sandbox", "test_honest_grades")
+    },
 }
 
 
 # Under `--dist loadfile` a worker takes the next file in collection order when it is nearly
-# done: a long file collected last keeps one worker busy while the other idles. These long
-# ones (a minute or more each) are handed out first, in this order; the rest keep theirs.
-LONG_FIRST = ("tests/browser/", "notebooks/10_attention_that_learns.ipynb")
+# done: a long file collected last keeps one worker busy while the others idle (notebook 10,
+# 24 s, ran last and alone: 17 s after the other workers had finished). These long ones are
+# handed out first, in this order; the rest keep theirs.
+LONG_FIRST = (
+    "tests/browser/",
+    "tests/test_grading",
+    "tests/test_honest_grades.py",
+    "notebooks/10_attention_that_learns.ipynb",
+)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if config.getoption("dist", None) != "loadfile":
+    # The order that counts is a worker's: the controller hands out the files in the order
+    # its workers collected them. pytest-xdist sets a worker's own `dist` to "no".
+    if not hasattr(config, "workerinput") and config.getoption("dist", None) != "loadfile":
         return
 
     def rank(item: pytest.Item) -> int:
@@ -111,8 +127,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     class FilesButSpread(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
             file = nodeid.split("::", 1)[0]
-            if file in WITH_SERVERS:
-                return "the browser files with servers"
+            if file in TOGETHER:
+                return TOGETHER[file]
             if Path(file).name in SPREAD or nodeid.split("[", 1)[0] in SPREAD_TESTS:
                 return nodeid
             return file
